@@ -1,0 +1,68 @@
+"""Widgets for the lessons. Notebooks do ``import labkit.ui as ui`` then ``ui.setup()``.
+
+Lesson apps live in submodules (``ui.goodput``, ...), imported on first use so that opening one
+lesson does not import the others. Only ``labkit.ui`` imports ipywidgets and plotly.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+
+import ipywidgets as widgets
+import plotly.io as pio
+
+from labkit.ui.messages import t
+
+__all__ = ["gpu_banner", "setup"]
+
+def gpu_banner() -> widgets.HTML:
+    """Return the banner that says which lab GPU this lesson runs on (real or simulated).
+
+    Until the lab GPU layer reports a device, says that the lesson computes without one.
+    """
+    try:
+        gpu = importlib.import_module("labkit.gpu")
+        status = gpu.status()
+    except (ImportError, AttributeError):
+        text, css = t("common.banner.none"), "lk-banner-none"
+    else:
+        if status.kind == "real":
+            text = t("common.banner.real", name=status.name, nvml_version=status.nvml_version)
+            css = "lk-banner-real"
+        else:
+            text = t("common.banner.sim", name=status.name)
+            if status.reason:
+                text += " " + t("common.banner.fallback", reason=status.reason)
+            css = "lk-banner-sim"
+    banner = widgets.HTML(
+        f'<div style="padding:6px 10px;border-left:4px solid #3b6fb6;background:#eef3fb">'
+        f"{text}</div>"
+    )
+    banner.add_class("lk-banner")
+    banner.add_class(css)
+    return banner
+
+
+def setup(seed: int = 0, theme: str = "light") -> widgets.HTML:
+    """Prepare a lesson page and return its lab-GPU banner (the cell's last expression shows it).
+
+    Parameters
+    ----------
+    seed : int, default 0
+        Seed for numpy's global generator, so simulated numbers repeat between runs.
+    theme : {"light", "dark"}, default "light"
+        Plot template (plotly stays white on voila's dark theme unless told).
+    """
+    import numpy as np
+
+    np.random.seed(seed)
+    pio.templates.default = "plotly_dark" if theme == "dark" else "plotly_white"
+    return gpu_banner()
+
+
+def __getattr__(name: str) -> ModuleType:
+    if not name.startswith("_") and importlib.util.find_spec(f"labkit.ui.{name}") is not None:
+        return importlib.import_module(f"labkit.ui.{name}")
+    raise AttributeError(f"module 'labkit.ui' has no attribute {name!r}")

@@ -1,0 +1,280 @@
+"""Building blocks every lesson app uses: fields with an error slot, figure outputs, live apps.
+
+The pattern (see ``labkit/ui/goodput.py``): an app owns labelled :class:`Field` controls; on any
+change :class:`LiveApp` reads them, calls the pure model, and either renders the result or shows
+the model's error in Korean beside the control that caused it, keeping the last good result on
+screen. Browsers can set any widget value (past a slider's limits, on hidden or disabled
+widgets), so the model's own checks are the validation; nothing trusts the control's bounds.
+
+Plots are plain ``plotly.graph_objects.Figure`` objects displayed into an ``ipywidgets.Output``
+(:class:`FigureOutput`), not ``FigureWidget``: lighter per kernel and no binary comm messages
+(measured; see README "Stack notes").
+
+Every control carries a CSS class ``lk-<app>-<key>`` so tests and benchmarks can find it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, TypeVar, cast
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+import plotly.io as pio
+from IPython.display import clear_output, display
+
+from labkit.ui.messages import error_text, t
+
+__all__ = [
+    "FONT_FAMILY",
+    "Field",
+    "FigureOutput",
+    "LiveApp",
+    "find_by_class",
+    "number_field",
+    "slider_field",
+    "styled_figure",
+]
+
+R = TypeVar("R")
+
+FONT_FAMILY = "Noto Sans CJK KR, Noto Sans KR, Malgun Gothic, Apple SD Gothic Neo, sans-serif"
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+
+
+def styled_figure(**layout: Any) -> go.Figure:
+    """Return an empty figure with labkit's layout defaults (Korean-capable fonts, margins).
+
+    The figure is built with an empty template: applying plotly's template on every figure costs
+    ~15 ms per figure (deep copies); :class:`FigureOutput` adds the current theme's template,
+    serialized once, when it shows the figure.
+    """
+    fig = go.Figure(layout={"template": {}})
+    fig.update_layout(
+        font={"family": FONT_FAMILY, "size": 13},
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
+        height=360,
+    )
+    fig.update_layout(**layout)
+    return fig
+
+
+@functools.cache
+def _template_json(name: str) -> dict[str, Any]:
+    template = pio.templates[name] if name and name != "none" else go.layout.Template()
+    return cast(dict[str, Any], json.loads(pio.to_json_plotly(template.to_plotly_json())))
+
+
+class FigureOutput(widgets.Output):
+    """An Output area that shows one plotly figure and replaces it on every :meth:`show`.
+
+    The last figure shown stays available as :attr:`figure` (tests read it server side); the
+    browser gets it as plotly's own mimetype, rendered by the jupyterlab-plotly extension.
+    """
+
+    def __init__(self, css_class: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.figure: go.Figure | None = None
+        if css_class:
+            self.add_class(css_class)
+
+    def show(self, fig: go.Figure) -> None:
+        """Replace the displayed figure with ``fig``."""
+        self.figure = fig
+        spec = json.loads(pio.to_json(fig, validate=False, remove_uids=True))
+        if not spec.get("layout", {}).get("template"):
+            spec.setdefault("layout", {})["template"] = _template_json(
+                str(pio.templates.default or "plotly_white"))
+        spec["config"] = {"displaylogo": False, "responsive": True}
+        with self:
+            clear_output(wait=True)
+            display({PLOTLY_MIME: spec, "text/plain": f"<Figure: {fig.layout.title.text or ''}>"},
+                    raw=True)
+
+
+class Field:
+    """A labelled control with a slot for an error message beside it.
+
+    Parameters
+    ----------
+    key : str
+        The app's name for the value (also the model field it feeds, by default).
+    label : str
+        Korean label.
+    control : ipywidgets.ValueWidget
+        The control; gets the CSS class ``lk-<app>-<key>`` when added to a :class:`LiveApp`.
+    unit : str
+        Unit shown after the control.
+    scale : float
+        The model value is ``control.value / scale`` (e.g. 100 for a percent control feeding a
+        fraction).
+    """
+
+    def __init__(
+        self, key: str, label: str, control: widgets.ValueWidget, *, unit: str = "",
+        scale: float = 1.0,
+    ) -> None:
+        self.key = key
+        self.control = control
+        self.scale = scale
+        self.error = widgets.HTML("", layout=widgets.Layout(min_width="0"))
+        self.error.add_class("lk-error")
+        self.label = widgets.HTML(f"<b>{label}</b>", layout=widgets.Layout(width="250px"))
+        self.box = widgets.HBox(
+            [self.label, control, widgets.HTML(unit), self.error],
+            layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
+        )
+        self.default = control.value
+
+    @property
+    def value(self) -> Any:
+        """The model value: the control's value divided by ``scale``, float noise rounded off."""
+        raw = self.control.value
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+            return raw
+        v = raw / self.scale if self.scale != 1 else raw
+        return round(v, 9) if math.isfinite(v) else v
+
+    def set_error(self, message: str) -> None:
+        """Show ``message`` beside the control."""
+        self.error.value = f'<span style="color:#b00020">⚠ {message}</span>'
+
+    def clear_error(self) -> None:
+        """Remove any message."""
+        self.error.value = ""
+
+
+def number_field(
+    key: str, label: str, value: float, *, unit: str = "", step: float = 1.0,
+    width: str = "130px", scale: float = 1.0,
+) -> Field:
+    """A free-number :class:`Field` (``FloatText``; updates on Enter or leaving the box).
+
+    Unbounded on purpose: out-of-range values reach the model, which explains what is wrong.
+    """
+    control = widgets.FloatText(value=value, step=step, continuous_update=False,
+                                layout=widgets.Layout(width=width))
+    return Field(key, label, control, unit=unit, scale=scale)
+
+
+def slider_field(
+    key: str, label: str, value: float, *, min: float, max: float, step: float,
+    unit: str = "", readout_format: str = ".2f", scale: float = 1.0,
+) -> Field:
+    """A ``FloatSlider`` :class:`Field`; the model still validates (browsers pass the limits)."""
+    control = widgets.FloatSlider(
+        value=value, min=min, max=max, step=step, readout_format=readout_format,
+        continuous_update=False, layout=widgets.Layout(width="420px"),
+    )
+    return Field(key, label, control, unit=unit, scale=scale)
+
+
+class LiveApp(widgets.VBox, Generic[R]):
+    """Controls -> pure model -> outputs, with Korean errors and last-good retention.
+
+    A LiveApp is itself a widget (a ``VBox``): a builder returns it and the notebook cell's last
+    expression shows it. Subclasses set ``self.children``, implement :meth:`compute` (call the
+    model; may raise ``ValueError``) and :meth:`render` (update outputs from a good result),
+    then call :meth:`update` once at the end of ``__init__``. An
+    :class:`~labkit.validate.InputError` is shown beside the field it names (``field_map`` maps
+    model field names to field keys; ``losses.rewind`` falls back to ``rewind``); any other
+    ``ValueError`` is shown in the app's status line. The last good result
+    stays in :attr:`result` and on screen.
+
+    Parameters
+    ----------
+    name : str
+        App name, used in CSS classes ``lk-<name>`` and ``lk-<name>-<key>``.
+    fields : iterable of Field
+        The inputs, in display order.
+    error_prefix : str, optional
+        Catalog prefix for app-specific error messages (see ``messages.error_text``).
+    field_map : mapping, optional
+        Model field name -> field key, where they differ.
+    """
+
+    def __init__(
+        self, name: str, fields: Iterable[Field], *, error_prefix: str | None = None,
+        field_map: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.app_name = name
+        self.add_class(f"lk-{name}")
+        self.fields: dict[str, Field] = {f.key: f for f in fields}
+        self.error_prefix = error_prefix
+        self.field_map = dict(field_map or {})
+        self.result: R | None = None
+        self.status = widgets.HTML("")
+        self.status.add_class(f"lk-{name}-status")
+        for f in self.fields.values():
+            f.control.add_class(f"lk-{name}-{f.key}")
+            f.control.observe(self.update, names="value")
+        self.on_result: list[Callable[[R], None]] = []
+
+    # -- to implement -------------------------------------------------------------------------
+    def compute(self, values: dict[str, Any]) -> R:
+        """Call the pure model with the field values; raise ``ValueError`` on bad input."""
+        raise NotImplementedError
+
+    def render(self, result: R) -> None:
+        """Show a good result."""
+        raise NotImplementedError
+
+    # -- machinery ----------------------------------------------------------------------------
+    def values(self) -> dict[str, Any]:
+        """Return the current model values, by field key."""
+        return {key: f.value for key, f in self.fields.items()}
+
+    def _field_for(self, model_field: str) -> Field | None:
+        for candidate in (model_field, model_field.rsplit(".", 1)[-1]):
+            key = self.field_map.get(candidate, candidate)
+            if key in self.fields:
+                return self.fields[key]
+        return None
+
+    def update(self, *_: Any) -> None:
+        """Recompute from the controls; render, or show the error and keep the last result."""
+        for f in self.fields.values():
+            f.clear_error()
+        self.status.value = ""
+        try:
+            result = self.compute(self.values())
+        except ValueError as err:
+            message = error_text(err, prefix=self.error_prefix)
+            field = self._field_for(getattr(err, "field", ""))
+            kept = f" {t('common.kept_last')}" if self.result is not None else ""
+            if field is not None:
+                field.set_error(message)
+                self.status.value = f'<span style="color:#b00020">{kept}</span>' if kept else ""
+            else:
+                self.status.value = f'<span style="color:#b00020">⚠ {message}{kept}</span>'
+            return
+        self.result = result
+        self.render(result)
+        for callback in self.on_result:
+            callback(result)
+
+    def reset(self, *_: Any) -> None:
+        """Put every control back to its initial value."""
+        for f in self.fields.values():
+            f.control.value = f.default
+
+
+def find_by_class(root: widgets.Widget, css_class: str) -> widgets.Widget:
+    """Return the first widget under ``root`` (depth first) carrying ``css_class``.
+
+    Raises
+    ------
+    LookupError
+        If none does.
+    """
+    stack = [root]
+    while stack:
+        w = stack.pop()
+        if css_class in getattr(w, "_dom_classes", ()):
+            return w
+        stack.extend(reversed(getattr(w, "children", ())))
+    raise LookupError(f"no widget with class {css_class!r}")

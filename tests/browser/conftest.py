@@ -1,0 +1,133 @@
+"""Browser tests: a voila server started like ``make present`` and Debian's chromium.
+
+The browser is ``/usr/bin/chromium`` (or ``$LABKIT_CHROMIUM``), driven by Playwright; no browser
+is downloaded. Screenshots go to ``test-artifacts/`` (or ``$LABKIT_ARTIFACTS``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from labkit.serve import CONFIG_DIR, voila_command
+
+CHROMIUM = os.environ.get("LABKIT_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(os.environ.get("LABKIT_ARTIFACTS", Path(__file__).parents[2] / "test-artifacts"))
+# Flags from the stack notes: this machine's closed network refuses chromium's background calls.
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage",
+         # An offline classroom: every host but this machine fails to resolve at once. (Not a
+         # Playwright route: intercepting requests stalls voila's streamed page.)
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"]
+RENDER_TIMEOUT_MS = 120_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start voila over notebooks/ as ``make present`` does; yield its base URL."""
+    port = _free_port()
+    argv, _ = voila_command(port=port)
+    log_path = tmp_path_factory.mktemp("voila") / "voila.log"
+    env = {**os.environ, "LABKIT_GPU": os.environ.get("LABKIT_GPU", "sim:H100-80GB")}
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(argv, cwd=CONFIG_DIR, stdout=log, stderr=subprocess.STDOUT,
+                                env=env)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(url + "voila/api/contents", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"voila did not start:\n{log_path.read_text()[-3000:]}")
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """A headless Debian chromium driven by Playwright."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: run `make test` (installs Debian's chromium) "
+                    "or set LABKIT_CHROMIUM")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh page (own context) sized like a classroom laptop."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")  # type: ignore[attr-defined]
+    ctx.set_default_timeout(RENDER_TIMEOUT_MS)
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def open_lesson(page: object, base_url: str, notebook: str) -> None:
+    """Load a lesson as a voila app and wait until its first plot is drawn."""
+    # "commit", not "load": voila streams the page while the kernel runs the notebook.
+    page.goto(f"{base_url}voila/render/{notebook}", wait_until="commit",
+              timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
+    page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
+
+
+def plot_json(page: object, css: str) -> str:
+    """Return ``JSON.stringify`` of the data of the plot inside the element with class ``css``."""
+    return page.evaluate(  # type: ignore[attr-defined]
+        "(css) => { const g = document.querySelector('.' + css + ' .js-plotly-plot');"
+        " return g ? JSON.stringify(g.data) : null; }", css)
+
+
+def screenshot(page: object, name: str) -> Path:
+    """Save a screenshot of the whole lesson as a test artifact; return its path.
+
+    Voila's lab template scrolls inside an inner element, so the viewport is first stretched to
+    the tallest scroll height (capped at 16,000 px).
+    """
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    height = page.evaluate(  # type: ignore[attr-defined]
+        "() => Math.max(...[...document.querySelectorAll('body, body *')]"
+        ".map(e => e.scrollHeight))")
+    size = page.viewport_size  # type: ignore[attr-defined]
+    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 16_000)})  # type: ignore[attr-defined]
+    page.wait_for_timeout(300)  # type: ignore[attr-defined]
+    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    page.set_viewport_size(size)  # type: ignore[attr-defined]
+    return path
+
+
+def assert_no_traceback(page: object) -> None:
+    """Fail if the page shows Python error text."""
+    text = page.inner_text("body")  # type: ignore[attr-defined]
+    markers = ("Traceback", "There was an error when executing cell", "Error displaying widget")
+    for marker in markers:
+        assert marker not in text, f"page shows {marker!r}"

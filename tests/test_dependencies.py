@@ -1,0 +1,81 @@
+"""One source of truth for versions: pyproject ranges, binder/constraints.txt pins, env files."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pyproject() -> dict[str, Requirement]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = [*project["dependencies"]]
+    for extra in ("lab", "test"):
+        reqs += project["optional-dependencies"][extra]
+    return {canonicalize_name(r.name): r for r in map(Requirement, reqs)}
+
+
+def _pins(lines: list[str]) -> dict[str, str]:
+    pins = {}
+    for line in lines:
+        line = line.split("#", 1)[0].strip()
+        if not line or line.startswith("-"):
+            continue
+        name, _, version = line.partition("==")
+        assert version, f"not an exact pin: {line!r}"
+        pins[canonicalize_name(name)] = version.strip()
+    return pins
+
+
+def _constraints() -> dict[str, str]:
+    return _pins((ROOT / "binder/constraints.txt").read_text().splitlines())
+
+
+def _env(path: Path) -> tuple[list[str], dict[str, str]]:
+    doc = yaml.safe_load(path.read_text())
+    assert doc["channels"] == ["conda-forge"], path
+    conda = [d for d in doc["dependencies"] if isinstance(d, str)]
+    pip = next(d["pip"] for d in doc["dependencies"] if isinstance(d, dict))
+    return conda, _pins(pip)
+
+
+def test_every_pyproject_dependency_is_pinned_and_pin_satisfies_range() -> None:
+    pins = _constraints()
+    for name, req in _pyproject().items():
+        assert name in pins, f"{name} is in pyproject.toml but not pinned in constraints.txt"
+        assert req.specifier.contains(pins[name], prereleases=True), (
+            f"{name}=={pins[name]} does not satisfy pyproject's {req.specifier}")
+
+
+def test_environment_files_mirror_the_pins() -> None:
+    pins = _constraints()
+    runtime = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    needed = {canonicalize_name(Requirement(r).name)
+              for r in [*runtime["dependencies"], *runtime["optional-dependencies"]["lab"]]}
+    envs = [_env(ROOT / "environment.yml"), _env(ROOT / "binder/environment.yml")]
+    for conda, pip in envs:
+        assert "python=3.11" in conda and "pip" in conda
+        assert needed <= set(pip), f"env files miss {needed - set(pip)}"
+        for name, version in pip.items():
+            assert pins.get(name) == version, f"{name}: env {version}, lock {pins.get(name)}"
+    assert envs[0] == envs[1], "environment.yml and binder/environment.yml differ"
+
+
+def test_root_environment_installs_labkit_and_binder_postbuild_does() -> None:
+    doc = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in doc["dependencies"] if isinstance(d, dict))
+    assert any(line.startswith("-e .") for line in pip)
+    post = (ROOT / "binder/postBuild").read_text()
+    assert post.startswith("#!/bin/bash") and "set -e" in post
+    assert "pip install --no-deps -e ." in post
+
+
+def test_never_depends_on_pypi_pynvml() -> None:
+    names = set(_pyproject()) | set(_constraints())
+    assert "pynvml" not in names, "the PyPI package pynvml downgrades nvidia-ml-py"
+    assert "nvidia-ml-py" in names

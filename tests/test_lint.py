@@ -1,0 +1,28 @@
+"""ruff over labkit, tests and benchmarks (the house style's lint rules, pyproject.toml)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_ruff_is_clean() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "labkit", "tests", "benchmarks"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_pure_modules_import_no_widgets_io_or_nvml() -> None:
+    """Model modules are pure: no ipywidgets/plotly/pynvml, no file reading (house style)."""
+    banned = ("ipywidgets", "plotly", "pynvml", "IPython", "open(", "read_text", "yaml")
+    for path in sorted((ROOT / "labkit").glob("*.py")):
+        if path.name in ("__init__.py", "validate.py"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for word in banned:
+            assert word not in text, f"{path.name} uses {word}: move it to labkit.ui/data/gpu"

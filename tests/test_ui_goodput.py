@@ -1,0 +1,141 @@
+"""Lesson 03's widgets, server side: live updates, Korean errors, last good result kept."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from labkit.ui import goodput as ui
+from labkit.ui.components import find_by_class
+from labkit.ui.exercises import Exercise, check_answer, parse_number
+
+
+@pytest.fixture
+def ledger() -> ui.WorksheetApp:
+    return ui.worksheet_app()
+
+
+def test_worksheet_app_shows_seed_goodput(ledger: ui.WorksheetApp) -> None:
+    assert ledger.result is not None and ledger.result.effective_h == 640
+    assert "88.9 %" in ledger.big.value
+    assert list(ledger.chart.figure.data[0].y) == [720, -8, -22, -6, -14, -30, 0]
+
+
+def test_worksheet_app_loss_change_updates_goodput_and_waterfall(ledger: ui.WorksheetApp) -> None:
+    ledger.fields["failure_stops"].control.value = 100
+    assert ledger.result.effective_h == 562
+    assert "78.1 %" in ledger.big.value
+    assert ledger.chart.figure.data[0].y[2] == -100
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "text"),
+    [("failure_stops", -5, "0 이상"), ("reserved_h", 0, "0보다 커야"),
+     ("rewind", math.nan, "유한한"), ("rewind", math.inf, "유한한"),
+     ("rewind", 700, "예약된 시간(720 h)")],
+)
+def test_worksheet_app_bad_input_shows_korean_error_and_keeps_last_chart(
+    ledger: ui.WorksheetApp, key: str, value: float, text: str
+) -> None:
+    good_result, good_fig, good_big = ledger.result, ledger.chart.figure, ledger.big.value
+    ledger.fields[key].control.value = value
+    assert text in ledger.fields[key].error.value
+    assert ledger.result is good_result
+    assert ledger.chart.figure is good_fig
+    assert ledger.big.value == good_big
+    assert "마지막으로 올바른 결과" in ledger.status.value
+    ledger.fields[key].control.value = ledger.fields[key].default
+    assert ledger.fields[key].error.value == ""
+    assert ledger.result.effective_h == 640
+
+
+def test_worksheet_app_reset_restores_seed(ledger: ui.WorksheetApp) -> None:
+    ledger.fields["rewind"].control.value = 50
+    ledger.reset()
+    assert ledger.result.effective_h == 640
+
+
+def test_controls_carry_css_classes_for_tests(ledger: ui.WorksheetApp) -> None:
+    assert find_by_class(ledger, "lk-worksheet-rewind") is ledger.fields["rewind"].control
+    with pytest.raises(LookupError):
+        find_by_class(ledger, "lk-nothing")
+
+
+def test_comparison_app_case1_and_follows_ledger(ledger: ui.WorksheetApp) -> None:
+    compare = ui.comparison_app(ledger)
+    assert round(compare.result.factor, 5) == 1.26984
+    assert round(compare.result.gpus_needed, 1) == 5201.3
+    assert "5,201.3" in compare.summary.value
+    ledger.fields["failure_stops"].control.value = 100
+    assert compare.reference == pytest.approx(562 / 720)
+    assert "78.1 %" in compare.summary.value
+
+
+def test_comparison_app_rejects_values_a_browser_forces_past_the_slider(
+    ledger: ui.WorksheetApp,
+) -> None:
+    compare = ui.comparison_app(ledger)
+    good = compare.result
+    slider = compare.fields["goodput"].control
+    slider.max = 1e6  # a comm message can move max and value together
+    slider.value = 123456
+    assert compare.result is good
+    assert "허용 범위" in compare.fields["goodput"].error.value
+    compare.fields["n_gpus"].control.value = -1
+    assert "0보다 커야" in compare.fields["n_gpus"].error.value
+
+
+def test_straggler_app_is_two_way_linked_to_ledger(ledger: ui.WorksheetApp) -> None:
+    straggler = ui.straggler_app(ledger)
+    assert straggler.result.slowdown == pytest.approx(1.047, abs=5e-4)
+    straggler.fields["slowdown"].control.value = 1.1
+    assert ledger.fields["straggler"].control.value == pytest.approx(670 * (1 - 1 / 1.1), abs=1e-3)
+    assert ledger.result.losses["straggler"] == pytest.approx(60.909, abs=1e-3)
+    ledger.fields["straggler"].control.value = 30
+    assert straggler.fields["slowdown"].control.value == pytest.approx(1.047, abs=5e-4)
+    ledger.fields["rewind"].control.value = 114  # stepping hours fall to 570 h
+    assert straggler.result.stepping_h == 570
+    assert straggler.result.slowdown == pytest.approx(570 / 540, abs=5e-4)
+
+
+def test_seed_numbers_table_holds_case1_values() -> None:
+    table = ui.seed_numbers()
+    text = table.to_string()
+    for value in ("640 h", "0.888889", "1.26984", "5,201.3", "+1,105.3", "1.0469"):
+        assert value in text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("86.1", 86.1), ("86.1 %", 86.1), ("5,201", 5201), ("100h", 100),
+                        ("1.125배", 1.125), (" 7 ", 7)],
+)
+def test_parse_number_accepts_units(text: str, value: float) -> None:
+    assert parse_number(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "abc", "nan", "inf", "1.2.3"])
+def test_parse_number_rejects_garbage(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_number(text)
+
+
+def test_exercise_answers_come_from_the_model_and_are_checked() -> None:
+    box = ui.exercises()
+    assert len(box.children) == 3
+    ex = Exercise("goodput.ex1", 620 / 720 * 100, 0.051, "%")
+    assert check_answer(ex, "86.1")[0] is True
+    ok, feedback = check_answer(ex, "80")
+    assert ok is False and "goodput" in feedback
+    ok, feedback = check_answer(ex, "모름")
+    assert ok is None and "숫자로" in feedback
+
+
+def test_exercise_widget_check_button_gives_feedback() -> None:
+    box = ui.exercises()
+    answer = find_by_class(box, "lk-goodput-ex2-answer")
+    button = find_by_class(box, "lk-goodput-ex2-check")
+    feedback = find_by_class(box, "lk-goodput-ex2-feedback")
+    answer.value = "1.125"
+    button.click()
+    assert "정답" in feedback.value
