@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.harness import save, time_callbacks_in_kernel  # noqa: E402
+from benchmarks.harness import save, time_callbacks_in_kernel
 
 N = 200
 

@@ -15,7 +15,7 @@ from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.harness import ROOT, save  # noqa: E402
+from benchmarks.harness import ROOT, save
 
 
 def main() -> None:

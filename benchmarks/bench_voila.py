@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.harness import ROOT, save  # noqa: E402
-from labkit.serve import CONFIG_DIR, voila_command  # noqa: E402
-from tests.browser.conftest import CHROMIUM, FLAGS, _free_port  # noqa: E402
+from benchmarks.harness import ROOT, save
+from labkit.serve import CONFIG_DIR, voila_command
+from tests.browser.conftest import CHROMIUM, FLAGS, _free_port
 
 REPEAT = 3
 
