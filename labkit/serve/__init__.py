@@ -2,24 +2,53 @@
 
 Voila is started from ``labkit/serve/config/``, a directory labkit controls: voila auto-loads
 ``voila.py``/``voila.json`` from its working directory, so starting it where a student can drop a
-file would run that file as server config. The ``voila.py`` there guards a denial of service in
-voila 0.5.13's binary-message parsing and culls idle kernels (see README, "Stack notes").
+file would run that file as server config. The ``voila.py`` there applies
+:func:`labkit.serve.server.configure`: the guard for a denial of service in voila 0.5.13's
+binary-message parsing, kernel culling, labkit's template and gallery, and caps on kernels and
+memory (see README, "Stack notes").
 
 Bound to 127.0.0.1 by default; any other host requires a token (generated and printed when not
 given).
+
+Inside a lesson's kernel, :mod:`labkit.serve.runtime` provides the classroom guards
+(:func:`running_under_voila`, :func:`forbid_under_voila`, :func:`session_dir`). This package
+imports nothing heavy: kernels import it from ``labkit.ui.setup()``.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
 import sys
 from pathlib import Path
 
-__all__ = ["CONFIG_DIR", "LOCAL_HOSTS", "notebooks_dir", "voila_command", "voila_executable"]
+from labkit.serve.runtime import (
+    VoilaForbiddenError,
+    forbid_under_voila,
+    harden_kernel,
+    running_under_voila,
+    session_dir,
+)
+
+__all__ = [
+    "CONFIG_DIR",
+    "LOCAL_HOSTS",
+    "THEMES",
+    "VoilaForbiddenError",
+    "forbid_under_voila",
+    "harden_kernel",
+    "notebooks_dir",
+    "running_under_voila",
+    "serve_environment",
+    "session_dir",
+    "voila_command",
+    "voila_executable",
+]
 
 CONFIG_DIR = Path(__file__).resolve().parent / "config"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+THEMES = ("light", "dark")
 
 
 def notebooks_dir() -> Path:
@@ -42,9 +71,13 @@ def voila_executable() -> str:
 
 def voila_command(
     host: str = "127.0.0.1", port: int = 8866, token: str | None = None,
-    root: Path | None = None, extra: list[str] | None = None,
+    root: Path | None = None, extra: list[str] | None = None, *, theme: str = "light",
+    warm: dict[str, int] | None = None,
 ) -> tuple[list[str], str | None]:
     """Return (argv, token) for voila serving ``root`` (default: all lessons).
+
+    Run ``argv`` with :data:`CONFIG_DIR` as the working directory (voila loads labkit's config
+    from there) and :func:`serve_environment` in the environment.
 
     Parameters
     ----------
@@ -57,30 +90,64 @@ def voila_command(
     root : Path, optional
         A notebook or folder to serve (default :func:`notebooks_dir`).
     extra : list of str, optional
-        More voila arguments.
+        More voila arguments (after labkit's, so they win).
+    theme : {"light", "dark"}, default "light"
+        Page theme (locked: a URL cannot change it).
+    warm : dict, optional
+        Notebook file name (relative to ``root``) -> kernels kept preheated for it (voila's
+        kernel pool: the page appears without waiting for the notebook to run). Other notebooks
+        get none.
 
     Raises
     ------
     ValueError
-        If ``port`` is not in 1-65535.
+        If ``port`` is not in 1-65535, ``theme`` is unknown, or a ``warm`` count is negative.
     """
     if not 0 < int(port) < 65536:
         raise ValueError(f"port must be in 1-65535, got {port!r}")
+    if theme not in THEMES:
+        raise ValueError(f"theme must be one of {THEMES}, got {theme!r}")
+    if any(int(n) < 0 for n in (warm or {}).values()):
+        raise ValueError(f"warm kernel counts must be >= 0, got {warm!r}")
     if host not in LOCAL_HOSTS and not token:
         token = secrets.token_urlsafe(18)
     argv = [
         voila_executable(), str((root or notebooks_dir()).resolve()),
         "--no-browser", f"--port={int(port)}", f"--Voila.ip={host}",
+        "--template=labkit", f"--theme={theme}",
         "--strip_sources=True", "--show_tracebacks=False",
         "--MappingKernelManager.cull_idle_timeout=600",
         "--MappingKernelManager.cull_interval=60",
-        # voila#1458: the tab-close shutdown beacon lacks an _xsrf cookie and is refused,
-        # leaking a kernel per closed tab. Only the shutdown endpoint is exposed by this.
-        "--Voila.tornado_settings=disable_check_xsrf=True",
         "--VoilaConfiguration.allow_theme_override=NO",
         "--VoilaConfiguration.allow_template_override=NO",
     ]
+    if any(int(n) > 0 for n in (warm or {}).values()):
+        pools = json.dumps({"default": {"pool_size": 0},
+                            **{name: {"pool_size": int(n)} for name, n in (warm or {}).items()}})
+        argv += ["--preheat_kernel=True", f"--VoilaKernelManager.kernel_pools_config={pools}"]
     if token:
         argv.append(f"--token={token}")
     argv += extra or []
     return argv, token
+
+
+def serve_environment(
+    *, theme: str = "light", max_kernels: int | None = None, max_memory_mib: int | None = None,
+    kernel_memory_mib: int | None = None, server_memory_mib: int | None = None,
+) -> dict[str, str]:
+    """Return the environment variables that carry labkit's serving limits to voila.
+
+    Read by :class:`labkit.serve.server.Limits` (server) and :mod:`labkit.serve.runtime`
+    (kernels); ``None`` keeps the default. ``LABKIT_THEME`` makes ``ui.setup()`` pick the plot
+    template that matches the page.
+    """
+    env = {"LABKIT_THEME": theme}
+    for name, value in (("LABKIT_MAX_KERNELS", max_kernels),
+                        ("LABKIT_MAX_MEMORY_MIB", max_memory_mib),
+                        ("LABKIT_KERNEL_MEMORY_MIB", kernel_memory_mib),
+                        ("LABKIT_SERVER_MEMORY_MIB", server_memory_mib)):
+        if value is not None:
+            if int(value) < 0:
+                raise ValueError(f"{name} must be >= 0, got {value!r}")
+            env[name] = str(int(value))
+    return env

@@ -45,18 +45,29 @@ def gpu_banner() -> widgets.HTML:
     return banner
 
 
-def setup(seed: int = 0, theme: str = "light") -> widgets.HTML:
+def setup(seed: int = 0, theme: str | None = None) -> widgets.HTML:
     """Prepare a lesson page and return its lab-GPU banner (the cell's last expression shows it).
+
+    Under voila (a class), also switches on the classroom guards of
+    :func:`labkit.serve.harden_kernel` (writes only to the session folder, no programs started,
+    a memory cap, tracebacks to the server log).
 
     Parameters
     ----------
     seed : int, default 0
         Seed for numpy's global generator, so simulated numbers repeat between runs.
-    theme : {"light", "dark"}, default "light"
-        Plot template (plotly stays white on voila's dark theme unless told).
+    theme : {"light", "dark"}, optional
+        Plot template (plotly stays white on voila's dark theme unless told). Default:
+        ``$LABKIT_THEME`` (set by ``make present THEME=dark``), else "light".
     """
+    import os
+
     import numpy as np
 
+    from labkit.serve.runtime import harden_kernel
+
+    harden_kernel()
+    theme = theme or os.environ.get("LABKIT_THEME", "light")
     np.random.seed(seed)
     pio.templates.default = "plotly_dark" if theme == "dark" else "plotly_white"
     return gpu_banner()

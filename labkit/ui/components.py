@@ -65,7 +65,7 @@ def styled_figure(**layout: Any) -> go.Figure:
 @functools.cache
 def _template_json(name: str) -> dict[str, Any]:
     template = pio.templates[name] if name and name != "none" else go.layout.Template()
-    return cast(dict[str, Any], json.loads(pio.to_json_plotly(template.to_plotly_json())))
+    return cast(dict[str, Any], json.loads(pio.json.to_json_plotly(template.to_plotly_json())))
 
 
 class FigureOutput(widgets.Output):
@@ -85,7 +85,8 @@ class FigureOutput(widgets.Output):
         """Replace the displayed figure with ``fig``."""
         self.figure = fig
         spec = json.loads(pio.to_json(fig, validate=False, remove_uids=True))
-        if not spec.get("layout", {}).get("template"):
+        # styled_figure's empty template serializes as {"data": {"scatter": [...]}}: no layout
+        if not (spec.get("layout", {}).get("template") or {}).get("layout"):
             spec.setdefault("layout", {})["template"] = _template_json(
                 str(pio.templates.default or "plotly_white"))
         spec["config"] = {"displaylogo": False, "responsive": True}

@@ -1,0 +1,138 @@
+"""The teacher's gallery and every lesson as an app, in a real browser (Debian chromium).
+
+Generic over ``notebooks/NN_*.ipynb``: a new lesson is listed, opened from the gallery, and its
+main control (``labkit/serve/lessons.py`` MAIN_INTERACTIONS) must change its main chart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from labkit.serve.lessons import Lesson, MainInteraction, discover, main_interaction
+from labkit.serve.server import THUMBNAILS
+from tests.browser.conftest import (
+    RENDER_TIMEOUT_MS,
+    assert_no_traceback,
+    plot_json,
+    screenshot,
+)
+from tests.browser.servers import VoilaServer, voila_server
+
+pytestmark = pytest.mark.browser
+
+LESSONS = discover()
+
+
+def _value_text(value: float | str | bool) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def perform(page: object, interaction: MainInteraction) -> None:
+    """Do a lesson's main interaction the way a student would."""
+    widget = f".{interaction.widget}"
+    how, text = interaction.how, _value_text(interaction.value)
+    if how == "fill":
+        box = page.locator(f"{widget} input").first  # type: ignore[attr-defined]
+        box.fill(text)
+        box.press("Enter")
+    elif how == "slider":
+        readout = page.locator(f"{widget} .widget-readout").first  # type: ignore[attr-defined]
+        readout.click()
+        readout.press("Control+A")
+        readout.type(text)
+        readout.press("Enter")
+    elif how == "select":
+        page.locator(f"{widget} select").first.select_option(label=text)  # type: ignore[attr-defined]
+    elif how == "toggle":
+        checkbox = page.locator(f"{widget} input[type=checkbox]")  # type: ignore[attr-defined]
+        (checkbox.first if checkbox.count() else page.locator(widget).first).click()  # type: ignore[attr-defined]
+    else:
+        page.locator(widget).first.click()  # type: ignore[attr-defined]
+
+
+def test_gallery_lists_every_lesson_with_title_goals_and_thumbnail(page, voila_url):  # type: ignore[no-untyped-def]
+    page.goto(voila_url, wait_until="load")
+    page.wait_for_selector(".lk-gallery")
+    assert "학교 미니 AI 데이터센터 실습" in page.inner_text(".lk-gallery-title")
+    cards = page.locator(".lk-lesson-card")
+    assert cards.count() == len(LESSONS)
+    for lesson in LESSONS:
+        card = page.locator(f'.lk-lesson-card[data-lesson="{lesson.stem}"]')
+        assert lesson.title in card.locator(".lk-lesson-title").inner_text()
+        goals = card.locator(".lk-goals li")
+        assert goals.count() == len(lesson.goals)
+        assert goals.first.inner_text().strip() == lesson.goals[0]
+        href = card.locator("a.lk-lesson-link").get_attribute("href")
+        assert href == f"/voila/render/{lesson.name}"
+        if (THUMBNAILS / f"{lesson.stem}.png").is_file():
+            img = card.locator("img.lk-thumb")
+            page.wait_for_function("(img) => img.complete && img.naturalWidth > 0",
+                                   arg=img.element_handle())
+        else:  # graceful fallback: the lesson number instead of a picture
+            assert card.locator(".lk-thumb-none").inner_text().strip() == lesson.number
+    assert_no_traceback(page)
+    screenshot(page, "gallery")
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.stem)
+def test_lesson_opens_from_gallery_and_main_control_changes_main_chart(  # type: ignore[no-untyped-def]
+        page, voila_url, lesson: Lesson):
+    try:
+        interaction = main_interaction(lesson)
+    except LookupError as err:
+        pytest.fail(str(err))
+    page.goto(voila_url, wait_until="load")
+    page.locator(f'.lk-lesson-card[data-lesson="{lesson.stem}"] a.lk-lesson-link').click()
+    page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)
+    chart = f".{interaction.chart} .js-plotly-plot .main-svg"
+    page.wait_for_selector(chart, timeout=RENDER_TIMEOUT_MS)
+    assert page.locator(".lk-course-bar").inner_text().startswith("← 수업 목록")
+    assert page.evaluate("() => document.documentElement.lang") == "ko"
+    before = plot_json(page, interaction.chart)
+    assert before is not None
+    perform(page, interaction)
+    page.wait_for_function(
+        "([css, b]) => { const g = document.querySelector('.' + css + ' .js-plotly-plot');"
+        " return g && JSON.stringify(g.data) !== b; }", arg=[interaction.chart, before])
+    assert_no_traceback(page)
+    screenshot(page, f"app_{lesson.stem}")
+
+
+@pytest.fixture(scope="module")
+def dark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VoilaServer]:
+    from labkit.serve import notebooks_dir
+
+    with voila_server(notebooks_dir(), tmp_path_factory.mktemp("dark"),
+                      env={"LABKIT_THEME": "dark"}, theme="dark") as server:
+        yield server
+
+
+def test_dark_theme_darkens_page_and_plots(page, dark_server: VoilaServer):  # type: ignore[no-untyped-def]
+    lesson = LESSONS[0]
+    interaction = main_interaction(lesson)
+    page.goto(f"{dark_server.url}voila/render/{lesson.name}", wait_until="commit",
+              timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_selector(f".{interaction.chart} .js-plotly-plot .main-svg",
+                           timeout=RENDER_TIMEOUT_MS)
+    assert page.evaluate("() => document.body.classList.contains('theme-dark')")
+    paper = page.evaluate(
+        "(css) => document.querySelector('.' + css + ' .js-plotly-plot')._fullLayout.paper_bgcolor",
+        interaction.chart)
+    assert paper not in ("#fff", "#ffffff", "white", "rgb(255, 255, 255)"), paper
+    assert_no_traceback(page)
+    screenshot(page, f"dark_{lesson.stem}")
+    page.goto(dark_server.url, wait_until="load")
+    page.wait_for_selector(".lk-gallery")
+    background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    assert background not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"), background
+    screenshot(page, "dark_gallery")
+
+
+def test_thumbnail_files_are_served(page, voila_url):  # type: ignore[no-untyped-def]
+    for png in sorted(THUMBNAILS.glob("*.png")):
+        response = page.request.get(f"{voila_url}voila/templates/labkit/static/thumbnails/"
+                                    f"{png.name}")
+        assert response.status == 200 and response.body() == Path(png).read_bytes()
