@@ -2,6 +2,7 @@
 #   make lab       open the curriculum in JupyterLab (creates .venv on first use)
 #   make test      install what the tests need and run every test (CI runs exactly this)
 #   make present   serve the lessons as voila apps for a class (127.0.0.1 unless HOST=...)
+#                  e.g. make present HOST=0.0.0.0 LESSON=03 WARM=30   (a class of 30, token printed)
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -16,15 +17,26 @@ CONSTRAINTS := binder/constraints.txt
 LAB_PORT ?= 8888
 PORT ?= 8866
 HOST ?= 127.0.0.1
+THEME ?= light
+# LESSON: lesson(s) of the day kept preheated (number or name, comma-separated); WARM: kernels
+# kept ready per such lesson (a class: its size); MAX_KERNELS: pages open at once (default 40).
+LESSON ?=
+WARM ?=
+MAX_KERNELS ?=
+PRESENT_ARGS := --host $(HOST) --port $(PORT) --theme $(THEME) \
+	$(if $(LESSON),--lesson $(LESSON)) $(if $(WARM),--warm $(WARM)) \
+	$(if $(MAX_KERNELS),--max-kernels $(MAX_KERNELS))
 # JupyterLab refuses to run as root without this flag (CI machines and lab servers often run as root).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help lab test present notebooks bench lint system-deps clean
+.PHONY: help lab test present thumbnails notebooks bench lint system-deps clean
 
 help:
 	@echo "make lab        open the curriculum in JupyterLab"
 	@echo "make test       run every test (unit, notebooks with nbval, browser)"
-	@echo "make present    serve the lessons as voila apps (HOST=0.0.0.0 for a classroom: token required)"
+	@echo "make present    serve the lessons as voila apps (HOST=0.0.0.0 for a classroom: token required;"
+	@echo "                LESSON=03 WARM=30 preheats lesson 03 for a class of 30; THEME=dark)"
+	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
 	@echo "make notebooks  re-execute and clean the committed notebooks"
 	@echo "make bench      run the benchmarks in benchmarks/"
 
@@ -49,7 +61,10 @@ lab: $(VENV)/.lab-installed
 		--ServerApp.port=$(LAB_PORT)
 
 present: $(VENV)/.lab-installed
-	$(BIN)/python -m labkit.serve --host $(HOST) --port $(PORT)
+	$(BIN)/python -m labkit.serve $(PRESENT_ARGS)
+
+thumbnails: $(VENV)/.test-installed system-deps
+	$(BIN)/python -m labkit.serve.thumbnails
 
 # Debian's chromium drives the browser tests (no browser download); Hangul needs the CJK fonts.
 system-deps:

@@ -10,7 +10,6 @@ Run: ``.venv/bin/python benchmarks/bench_voila.py [notebook ...]``
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import subprocess
@@ -28,9 +27,9 @@ from tests.browser.conftest import CHROMIUM, FLAGS, _free_port
 REPEAT = 3
 
 
-def _start(extra: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+def _start(warm: dict[str, int] | None) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
-    argv, _ = voila_command(port=port, extra=extra)
+    argv, _ = voila_command(port=port, warm=warm)
     proc = subprocess.Popen(argv, cwd=CONFIG_DIR, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ})
     url = f"http://127.0.0.1:{port}/"
@@ -64,20 +63,20 @@ def main() -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         for name in names:
-            proc, url = _start([])
+            proc, url = _start(None)
             try:
                 cold = [_first_render_s(browser, f"{url}voila/render/{name}")
                         for _ in range(REPEAT)]
             finally:
                 proc.terminate()
                 proc.wait()
-            pools = json.dumps({"default": {"pool_size": 0}, name: {"pool_size": 1}})
-            proc, url = _start(["--preheat_kernel=True",
-                                f"--VoilaKernelManager.kernel_pools_config={pools}"])
+            proc, url = _start({name: 1})
             try:
                 warm = []
                 for _ in range(REPEAT):
-                    time.sleep(30)  # "pool filled" is logged before the notebook has run
+                    # "pool filled" is logged before the notebook has run; a used kernel's
+                    # replacement starts 20 s later (labkit.serve.server.POOL_REFILL_DELAY_S)
+                    time.sleep(45)
                     warm.append(_first_render_s(browser, f"{url}voila/render/{name}"))
             finally:
                 proc.terminate()

@@ -102,6 +102,7 @@ print(json.dumps({
     "cull": config.MappingKernelManager.cull_idle_timeout,
     "manager": config.VoilaConfiguration.multi_kernel_manager_class,
     "classic_tree": config.VoilaConfiguration.classic_tree,
+    "fill_delay": config.VoilaKernelManager.fill_delay,
     "xsrf_off": settings["disable_check_xsrf"],
     "ws_max": settings["websocket_max_message_size"],
     "csp": settings["headers"]["Content-Security-Policy"],
@@ -124,6 +125,7 @@ def test_voila_config_applies_labkit_server_settings() -> None:
     assert got["guarded"] and got["admission"] and got["repoll"]
     assert got["cull"] == 600 and got["xsrf_off"] is True and got["classic_tree"] is True
     assert got["manager"] == "labkit.serve.server.CappedKernelManager"
+    assert got["fill_delay"] == 20.0
     assert got["ws_max"] == WEBSOCKET_MAX_MESSAGE_BYTES
     assert got["csp"] == CONTENT_SECURITY_POLICY
     assert got["lessons"] == [lesson.stem for lesson in discover()]

@@ -89,6 +89,8 @@ def main(argv: list[str] | None = None) -> None:
     if token:
         print(f"labkit: access token (give it to the class): {token}", flush=True)
     os.environ.update(env)
+    # voila's kernel_pools_config has no non-JSON command-line form; traitlets warns about it
+    os.environ.setdefault("PYTHONWARNINGS", "ignore::DeprecationWarning:traitlets.traitlets")
     os.chdir(CONFIG_DIR)  # voila loads voila.py from here, never from a student's folder
     os.execv(command[0], command)
 

@@ -191,14 +191,13 @@ def _quiet_tracebacks() -> None:
 
     shell._showtraceback = _showtraceback
     shell._labkit_quiet = True
-    # Exceptions in widget messages are logged by the "Comm" logger (comm.base_comm): make sure
-    # they reach the server log, not the page.
+    # Exceptions in widget messages are logged ("Comm", "ipykernel.comm" loggers) with no
+    # handler of their own: Python's last-resort handler would write them to sys.stderr, which
+    # the kernel sends to the page. A root handler on the real stderr sends them to the log.
     handler = logging.StreamHandler(sys.__stderr__)
+    handler.setLevel(logging.WARNING)
     handler.setFormatter(logging.Formatter(f"[labkit kernel {os.getpid()}] %(name)s: %(message)s"))
-    for name in ("Comm", "labkit"):
-        logger = logging.getLogger(name)
-        logger.addHandler(handler)
-        logger.propagate = False
+    logging.getLogger().addHandler(handler)
 
 
 def _cap_memory() -> None:

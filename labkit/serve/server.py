@@ -54,6 +54,10 @@ CULL_INTERVAL_S = 60
 #: A websocket message larger than this closes the connection (tornado's default is 10 MiB);
 #: uploads are checked again, smaller, in Python (``labkit.ui.files``). [bytes]
 WEBSOCKET_MAX_MESSAGE_BYTES = 8 * 1024 * 1024
+#: After a page takes a warm kernel, voila starts its replacement this much later (voila's
+#: default is 1 s): a class arriving together takes the warm kernels without the replacements
+#: (each runs the whole notebook) competing for the same cores. [s]
+POOL_REFILL_DELAY_S = 20.0
 #: A pool kernel waiting for room re-checks this often. [s]
 POOL_RETRY_S = 5.0
 #: A server-side kernel channel waiting for a message re-polls its socket this often. [s]
@@ -380,6 +384,7 @@ def configure(c: Any) -> None:
     c.VoilaConfiguration.multi_kernel_manager_class = (
         "labkit.serve.server.CappedKernelManager")
     c.VoilaConfiguration.classic_tree = True
+    c.VoilaKernelManager.fill_delay = POOL_REFILL_DELAY_S
     c.VoilaConfiguration.resources = {"labkit": {
         "course": t("serve.course"), "back": t("serve.back"), "lang": "ko"}}
     c.VoilaExecutor.cell_error_instruction = t("serve.cell_error")

@@ -126,8 +126,11 @@ def screenshot(page: object, name: str) -> Path:
 
 
 def assert_no_traceback(page: object) -> None:
-    """Fail if the page shows Python error text."""
+    """Fail if the page shows Python error text (or the Korean notes that replace it in voila)."""
+    from labkit.ui.messages import t
+
     text = page.inner_text("body")  # type: ignore[attr-defined]
-    markers = ("Traceback", "There was an error when executing cell", "Error displaying widget")
+    markers = ("Traceback", "There was an error when executing cell", "Error displaying widget",
+               t("serve.kernel_error"), t("serve.cell_error"))
     for marker in markers:
         assert marker not in text, f"page shows {marker!r}"

@@ -183,6 +183,16 @@ def test_callback_traceback_goes_to_server_log_not_to_the_page(probe: VoilaServe
     while "probe-secret-traceback" not in probe.log() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert "RuntimeError: probe-secret-traceback" in probe.log()
+    # a malformed widget message (wrong control protocol): logged by the kernel, not sent
+    answers = client.iopub_only(client.send("comm_open", {
+        "comm_id": "0" * 32, "target_name": "jupyter.widget.control", "data": {}}))
+    shown = json.dumps([m.content for m in answers], ensure_ascii=False)
+    assert "Traceback" not in shown and "Incompatible" not in shown, shown
+    deadline = time.monotonic() + 10
+    while "Incompatible widget control protocol" not in probe.log() and (
+            time.monotonic() < deadline):
+        time.sleep(0.2)
+    assert "Incompatible widget control protocol" in probe.log()
     assert client.kernel_info()["status"] == "ok"
     client.close()
 

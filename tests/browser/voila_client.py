@@ -137,14 +137,14 @@ class KernelClient:
         self.ws.close()
 
     def send(self, msg_type: str, content: dict[str, Any], channel: str = "shell",
-             buffers: list[bytes] | None = None) -> str:
+             buffers: list[bytes] | None = None, metadata: dict[str, Any] | None = None) -> str:
         """Send a message; return its msg_id."""
         msg_id = uuid.uuid4().hex
         msg = {
             "header": {"msg_id": msg_id, "msg_type": msg_type, "session": self.session,
                        "username": "student", "version": "5.3",
                        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
-            "parent_header": {}, "metadata": {}, "content": content,
+            "parent_header": {}, "metadata": metadata or {}, "content": content,
         }
         if self.protocol == "v1":
             self.ws.send_binary(encode_v1(channel, msg, buffers))
@@ -229,6 +229,27 @@ class KernelClient:
         """Set synced traits of a widget as a browser would; return the kernel's answers."""
         msg_id = self.comm_msg(comm_id, {"method": "update", "state": state, "buffer_paths": []})
         return self.iopub_only(msg_id)
+
+
+def request_states(client: KernelClient) -> dict[str, dict[str, Any]]:
+    """Fetch every widget's state in one request, as the page's widget manager does.
+
+    (ipywidgets 8: a ``jupyter.widget.control`` comm, protocol 1.0.0, method ``request_states``.)
+
+    Raises
+    ------
+    RuntimeError
+        If the kernel does not answer with the states.
+    """
+    comm_id = uuid.uuid4().hex
+    client.iopub_only(client.send("comm_open", {
+        "comm_id": comm_id, "target_name": "jupyter.widget.control", "data": {}},
+        metadata={"version": "1.0.0"}))
+    for msg in client.iopub_only(client.comm_msg(comm_id, {"method": "request_states"})):
+        data = msg.content.get("data", {})
+        if msg.msg_type == "comm_msg" and data.get("method") == "update_states":
+            return {k: v["state"] for k, v in data["states"].items()}
+    raise RuntimeError("the kernel sent no widget states")
 
 
 def find_widget(states: dict[str, dict[str, Any]], css_class: str) -> str:

@@ -1,0 +1,124 @@
+"""``python -m labkit.serve.thumbnails [NN ...]`` (``make thumbnails``): gallery pictures.
+
+Serves the lessons with voila as ``make present`` does, opens each in Debian's chromium
+(``/usr/bin/chromium`` or ``$LABKIT_CHROMIUM``, driven by Playwright; nothing is downloaded) and
+saves a small PNG of its main chart (``MAIN_INTERACTIONS``; the first chart when the lesson has
+no entry yet) as ``labkit/serve/jupyter/nbconvert/templates/labkit/static/thumbnails/<stem>.png``.
+Commit the PNGs: the gallery shows the lesson number where a lesson has none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from labkit.serve import CONFIG_DIR, notebooks_dir, voila_command
+from labkit.serve.lessons import Lesson, discover, main_interaction
+from labkit.serve.server import THUMBNAILS
+
+CHROMIUM = os.environ.get("LABKIT_CHROMIUM", "/usr/bin/chromium")
+# An offline browser: every host but this machine fails at once (as in the browser tests).
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage",
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"]
+VIEWPORT = {"width": 760, "height": 900}  # charts about as wide as a gallery card allows
+SCALE = 0.6  # device scale factor: ~450 px wide PNGs, small enough to commit
+TIMEOUT_MS = 180_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _chart_selector(lesson: Lesson) -> str:
+    try:
+        return f".{main_interaction(lesson).chart} .js-plotly-plot"
+    except LookupError:
+        print(f"labkit: {lesson.stem} has no MAIN_INTERACTIONS entry; using its first chart",
+              flush=True)
+        return ".js-plotly-plot"
+
+
+def capture(lessons: list[Lesson], out_dir: Path = THUMBNAILS) -> list[Path]:
+    """Screenshot each lesson's main chart into ``out_dir``; return the files written.
+
+    Raises
+    ------
+    FileNotFoundError
+        If chromium is missing.
+    RuntimeError
+        If voila does not start.
+    """
+    if not Path(CHROMIUM).exists():
+        raise FileNotFoundError(f"{CHROMIUM} not found: `make system-deps` installs chromium")
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    argv, _ = voila_command(port=port)
+    env = {**os.environ, "LABKIT_GPU": os.environ.get("LABKIT_GPU", "sim:H100-80GB")}
+    proc = subprocess.Popen(argv, cwd=CONFIG_DIR, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    url = f"http://127.0.0.1:{port}/"
+    written = []
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(url + "voila/api/contents", timeout=2).close()
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    raise RuntimeError("voila did not start") from None
+                time.sleep(0.3)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+            for lesson in lessons:
+                ctx = browser.new_context(viewport=VIEWPORT, device_scale_factor=SCALE,
+                                          locale="ko-KR")
+                page = ctx.new_page()
+                page.goto(f"{url}voila/render/{lesson.name}", wait_until="commit",
+                          timeout=TIMEOUT_MS)
+                chart = page.locator(_chart_selector(lesson)).first
+                chart.locator(".main-svg").first.wait_for(timeout=TIMEOUT_MS)
+                page.wait_for_timeout(800)  # plotly's transitions
+                path = out_dir / f"{lesson.stem}.png"
+                chart.screenshot(path=str(path))
+                written.append(path)
+                print(f"labkit: {path} ({path.stat().st_size // 1024} KB)", flush=True)
+                ctx.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return written
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Capture thumbnails for the lessons named (numbers or stems), or all of them."""
+    parser = argparse.ArgumentParser(prog="python -m labkit.serve.thumbnails", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("lessons", nargs="*", help="lesson numbers or names (default: all)")
+    args = parser.parse_args(argv)
+    lessons = discover(notebooks_dir())
+    if args.lessons:
+        wanted = {x.removesuffix(".ipynb") for x in args.lessons}
+        lessons = [le for le in lessons if le.number in wanted or le.stem in wanted]
+        if not lessons:
+            sys.exit(f"labkit: no lesson matches {args.lessons}")
+    capture(lessons)
+
+
+if __name__ == "__main__":
+    main()
