@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -138,6 +139,15 @@ def test_voila_config_applies_labkit_server_settings() -> None:
     assert got["blas"] == "1"
 
 
+def _run(coroutine: Any) -> Any:
+    """Run a coroutine on a fresh loop in another thread (Playwright's sync API may hold one)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 # --- voila_command / serve_environment ------------------------------------------------------------
 
 
@@ -150,6 +160,14 @@ def test_voila_command_uses_labkit_template_locked_theme_and_no_preheat_by_defau
     assert not any(a.startswith("--preheat_kernel") for a in argv)
     argv, _ = voila_command(port=8866, theme="dark")
     assert "--theme=dark" in argv
+
+
+def test_voila_command_extra_options_replace_labkits() -> None:
+    argv, _ = voila_command(port=8866, extra=["--MappingKernelManager.cull_idle_timeout=3",
+                                              "--theme=dark"])
+    assert [a for a in argv if "cull_idle_timeout" in a] == [
+        "--MappingKernelManager.cull_idle_timeout=3"]
+    assert "--theme=dark" in argv and "--theme=light" not in argv
 
 
 def test_voila_command_preheats_only_the_named_lessons() -> None:
@@ -292,7 +310,7 @@ def test_capped_manager_page_kernel_gets_503_and_pool_kernel_waits(
     monkeypatch.setattr(server, "POOL_RETRY_S", 0.01)
     manager = _Manager(2)
     with pytest.raises(web.HTTPError) as refused:
-        asyncio.run(manager.start_kernel(env={"VOILA_PREHEAT": "False"}))
+        _run(manager.start_kernel(env={"VOILA_PREHEAT": "False"}))
     assert refused.value.status_code == 503 and refused.value.log_message == "full"
     assert started == []
 
@@ -303,7 +321,7 @@ def test_capped_manager_page_kernel_gets_503_and_pool_kernel_waits(
         manager.kernels.pop()
         return await task
 
-    assert asyncio.run(pool_start_then_free_a_seat()) == "new-kernel"
+    assert _run(pool_start_then_free_a_seat()) == "new-kernel"
     assert len(started) == 1 and manager._starting == 0
 
 
@@ -376,7 +394,7 @@ def test_repoll_kernel_channels_waits_in_slices_and_keeps_timeouts(
     server.repoll_kernel_channels()
     server.repoll_kernel_channels()  # idempotent
     channel = object.__new__(AsyncZMQSocketChannel)
-    assert asyncio.run(channel.get_msg()) == {"msg_type": "execute_reply"}
+    assert _run(channel.get_msg()) == {"msg_type": "execute_reply"}
     assert polls == [0.01, 0.01, 0.01], "no timeout: re-polls instead of one endless poll"
     polls.clear()
 
@@ -388,5 +406,5 @@ def test_repoll_kernel_channels_waits_in_slices_and_keeps_timeouts(
     monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", never)
     server.repoll_kernel_channels()
     with pytest.raises(Empty):
-        asyncio.run(channel.get_msg(timeout=0.05))
+        _run(channel.get_msg(timeout=0.05))
     assert 2 <= len(polls) <= 10 and all(p is not None and p <= 0.01 for p in polls)

@@ -127,7 +127,10 @@ def voila_command(
         argv += ["--preheat_kernel=True", f"--VoilaKernelManager.kernel_pools_config={pools}"]
     if token:
         argv.append(f"--token={token}")
-    argv += extra or []
+    for arg in extra or []:  # an extra option replaces labkit's value for the same option
+        name = arg.split("=", 1)[0]
+        argv = [a for a in argv if not (a.startswith("--") and a.split("=", 1)[0] == name)]
+        argv.append(arg)
     return argv, token
 
 
