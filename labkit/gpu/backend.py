@@ -299,8 +299,9 @@ def simulator() -> SimulatedLab:
 def status() -> GpuStatus:
     """Return which lab GPU the lessons run on, connecting on first use (never raises NVML errors).
 
-    With ``LABKIT_GPU=real`` on a machine without a GPU the result has ``kind="none"`` and the
-    reason, so a lesson's banner can say so instead of failing.
+    With ``LABKIT_GPU=real`` on a machine without a GPU (or an unreadable ``LABKIT_GPU``) the
+    result has ``kind="none"`` and the reason, so a lesson's banner can say so instead of
+    failing.
     """
     import pynvml
 
@@ -308,9 +309,11 @@ def status() -> GpuStatus:
         if _state.status is None:
             try:
                 connect()
-            except pynvml.NVMLError as err:
+            except (pynvml.NVMLError, ValueError) as err:
+                bad_spec = not isinstance(err, pynvml.NVMLError)
                 return GpuStatus(kind="none", name="", nvml_version="", driver_version="",
-                                 device_count=0, spec="real", reason=str(err),
-                                 reason_code=_code(err))
+                                 device_count=0, spec=os.environ.get(ENV, "auto"),
+                                 reason=str(err), reason_code="BadSpec" if bad_spec
+                                 else _code(err))
         assert _state.status is not None
         return _state.status

@@ -186,8 +186,12 @@ class SimulatedLab(NvmlApi):
     def _wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
         lab = self
         needs_init = name not in NO_INIT_FUNCTIONS
-        if name == "nvmlErrorString":
-            return method
+        if name == "nvmlErrorString":  # pynvml sets .restype on it: needs a plain function
+
+            def error_string(*args: Any) -> Any:
+                return method(*args)
+
+            return error_string
 
         def call(*args: Any) -> Any:
             with lab._lock:
