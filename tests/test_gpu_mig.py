@@ -46,8 +46,9 @@ def test_mig_case1_profile_order_matters_without_placements(sim: SimFactory) -> 
         nv.nvmlGpuInstanceDestroy(gi)
     gis = [nv.nvmlDeviceCreateGpuInstance(h, pid) for pid in (9, 19, 14, 19)]
     assert [placement_of(nv, gi)[1] for gi in gis] == [4, 0, 2, 1]
-    assert str(pytest.raises(nv.NVMLError, nv.nvmlDeviceCreateGpuInstance, h, 19).value) == (
-        "Insufficient Resources")
+    with pytest.raises(nv.NVMLError) as err:
+        nv.nvmlDeviceCreateGpuInstance(h, 19)
+    assert str(err.value) == "Insufficient Resources"
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations([(19, 0), (19, 1), (14, 2),
@@ -246,7 +247,8 @@ def test_compute_instances_and_mig_device_handles(sim: SimFactory) -> None:
     enable(nv, h)
     gi = nv.nvmlDeviceCreateGpuInstance(h, 9)
     one = nv.nvmlGpuInstanceGetComputeInstanceProfileInfo(
-        gi, nv.NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, nv.NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
+        gi, nv.NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE,
+        nv.NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
     assert (one.name, one.instanceCount, one.multiprocessorCount) == ("MIG 1c.3g.20gb", 3, 14)
     with pytest.raises(nv.NVMLError_NotSupported):  # no 7c in a 3g
         nv.nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, 4, 0)

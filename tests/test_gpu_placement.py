@@ -157,7 +157,8 @@ def create_sequences(draw: st.DrawFn) -> tuple[str, list[tuple[int, int | None]]
 
 @settings(max_examples=150, deadline=None)
 @given(create_sequences())
-def test_any_create_sequence_keeps_the_rules(case: tuple[str, list[tuple[int, int | None]]]) -> None:
+def test_any_create_sequence_keeps_the_rules(
+        case: tuple[str, list[tuple[int, int | None]]]) -> None:
     board, ops = case
     mig, placed = spec(board), []
     for pid, start in ops:
