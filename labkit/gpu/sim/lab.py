@@ -251,10 +251,14 @@ class SimulatedLab(NvmlApi):
     # --- time ---------------------------------------------------------------------------------
 
     def now(self) -> float:
-        """Return the simulation time since the lab started. [s]"""
+        """Return the simulation time since the lab started. [s]
+
+        The wall clock ticks in whole milliseconds, so the calls of one dashboard refresh
+        share one state update (NVML's own counters refresh far less often).
+        """
         if self.clock == "virtual":
             return self._virtual_s
-        return time.monotonic() - self._wall_origin
+        return math.floor((time.monotonic() - self._wall_origin) * 1000.0) / 1000.0
 
     def advance(self, seconds: float) -> float:
         """Move the virtual clock forward and return the new time (virtual clock only). [s]
