@@ -69,7 +69,9 @@ __all__ = [
     "layout_from_mig_parted",
     "maximal_layouts",
     "mig_parted_config",
+    "pack_profiles",
     "plan",
+    "presets",
     "read_state",
     "resolve_model",
     "to_mig_parted",
@@ -616,6 +618,88 @@ class Layout:
         return None
 
 
+def presets(model: GpuModel | str) -> dict[str, Layout]:
+    """Return the board's usual layouts by mig-parted name (``all-1g.10gb``, ``all-balanced``).
+
+    Built from the board's plain profiles (no ``+me``/``+gfx``/``-me``): every smallest-memory
+    1g; ``all-balanced`` as NVIDIA's default mig-parted config has it (7-slice boards: 3g + 2g +
+    2 x 1g; 4-slice boards: 2g + 2 x 1g); all of the next sizes; 4g + 3g; the whole GPU.
+
+    References
+    ----------
+    .. [1] NVIDIA/mig-parted ``deployments/systemd/config-default`` (all-1g.10gb, all-balanced,
+       all-2g.20gb, all-3g.40gb, all-7g.80gb per board).
+
+    Used in: notebooks/02_mig.ipynb
+    """
+    board = resolve_model(model)
+    spec = _spec(board)
+    plain = [p for p in spec.profiles if not p.suffix]
+
+    def smallest(g: int) -> GiProfile | None:
+        found = [p for p in plain if p.compute_slices == g]
+        return min(found, key=lambda p: (p.memory_slices, p.id)) if found else None
+
+    def fill(p: GiProfile) -> list[str]:
+        return [p.name] * rules.remaining_capacity(spec, [], p)
+
+    out: dict[str, Layout] = {}
+    sizes = sorted({p.compute_slices for p in plain})
+    one = smallest(1)
+    if one is not None:
+        out[f"all-{one.name}"] = Layout.from_profiles(board, fill(one))
+    half = [smallest(g) for g in ((3, 2) if spec.compute_slices == 7 else (2,))]
+    if one is not None and all(p is not None for p in half):
+        names = [p.name for p in half if p is not None] + [one.name, one.name]
+        out["all-balanced"] = Layout.from_profiles(board, names)
+    for g in sizes[1:]:
+        p = smallest(g)
+        if p is not None and rules.remaining_capacity(spec, [], p) > 1:
+            out[f"all-{p.name}"] = Layout.from_profiles(board, fill(p))
+    three, four = smallest(3), smallest(4)
+    if three is not None and four is not None:
+        out[f"{four.name}+{three.name}"] = Layout.from_profiles(board, [four.name, three.name])
+    whole = max(plain, key=lambda p: (p.compute_slices, p.memory_slices))
+    out[f"all-{whole.name}"] = Layout.from_profiles(board, [whole.name])
+    return out
+
+
+def pack_profiles(model: GpuModel | str, profiles: Iterable[str | int]) -> list[Layout]:
+    """Return GPUs (layouts) that hold ``profiles`` between them: first fit, largest first.
+
+    Each GPU instance goes to the first GPU whose layout can still be rebuilt with it
+    (:meth:`Layout.from_profiles`), else to a new GPU. First-fit decreasing is a heuristic: it
+    can use more GPUs than the fewest possible.
+
+    Raises
+    ------
+    PlacementError
+        ``unknown_profile``.
+
+    Used in: notebooks/02_mig.ipynb
+    """
+    board = resolve_model(model)
+    base = Layout(board)
+    wanted = [base.profile(p) for p in profiles]
+    if len(wanted) > 8 * _MAX_INSTANCES:
+        raise PlacementError("does_not_fit", f"{len(wanted)} GPU instances is too many")
+    wanted.sort(key=lambda p: (-p.memory_slices, -p.compute_slices))
+    gpus: list[list[str]] = []
+    layouts: list[Layout] = []
+    for prof in wanted:
+        for k, names in enumerate(gpus):
+            try:
+                layouts[k] = Layout.from_profiles(board, [*names, prof.name])
+            except PlacementError:
+                continue
+            names.append(prof.name)
+            break
+        else:
+            gpus.append([prof.name])
+            layouts.append(Layout.from_profiles(board, [prof.name]))
+    return layouts
+
+
 # --- explanations (Korean) ----------------------------------------------------------------------
 
 # The lesson's wording of each placement rule. Kept with the model (not in the UI catalog) because
@@ -847,7 +931,12 @@ def from_nvidia_smi(text: str, model: GpuModel | str) -> Layout:
                     if start and not start.isdigit():
                         raise InputError("nvidia_smi", "other", raw,
                                          f"line {number}: bad placement {item!r}")
-                    layout.place(key, int(start) if start else None)
+                    begin = int(start) if start else None
+                    try:
+                        layout.place(key, begin)
+                    except PlacementError as err:  # say why, in the lesson's words
+                        raise PlacementError(err.rule, f"line {number} ({item}): "
+                                             f"{layout.explain(key, begin)}") from err
     return layout
 
 

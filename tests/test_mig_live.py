@@ -340,7 +340,8 @@ def test_plan_needs_a_mig_gpu_and_an_index() -> None:
 NAMES = ["1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(NAMES), st.one_of(st.none(), st.integers(0, 6))),
                 max_size=8))
 def test_planner_and_simulated_driver_never_disagree(
