@@ -382,12 +382,16 @@ class Layout:
             out.append(start)
         return tuple(out)
 
-    def can_place(self, profile: str | int | GiProfile, start: int | None = None) -> bool:
+    def can_place(self, profile: str | int | GiProfile, start: Any = None) -> bool:
         """Return whether a GI of ``profile`` fits (at ``start``, or where the driver puts it).
 
         Never raises for a bad profile or start: those simply do not fit.
         """
-        return self.check(profile, start).ok
+        try:
+            self._check(self.profile(profile), _start(start))
+        except (PlacementError, InputError):
+            return False
+        return True
 
     def check(self, profile: str | int | GiProfile, start: Any = None) -> PlacementCheck:
         """Return why ``profile`` at ``start`` fits or not (see :class:`PlacementCheck`)."""

@@ -64,6 +64,8 @@ CHALLENGE = {"1g.10gb": 7, "3g.40gb": 1}
 _COLORS = {1: "#8ecae6", 2: "#57b3d9", 3: "#ffb703", 4: "#fb8500", 7: "#2a9d8f"}
 _GREEN, _RED = "#1b7f3b", "#b00020"
 _BOARD_PX = 760
+_TABLE_CSS = ("<style>.lk-mig-table td,.lk-mig-table th{padding:3px 12px;text-align:left}"
+              "</style>")
 
 
 @functools.cache
@@ -91,11 +93,12 @@ def _bad(text: str) -> str:
 # --- the board ----------------------------------------------------------------------------------
 
 
-def board_html(layout: Layout, profile: str | None = None) -> str:
+def board_html(layout: Layout, profile: str | None = None,
+               frag: mig.Fragmentation | None = None) -> str:
     """Return the board as HTML: memory units, the GIs on them, compute slices, open starts."""
     spec = layout.spec
     units = spec.memory_units
-    frag = layout.fragmentation()
+    frag = frag or layout.fragmentation()
     stranded = set(frag.stranded_units)
     cols = f"display:grid;grid-template-columns:repeat({units},1fr);gap:4px;"
     cell = "border-radius:6px;padding:6px 2px;text-align:center;font-size:12px;"
@@ -157,8 +160,9 @@ def board_html(layout: Layout, profile: str | None = None) -> str:
 def capacity_html(layout: Layout, selected: str | None = None) -> str:
     """Return Free/Total per profile (like ``nvidia-smi mig -lgip``) as an HTML table."""
     rows = []
+    capacity = layout.free_capacity()
     for p in layout.spec.profiles:
-        free, total = layout.free_capacity()[p.name]
+        free, total = capacity[p.name]
         weight = "font-weight:700;background:#fff3bf" if p.name == selected else ""
         color = _GREEN if free else _RED
         starts = ",".join(str(s) for s in p.placements)
@@ -169,14 +173,15 @@ def capacity_html(layout: Layout, selected: str | None = None) -> str:
     head = "".join(f"<th>{t(k)}</th>" for k in (
         "mig.cap.profile", "mig.cap.id", "mig.cap.free_total", "mig.cap.memory",
         "mig.cap.compute", "mig.cap.placements"))
-    return (f'<table class="lk-table" style="border-collapse:collapse;font-size:13px">'
+    return (f'{_TABLE_CSS}<table class="lk-table lk-mig-table" '
+            f'style="border-collapse:collapse;font-size:13px">'
             f"<caption style='text-align:left'>{t('mig.cap.title')}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
-def fragmentation_html(layout: Layout) -> str:
+def fragmentation_html(layout: Layout, frag: mig.Fragmentation | None = None) -> str:
     """Return one line on free and stranded memory (fragmentation)."""
-    frag = layout.fragmentation()
+    frag = frag or layout.fragmentation()
     if not frag.free_units:
         return t("mig.frag.full")
     if not frag.stranded_units:
@@ -307,7 +312,7 @@ class BoardApp(widgets.VBox):
         try:
             gi = self.mig_layout.place(profile, start)
         except (PlacementError, InputError):
-            self.render(_bad(self.mig_layout.explain(profile, start)))
+            self.render(_bad(self.mig_layout.explain(profile, start)), changed=False)
             return False
         units = f"{gi.start}" if gi.profile.memory_slices == 1 else (
             f"{gi.start}–{gi.start + gi.profile.memory_slices - 1}")
@@ -363,33 +368,37 @@ class BoardApp(widgets.VBox):
         self.render(t("mig.board.model_changed", model=self.mig_layout.model.name))
 
     def _on_profile(self, _change: dict[str, Any]) -> None:
-        self.render(html.escape(self.mig_layout.explain(self.profile)))
+        self.render(html.escape(self.mig_layout.explain(self.profile)), changed=False)
 
     # -- drawing ---------------------------------------------------------------------------------
 
-    def render(self, message: str | None = None) -> None:
-        """Redraw the board, the start buttons, Free/Total and fragmentation."""
+    def render(self, message: str | None = None, changed: bool = True) -> None:
+        """Redraw the board, the start buttons, Free/Total and fragmentation; tell linked
+        panels when the layout ``changed``."""
         profile = self.profile
         lay = self.mig_layout
+        frag = lay.fragmentation()
         legal = set(lay.legal_starts(profile))
         open_ = set(lay.open_starts(profile))
         for u, b in enumerate(self.start_buttons):
             b.button_style = "success" if u in open_ else "warning" if u in legal else ""
             b.tooltip = lay.explain(profile, u)
         starts = {gi.start: gi for gi in lay.instances}
+        self.removes.layout.display = None if starts else "none"
         for u, b in enumerate(self.remove_buttons):
             gi = starts.get(u)
             b.layout.display = None if gi is not None else "none"
             b.description = f"{gi.profile.name}@{u}" if gi is not None else ""
-        self.grid.value = board_html(lay, profile)
+        self.grid.value = board_html(lay, profile, frag)
         self.capacity.value = capacity_html(lay, profile)
-        self.fragmentation.value = fragmentation_html(lay)
+        self.fragmentation.value = fragmentation_html(lay, frag)
         if message is not None:
             self.message.value = message
         if self.target:
             self.target_html.value = self._target_progress()
-        for callback in self.on_change:
-            callback(lay)
+        if changed:
+            for callback in self.on_change:
+                callback(lay)
 
     # -- the challenge ---------------------------------------------------------------------------
 
@@ -466,10 +475,10 @@ class ExportPanel(widgets.VBox):
         self.kind = "smi"
         self.smi_button = widgets.Button(description=t("mig.export.smi"), icon="terminal")
         self.parted_button = widgets.Button(description=t("mig.export.parted"), icon="file")
-        self.text = widgets.Textarea(layout=widgets.Layout(width="100%", height="190px"))
+        self.text = widgets.Textarea(layout=widgets.Layout(width="95%", height="190px"))
         self.download = widgets.HTML()
         self.paste = widgets.Textarea(placeholder=t("mig.import.placeholder"),
-                                      layout=widgets.Layout(width="100%", height="140px"))
+                                      layout=widgets.Layout(width="95%", height="140px"))
         self.load_button = widgets.Button(description=t("mig.import.load"), icon="upload")
         self.import_message = widgets.HTML()
         for w, key in [(self.smi_button, "export-smi"), (self.parted_button, "export-parted"),
@@ -562,7 +571,7 @@ class LivePanel(widgets.VBox):
         self.state_html = widgets.HTML()
         self.refresh_button = widgets.Button(description=t("mig.live.refresh"), icon="refresh")
         self.result = widgets.HTML()
-        self.commands = widgets.Textarea(layout=widgets.Layout(width="100%", height="150px"))
+        self.commands = widgets.Textarea(layout=widgets.Layout(width="95%", height="150px"))
         for w, key in [(self.status, "status"), (self.state_html, "state"),
                        (self.refresh_button, "refresh"), (self.result, "result"),
                        (self.commands, "commands")]:
@@ -667,8 +676,8 @@ def _log_html(log: Sequence[mig.NvmlCall]) -> str:
         f"<tr><td>{'↩ ' if c.rollback else ''}<code>{html.escape(c.function)}</code></td>"
         f"<td>{html.escape(c.arguments)}</td><td>{html.escape(c.outcome)}</td></tr>"
         for c in changes)
-    table = (f'<table class="lk-table" style="font-size:12px"><thead><tr>'
-             f"<th>{t('mig.log.call')}</th><th>{t('mig.log.args')}</th>"
+    table = (f'{_TABLE_CSS}<table class="lk-table lk-mig-table" style="font-size:12px">'
+             f"<thead><tr><th>{t('mig.log.call')}</th><th>{t('mig.log.args')}</th>"
              f"<th>{t('mig.log.outcome')}</th></tr></thead><tbody>{rows}</tbody></table>"
              if rows else "")
     return f"<div>{t('mig.log.reads', n=reads)}</div>{table}"
@@ -697,7 +706,8 @@ def state_html(state: mig.MigState) -> str:
             head = "".join(f"<th>{t(k)}</th>" for k in (
                 "mig.live.gi", "mig.cap.profile", "mig.live.placement", "mig.live.ci",
                 "mig.live.uuid"))
-            lines.append(f'<table class="lk-table" style="font-size:13px"><thead><tr>{head}'
+            lines.append(f'{_TABLE_CSS}<table class="lk-table lk-mig-table" '
+                         f'style="font-size:13px"><thead><tr>{head}'
                          f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
         else:
             lines.append(t("mig.live.no_gi"))
@@ -758,6 +768,16 @@ def _workload_table(results: Mapping[str, share.ModeResult]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(t("mig.wl.mode"))
 
 
+def _table_html(frame: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in [frame.index.name, *frame.columns])
+    rows = "".join(
+        f"<tr><th>{html.escape(str(i))}</th>"
+        + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+        for i, row in zip(frame.index, frame.to_numpy().tolist(), strict=True))
+    return (f'{_TABLE_CSS}<table class="lk-table lk-mig-table" style="font-size:13px">'
+            f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+
+
 class WorkloadApp(LiveApp[WorkloadView]):
     """A class's jobs on one GPU under four sharing modes (see :func:`workload_app`)."""
 
@@ -781,9 +801,14 @@ class WorkloadApp(LiveApp[WorkloadView]):
         self.chart = FigureOutput("lk-workload-chart")
         self.children = [*(f.box for f in self.fields.values()), self.status, self.layout_line,
                          self.table, self.notes, self.chart]
+        self._shown: tuple[Any, ...] | None = None
         if board is not None:
-            board.on_change.append(lambda _lay: self.update())
+            board.on_change.append(self._board_changed)
         self.update()
+
+    def _board_changed(self, layout: Layout) -> None:
+        if layout.key() != self._shown:
+            self.update()
 
     @property
     def mig_layout(self) -> Layout:
@@ -807,11 +832,11 @@ class WorkloadApp(LiveApp[WorkloadView]):
 
     def render(self, result: WorkloadView) -> None:
         lay = result.layout
+        self._shown = lay.key()
         parts = ", ".join(f"{gi.profile.name}@{gi.start}" for gi in lay.sorted_instances())
         self.layout_line.value = t("mig.wl.layout", model=lay.model.short_name,
                                    layout=parts or t("mig.board.empty"))
-        self.table.value = _workload_table(result.results).to_html(classes="lk-table",
-                                                                   border=0)
+        self.table.value = _table_html(_workload_table(result.results))
         notes = []
         for mode, r in result.results.items():
             oom = sum(1 for run in r.runs if run.outcome == "oom")
