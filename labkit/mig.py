@@ -31,6 +31,7 @@ Used in: notebooks/02_mig.ipynb
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -1172,8 +1173,8 @@ def _entry(entry: Any, where: str, label: str, board: GpuModel) -> MigPartedEntr
     except PlacementError as err:
         raise InputError(f"{where}.mig-devices", "other", dict(counts),
                          f"{where}.mig-devices: {err}") from err
-    return MigPartedEntry(label, devices if devices == "all" else tuple(devices),
-                          tuple(filters), enabled, layout)
+    chosen: str | tuple[int, ...] = devices if isinstance(devices, str) else tuple(devices)
+    return MigPartedEntry(label, chosen, tuple(filters), enabled, layout)
 
 
 def layout_from_mig_parted(spec: Any, model: GpuModel | str, label: str | None = None) -> Layout:
@@ -1460,10 +1461,11 @@ def plan(state: MigState, layout: Layout) -> list[MigStep]:
     new = sorted((gi for key, gi in target.items() if key not in keep), key=_size_order)
     steps += [MigStep("create_gi", gi.profile.name, gi.profile.id, gi.start,
                       gi.profile.memory_slices) for gi in new]
-    for gi, gi_id in [(gi, None) for gi in new] + redo_ci:
-        steps.append(MigStep("create_ci", gi.profile.name, gi.profile.id, gi.start,
-                             gi.profile.memory_slices, gi_id,
-                             ci_profile_id=default_ci_profile(gi.profile)))
+    with_ci: list[tuple[PlacedGi, int | None]] = [(placed, None) for placed in new]
+    for placed, gi_id in with_ci + redo_ci:
+        steps.append(MigStep("create_ci", placed.profile.name, placed.profile.id, placed.start,
+                             placed.profile.memory_slices, gi_id,
+                             ci_profile_id=default_ci_profile(placed.profile)))
     return steps
 
 
@@ -1769,20 +1771,20 @@ class _Execution:
             rec.change("nvmlComputeInstanceDestroy",
                        f"GI {step.gpu_instance_id} CI {step.compute_instance_id}",
                        lambda: nv.nvmlComputeInstanceDestroy(handle))
-            self.undo.append(lambda s=step: self._recreate_ci(s))
+            self.undo.append(functools.partial(self._recreate_ci, step))
         elif step.action == "destroy_gi":
             assert step.start is not None
             handle = self.gis.pop(step.start)
             rec.change("nvmlGpuInstanceDestroy", f"GI {step.gpu_instance_id} "
                                                  f"({step.profile}@{step.start})",
                        lambda: nv.nvmlGpuInstanceDestroy(handle))
-            self.undo.append(lambda s=step: self._create_gi(s))
+            self.undo.append(functools.partial(self._create_gi, step))
         elif step.action == "create_gi":
             self._create_gi(step)
-            self.undo.append(lambda s=step: self._destroy_gi(s))
+            self.undo.append(functools.partial(self._destroy_gi, step))
         elif step.action == "create_ci":
             ci = self._create_ci(step)
-            self.undo.append(lambda c=ci, s=step: self._destroy_ci(c, s))
+            self.undo.append(functools.partial(self._destroy_ci, ci, step))
 
     def _set_mode(self, mode: int) -> None:
         self.rec.change("nvmlDeviceSetMigMode", f"mode={mode}",
