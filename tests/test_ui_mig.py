@@ -65,17 +65,21 @@ def test_board_illegal_moves_show_the_reason_and_change_nothing(board: ui.BoardA
     assert board.mig_layout.key() == before
 
 
-def test_board_remove_buttons_and_clear(board: ui.BoardApp) -> None:
+def test_board_remove_and_clear(board: ui.BoardApp) -> None:
+    assert board.removes.layout.display == "none"  # nothing to remove yet
     board.apply_preset("all-balanced")
-    shown = [b.description for b in board.remove_buttons if b.layout.display is None]
-    assert shown == ["2g.20gb@0", "1g.10gb@2", "1g.10gb@3", "3g.40gb@4"]
-    find_by_class(board, "lk-board-remove-4").click()
+    assert [label for label, _ in board.remove_select.options] == [
+        "2g.20gb@0", "1g.10gb@2", "1g.10gb@3", "3g.40gb@4"]
+    board.remove_select.value = 4
+    find_by_class(board, "lk-board-remove").click()
     assert "3g.40gb@4" in board.message.value and len(board.mig_layout) == 3
+    assert len(board.remove_select.options) == 3
     board.remove_at(7)
     assert "유닛 7에는" in board.message.value
+    board.remove_at(None)
+    assert "✘" in board.message.value and len(board.mig_layout) == 3
     find_by_class(board, "lk-board-clear").click()
-    assert len(board.mig_layout) == 0 and all(b.layout.display == "none"
-                                              for b in board.remove_buttons)
+    assert len(board.mig_layout) == 0 and board.removes.layout.display == "none"
 
 
 def test_board_presets_and_fragmentation_line(board: ui.BoardApp) -> None:
@@ -94,10 +98,13 @@ def test_board_presets_and_fragmentation_line(board: ui.BoardApp) -> None:
 def test_board_model_change_rebuilds_the_controls(board: ui.BoardApp, model: str, units: int,
                                                   first: str) -> None:
     board.press(None)
+    pool = list(board.start_buttons)
     board.model_select.value = model
-    assert len(board.start_buttons) == units and len(board.mig_layout) == 0
+    shown = [b for b in board.start_buttons if b.layout.display is None]
+    assert len(shown) == units and len(board.mig_layout) == 0
+    assert board.start_buttons[:len(pool)] == pool  # buttons are reused, never closed
     assert board.profile_select.value == first
-    assert find_by_class(board, f"lk-board-start-{units - 1}") is board.start_buttons[-1]
+    assert find_by_class(board, f"lk-board-start-{units - 1}") is shown[-1]
     assert board.preset_select.options[0] == f"all-{first}"
 
 
@@ -111,14 +118,16 @@ def test_board_reproduces_the_guides_order_example(board: ui.BoardApp) -> None:
     assert "모두 막혔습니다" in board.message.value
 
 
-def test_challenge_says_two_gpus_and_why() -> None:
-    challenge = ui.challenge_app()
-    assert "1g.10gb 0/7" in challenge.target_html.value
-    find_by_class(challenge, "lk-challenge-target-check").click()
+def test_challenge_says_two_gpus_and_why(board: ui.BoardApp) -> None:
+    challenge = ui.challenge_panel(board)
+    assert "1g.10gb 0/7" in challenge.progress.value
+    find_by_class(challenge, "lk-challenge-check").click()
     text = challenge.message.value
     assert "10개 필요한데" in text and "7개뿐" in text and "GPU 2장" in text
-    challenge.apply_preset("all-1g.10gb")
-    assert "1g.10gb 7/7 ✔" in challenge.target_html.value
+    board.apply_preset("all-1g.10gb")
+    assert "1g.10gb 7/7 ✔" in challenge.progress.value
+    board.model_select.value = "A30"
+    assert "H100-80GB로 바꾸세요" in challenge.check()
 
 
 # --- export and import --------------------------------------------------------------------------

@@ -4,7 +4,9 @@ Builders (each returns a widget or a table; the notebook only calls them):
 
 - :func:`board_app` — the GPU drawn as memory units with its compute slices; pick a model and a
   profile, click a start position; illegal moves explained; Free/Total and fragmentation live;
-  presets; an optional target (the "seven students and a project" challenge);
+  presets;
+- :func:`challenge_panel` — "seven students each need a 1g.10gb, one project a 3g": a target
+  for the board, and why it does not fit on one GPU;
 - :func:`export_panel` — ``nvidia-smi`` commands and the mig-parted config of the board (text to
   copy, or a download), and reading a config (or commands) back onto the board;
 - :func:`live_panel` — the lab GPU's MIG state (real or simulated), refreshed; applying the
@@ -43,12 +45,13 @@ from labkit.validate import InputError
 
 __all__ = [
     "BoardApp",
+    "ChallengePanel",
     "ExportPanel",
     "LivePanel",
     "WorkloadApp",
     "board_app",
     "case1_numbers",
-    "challenge_app",
+    "challenge_panel",
     "exercises",
     "export_panel",
     "layout_counts",
@@ -204,13 +207,10 @@ class BoardApp(widgets.VBox):
         Called with the layout after every change (linked panels).
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, target: Mapping[str, int] | None = None,
-                 *, name: str = "board") -> None:
+    def __init__(self, model: str = DEFAULT_MODEL) -> None:
         super().__init__()
-        self.name = name
-        self.add_class(f"lk-{name}")
+        self.add_class("lk-board")
         self.mig_layout = Layout(model)
-        self.target = dict(target or {})
         self.on_change: list[Callable[[Layout], None]] = []
         self.model_select = widgets.Dropdown(
             options=[(f"{m} — {load_gpu_model(m).name}", m) for m in mig_models()],
@@ -225,30 +225,27 @@ class BoardApp(widgets.VBox):
                                           tooltip=t("mig.board.auto_tip"),
                                           layout=widgets.Layout(width="170px"))
         self.clear_button = widgets.Button(description=t("mig.board.clear"))
-        for w, key in [(self.model_select, "model"), (self.profile_select, "profile"),
-                       (self.preset_select, "preset"), (self.preset_button, "preset-apply"),
-                       (self.auto_button, "auto"), (self.clear_button, "clear")]:
-            w.add_class(f"lk-{name}-{key}")
-        self.starts = widgets.HBox(layout=widgets.Layout(max_width=f"{_BOARD_PX}px"))
-        self.removes = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
-        self.start_buttons: list[widgets.Button] = []
-        self.remove_buttons: list[widgets.Button] = []
+        self.remove_select = widgets.Dropdown(layout=widgets.Layout(width="200px"))
+        self.remove_button = widgets.Button(description=t("mig.board.remove_one"))
         self.grid = widgets.HTML()
         self.message = widgets.HTML()
         self.capacity = widgets.HTML()
         self.fragmentation = widgets.HTML()
-        self.target_html = widgets.HTML()
-        self.target_button = widgets.Button(description=t("mig.target.check"))
-        for w, key in [(self.grid, "grid"), (self.message, "message"),
-                       (self.capacity, "capacity"), (self.fragmentation, "fragmentation"),
-                       (self.target_html, "target"), (self.target_button, "target-check")]:
-            w.add_class(f"lk-{name}-{key}")
+        for w, key in [(self.model_select, "model"), (self.profile_select, "profile"),
+                       (self.preset_select, "preset"), (self.preset_button, "preset-apply"),
+                       (self.auto_button, "auto"), (self.clear_button, "clear"),
+                       (self.remove_select, "remove-select"), (self.remove_button, "remove"),
+                       (self.grid, "grid"), (self.message, "message"),
+                       (self.capacity, "capacity"), (self.fragmentation, "fragmentation")]:
+            w.add_class(f"lk-board-{key}")
+        self.starts = widgets.HBox(layout=widgets.Layout(max_width=f"{_BOARD_PX}px"))
+        self.start_buttons: list[widgets.Button] = []  # a pool: shown for the model's units
         self.model_select.observe(self._on_model, names="value")
         self.profile_select.observe(self._on_profile, names="value")
         self.preset_button.on_click(lambda _b: self.apply_preset(self.preset_select.value))
         self.auto_button.on_click(lambda _b: self.press(None))
         self.clear_button.on_click(lambda _b: self.clear())
-        self.target_button.on_click(lambda _b: self.check_target())
+        self.remove_button.on_click(lambda _b: self.remove_at(self.remove_select.value))
         controls = widgets.HBox([self.model_select, self.profile_select],
                                 layout=widgets.Layout(flex_flow="row wrap"))
         presets = widgets.HBox([widgets.HTML(f"<b>{t('mig.board.presets')}</b>&nbsp;"),
@@ -256,13 +253,11 @@ class BoardApp(widgets.VBox):
                                layout=widgets.Layout(align_items="center"))
         click = widgets.HBox([widgets.HTML(f"<b>{t('mig.board.click')}</b>&nbsp;"),
                               self.auto_button], layout=widgets.Layout(align_items="center"))
-        children: list[widgets.Widget] = [controls, presets, click, self.starts, self.grid,
-                                          self.message, self.removes, self.fragmentation,
-                                          self.capacity]
-        if self.target:
-            children[1:1] = [widgets.HBox([self.target_html, self.target_button],
-                                          layout=widgets.Layout(align_items="center"))]
-        self.children = children
+        self.removes = widgets.HBox([widgets.HTML(f"<b>{t('mig.board.remove')}</b>&nbsp;"),
+                                     self.remove_select, self.remove_button],
+                                    layout=widgets.Layout(align_items="center"))
+        self.children = [controls, presets, click, self.starts, self.grid, self.message,
+                         self.removes, self.fragmentation, self.capacity]
         self._build_model_controls()
         self.render()
 
@@ -270,25 +265,17 @@ class BoardApp(widgets.VBox):
 
     def _build_model_controls(self) -> None:
         spec = self.mig_layout.spec
-        for b in self.start_buttons + self.remove_buttons:
-            b.close()
         width = f"{(_BOARD_PX - 4 * (spec.memory_units - 1)) / spec.memory_units:.0f}px"
-        self.start_buttons = []
-        for u in range(spec.memory_units):
-            b = widgets.Button(description=str(u), layout=widgets.Layout(width=width,
-                                                                        margin="0 2px"))
-            b.add_class(f"lk-{self.name}-start-{u}")
+        while len(self.start_buttons) < spec.memory_units:  # never closed: views stay valid
+            u = len(self.start_buttons)
+            b = widgets.Button(description=str(u), layout=widgets.Layout(margin="0 2px"))
+            b.add_class(f"lk-board-start-{u}")
             b.on_click(lambda _b, u=u: self.press(u))
             self.start_buttons.append(b)
+        for u, b in enumerate(self.start_buttons):
+            b.layout.width = width
+            b.layout.display = None if u < spec.memory_units else "none"
         self.starts.children = self.start_buttons
-        self.remove_buttons = []
-        for u in range(spec.memory_units):
-            b = widgets.Button(icon="times", layout=widgets.Layout(width="auto", display="none"))
-            b.add_class(f"lk-{self.name}-remove-{u}")
-            b.on_click(lambda _b, u=u: self.remove_at(u))
-            self.remove_buttons.append(b)
-        self.removes.children = [widgets.HTML(f"<b>{t('mig.board.remove')}</b>&nbsp;"),
-                                 *self.remove_buttons]
         names = [p.name for p in spec.profiles]
         self.profile_select.unobserve(self._on_profile, names="value")
         self.profile_select.options = names
@@ -380,46 +367,76 @@ class BoardApp(widgets.VBox):
         frag = lay.fragmentation()
         legal = set(lay.legal_starts(profile))
         open_ = set(lay.open_starts(profile))
-        for u, b in enumerate(self.start_buttons):
+        for u, b in enumerate(self.start_buttons[:lay.spec.memory_units]):
             b.button_style = "success" if u in open_ else "warning" if u in legal else ""
             b.tooltip = lay.explain(profile, u)
-        starts = {gi.start: gi for gi in lay.instances}
-        self.removes.layout.display = None if starts else "none"
-        for u, b in enumerate(self.remove_buttons):
-            gi = starts.get(u)
-            b.layout.display = None if gi is not None else "none"
-            b.description = f"{gi.profile.name}@{u}" if gi is not None else ""
+        gis = lay.sorted_instances()
+        self.removes.layout.display = None if gis else "none"
+        options = [(f"{gi.profile.name}@{gi.start}", gi.start) for gi in gis]
+        if list(self.remove_select.options) != options:
+            self.remove_select.options = options
         self.grid.value = board_html(lay, profile, frag)
         self.capacity.value = capacity_html(lay, profile)
         self.fragmentation.value = fragmentation_html(lay, frag)
         if message is not None:
             self.message.value = message
-        if self.target:
-            self.target_html.value = self._target_progress()
         if changed:
             for callback in self.on_change:
                 callback(lay)
 
-    # -- the challenge ---------------------------------------------------------------------------
+def board_app(model: str = DEFAULT_MODEL) -> BoardApp:
+    """Return the MIG board for ``model`` (``"H100-80GB"``, ``"A30"``, ...).
 
-    def _target_progress(self) -> str:
-        counts = self.mig_layout.counts()
+    Used in: notebooks/02_mig.ipynb
+    """
+    return BoardApp(model)
+
+
+class ChallengePanel(widgets.VBox):
+    """A target for the board (see :func:`challenge_panel`)."""
+
+    def __init__(self, board: BoardApp, target: Mapping[str, int]) -> None:
+        super().__init__()
+        self.add_class("lk-challenge")
+        self.board = board
+        self.target = dict(target)
+        self.progress = widgets.HTML()
+        self.check_button = widgets.Button(description=t("mig.target.check"))
+        self.message = widgets.HTML()
+        for w, key in [(self.progress, "progress"), (self.check_button, "check"),
+                       (self.message, "message")]:
+            w.add_class(f"lk-challenge-{key}")
+        self.check_button.on_click(lambda _b: self.check())
+        board.on_change.append(lambda _lay: self.show_progress())
+        self.children = [widgets.HBox([self.progress, self.check_button],
+                                      layout=widgets.Layout(align_items="center")),
+                         self.message]
+        self.show_progress()
+
+    def show_progress(self) -> None:
+        """Show how much of the target the board's layout meets."""
+        counts = self.board.mig_layout.counts()
         parts = []
         for name, want in self.target.items():
             have = counts.get(name, 0)
             mark = "✔" if have >= want else "…"
             parts.append(f"{html.escape(name)} {have}/{want} {mark}")
-        return f"<b>{t('mig.target.title')}</b> " + " · ".join(parts)
+        self.progress.value = f"<b>{t('mig.target.title')}</b> " + " · ".join(parts)
 
-    def check_target(self) -> str:
-        """Say whether the target fits on one GPU of this model, and if not, why and how many
-        GPUs it takes (first fit, largest first)."""
+    def check(self) -> str:
+        """Say whether the target fits on one GPU of the board's model, and if not, why and
+        how many GPUs it takes (first fit, largest first)."""
+        board = self.board.mig_layout
         names = [n for n, k in self.target.items() for _ in range(k)]
         try:
-            Layout.from_profiles(self.mig_layout.model, names)
+            profs = [board.profile(n) for n in names]
+            Layout.from_profiles(board.model, names)
         except PlacementError as err:
-            spec = self.mig_layout.spec
-            profs = [self.mig_layout.profile(n) for n in names]
+            if err.rule == "unknown_profile":
+                text = t("mig.target.other_model", model=board.model.short_name)
+                self.message.value = _bad(text)
+                return text
+            spec = board.spec
             need_c = sum(p.compute_slices for p in profs)
             need_u = sum(p.memory_slices for p in profs)
             reason = (t("mig.target.compute", need=need_c, have=spec.compute_slices)
@@ -427,7 +444,7 @@ class BoardApp(widgets.VBox):
                       t("mig.target.memory", need=need_u, have=spec.memory_units)
                       if need_u > spec.memory_units else
                       t("mig.target.rule", rule=err.rule))
-            gpus = mig.pack_profiles(self.mig_layout.model, names)
+            gpus = mig.pack_profiles(board.model, names)
             plan = " / ".join(f"GPU {k + 1}: " + ", ".join(
                 f"{gi.profile.name}@{gi.start}" for gi in g.sorted_instances())
                 for k, g in enumerate(gpus))
@@ -439,21 +456,13 @@ class BoardApp(widgets.VBox):
         return text
 
 
-def board_app(model: str = DEFAULT_MODEL) -> BoardApp:
-    """Return the MIG board for ``model`` (``"H100-80GB"``, ``"A30"``, ...).
-
-    Used in: notebooks/02_mig.ipynb
-    """
-    return BoardApp(model)
-
-
-def challenge_app(model: str = DEFAULT_MODEL) -> BoardApp:
-    """Return a board with the challenge: seven students each need a 1g.10gb, one project a
+def challenge_panel(board: BoardApp) -> ChallengePanel:
+    """Return the challenge for ``board``: seven students each need a 1g.10gb, one project a
     3g.40gb — find a layout (or find out why there is none on one GPU).
 
     Used in: notebooks/02_mig.ipynb
     """
-    return BoardApp(model, CHALLENGE, name="challenge")
+    return ChallengePanel(board, CHALLENGE)
 
 
 # --- export and import --------------------------------------------------------------------------

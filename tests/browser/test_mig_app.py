@@ -1,11 +1,17 @@
-"""Lesson 02 as a voila app in a real browser: place a profile, Free/Total follows, an illegal
-placement shows its reason, and the page offers no way to change the GPU."""
+"""Lesson 02 as a voila app in a real browser: place a profile, Free/Total and the workload chart
+follow, an illegal placement shows its reason, and the page offers no way to change the GPU."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import assert_no_traceback, open_lesson, screenshot
+from tests.browser.conftest import (
+    assert_no_traceback,
+    open_lesson,
+    plot_json,
+    screenshot,
+    wait_for_plot_change,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -20,6 +26,8 @@ def test_mig_board_place_free_total_and_reason(page, voila_url):  # type: ignore
     page.wait_for_selector(".lk-board-grid div")
     assert page.evaluate(FREE_TOTAL, "3g.40gb") == "2/2"
     assert page.evaluate(FREE_TOTAL, "7g.80gb") == "1/1"
+    chart_before = plot_json(page, "lk-workload-chart")
+    assert chart_before is not None
 
     page.select_option(".lk-board-profile select", label="3g.40gb")
     page.wait_for_function(
@@ -30,6 +38,8 @@ def test_mig_board_place_free_total_and_reason(page, voila_url):  # type: ignore
     page.wait_for_function(f"() => ({FREE_TOTAL})('3g.40gb') === '1/2'")
     assert page.evaluate(FREE_TOTAL, "7g.80gb") == "0/1"
     assert "3g.40gb" in page.locator(".lk-board-grid").inner_text()
+    # the class-workload chart follows the board: MIG now has one 3g.40gb device
+    wait_for_plot_change(page, "lk-workload-chart", chart_before)
 
     # an illegal placement: 3g.40gb cannot start at unit 2
     page.locator("button.lk-board-start-2").click()
