@@ -89,11 +89,18 @@ class ServerSpec:
     source: str = ""
 
     def __post_init__(self) -> None:
-        validate.non_negative("server_capex_krw", self.server_capex_krw)
-        validate.integer("gpus_per_server", self.gpus_per_server, minimum=1)
-        validate.positive("max_it_power_kw", self.max_it_power_kw)
-        validate.positive("tokens_per_s_per_gpu", self.tokens_per_s_per_gpu)
-        validate.integer("mig_instances_per_gpu", self.mig_instances_per_gpu, minimum=1)
+        clean = {
+            "server_capex_krw": validate.non_negative("server_capex_krw", self.server_capex_krw),
+            "gpus_per_server": validate.integer("gpus_per_server", self.gpus_per_server,
+                                                minimum=1),
+            "max_it_power_kw": validate.positive("max_it_power_kw", self.max_it_power_kw),
+            "tokens_per_s_per_gpu": validate.positive("tokens_per_s_per_gpu",
+                                                      self.tokens_per_s_per_gpu),
+            "mig_instances_per_gpu": validate.integer("mig_instances_per_gpu",
+                                                      self.mig_instances_per_gpu, minimum=1),
+        }
+        for name, value in clean.items():
+            object.__setattr__(self, name, value)
 
 
 @dataclass(frozen=True)
@@ -176,22 +183,35 @@ class RoomDesign:
         if pue < 1:
             raise validate.InputError("pue", "at_least", self.pue,
                                       f"pue must be >= 1, got {self.pue!r}", limit=1.0)
-        validate.fraction("idle_frac", self.idle_frac, allow_zero=True)
-        if self.contract_kw is not None:
-            validate.positive("contract_kw", self.contract_kw)
-        validate.non_negative("staff_fte", self.staff_fte)
-        validate.at_most("staff_fte", self.staff_fte, 10, "10")
-        validate.non_negative("staff_krw_per_fte_year", self.staff_krw_per_fte_year)
-        validate.fraction("maintenance_frac", self.maintenance_frac, allow_zero=True)
-        validate.non_negative("facility_upgrade_krw", self.facility_upgrade_krw)
-        validate.positive("facility_years", self.facility_years)
-        validate.positive("depreciation_years", self.depreciation_years)
-        validate.fraction("cost_of_capital", self.cost_of_capital, allow_zero=True)
-        if self.students_per_gpu is not None:
-            validate.integer("students_per_gpu", self.students_per_gpu, minimum=1)
-        validate.fraction("derate", self.derate)
-        validate.non_negative("rent_krw_per_gpu_hour", self.rent_krw_per_gpu_hour)
-        validate.non_negative("api_krw_per_m_tokens", self.api_krw_per_m_tokens)
+        staff_fte = validate.non_negative("staff_fte", self.staff_fte)
+        clean: dict[str, Any] = {
+            "n_servers": n, "pue": pue,
+            "idle_frac": validate.fraction("idle_frac", self.idle_frac, allow_zero=True),
+            "contract_kw": None if self.contract_kw is None
+            else validate.positive("contract_kw", self.contract_kw),
+            "school_exception": bool(self.school_exception),
+            "staff_fte": validate.at_most("staff_fte", staff_fte, 10, "10"),
+            "staff_krw_per_fte_year": validate.non_negative("staff_krw_per_fte_year",
+                                                            self.staff_krw_per_fte_year),
+            "maintenance_frac": validate.fraction("maintenance_frac", self.maintenance_frac,
+                                                  allow_zero=True),
+            "facility_upgrade_krw": validate.non_negative("facility_upgrade_krw",
+                                                          self.facility_upgrade_krw),
+            "facility_years": validate.positive("facility_years", self.facility_years),
+            "depreciation_years": validate.positive("depreciation_years",
+                                                    self.depreciation_years),
+            "cost_of_capital": validate.fraction("cost_of_capital", self.cost_of_capital,
+                                                 allow_zero=True),
+            "students_per_gpu": None if self.students_per_gpu is None
+            else validate.integer("students_per_gpu", self.students_per_gpu, minimum=1),
+            "derate": validate.fraction("derate", self.derate),
+            "rent_krw_per_gpu_hour": validate.non_negative("rent_krw_per_gpu_hour",
+                                                           self.rent_krw_per_gpu_hour),
+            "api_krw_per_m_tokens": validate.non_negative("api_krw_per_m_tokens",
+                                                          self.api_krw_per_m_tokens),
+        }
+        for name, value in clean.items():
+            object.__setattr__(self, name, value)
 
     @property
     def gpus(self) -> int:
@@ -435,9 +455,10 @@ def _vary(design: RoomDesign, usage: Usage, key: str,
         server = replace(design.server,
                          server_capex_krw=design.server.server_capex_krw * value)
         return replace(design, server=server), usage
+    changes: dict[str, Any] = {key: value}
     if key in {f.name for f in fields(Usage)}:
-        return design, replace(usage, **{key: value})
-    return replace(design, **{key: value}), usage
+        return design, replace(usage, **changes)
+    return replace(design, **changes), usage
 
 
 _MONEY_ONLY = frozenset({"capex_scale", "depreciation_years", "cost_of_capital", "staff_fte",
