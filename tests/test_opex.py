@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from labkit import economics, loadprofile, opex
 from labkit.data import DataError
-from labkit.data.opex import load_opex_defaults, load_servers
+from labkit.data.opex import load_opex_defaults, load_servers, smallest_mig_profile
 from labkit.data.school import load_school_calendar
 from labkit.data.tariff import load_tariff
 from labkit.validate import InputError
@@ -209,6 +209,15 @@ def test_servers_come_from_data_economics() -> None:
     assert (rtx.gpus_per_server, rtx.mig_instances_per_gpu) == (4, 4)
 
 
+def test_students_per_gpu_is_the_smallest_mig_profile_count() -> None:
+    # data/gpus (lesson 02's models): H100 1g.10gb fits 7 times; 1g.10gb+me only once
+    assert smallest_mig_profile("H100-80GB") == ("1g.10gb", 7)
+    assert smallest_mig_profile("RTX-PRO-6000") == ("1g.24gb", 4)
+    assert smallest_mig_profile("L40S") == ("", 1)  # no MIG: one student per GPU
+    with pytest.raises(DataError, match="gpu_model"):
+        smallest_mig_profile("Z999")
+
+
 def test_opex_defaults_cover_the_controls() -> None:
     defaults = load_opex_defaults()
     for key in ("pue", "idle_frac", "staff_fte", "depreciation_years", "fx_krw_per_usd",
@@ -222,7 +231,7 @@ def test_load_servers_names_a_missing_reference(tmp_path, monkeypatch) -> None: 
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1] / "data"
-    for sub in ("economics", "opex"):
+    for sub in ("economics", "opex", "gpus"):
         shutil.copytree(root / sub, tmp_path / sub)
     path = tmp_path / "opex" / "servers.csv"
     path.write_text(path.read_text(encoding="utf-8").replace(

@@ -2,7 +2,8 @@
 
 ``data/opex/servers.csv`` names, for each server type, the rows of lesson 05/06's tables that
 give its price (``hardware_prices.csv``), its maximum power (``power.csv``) and its inference
-throughput (``mlperf_inference_llm.csv``); this module joins them into
+throughput (``mlperf_inference_llm.csv``), and the GPU model (``data/gpus/``) whose smallest
+MIG profile says how many students share one GPU; this module joins them into
 :class:`labkit.opex.ServerSpec` values. ``data/opex/defaults.csv`` holds the lesson's defaults
 and control ranges.
 """
@@ -19,10 +20,11 @@ import pandas as pd
 
 from labkit.data import Column, DataError, load_csv
 from labkit.data.economics import load_hardware_prices, load_mlperf, load_power
+from labkit.data.gpus import load_gpu_model
 from labkit.opex import ServerSpec
 from labkit.validate import InputError
 
-__all__ = ["OpexDefault", "load_opex_defaults", "load_servers"]
+__all__ = ["OpexDefault", "load_opex_defaults", "load_servers", "smallest_mig_profile"]
 
 SERVERS_PATH = "opex/servers.csv"
 DEFAULTS_PATH = "opex/defaults.csv"
@@ -61,8 +63,7 @@ def load_servers(fx_krw_per_usd: float, path: str | Path = SERVERS_PATH) -> dict
               Column("price_item"), Column("power_item", nullable=True),
               Column("max_it_power_kw", "float", nullable=True, minimum=0),
               Column("mlperf_version"), Column("mlperf_system"), Column("mlperf_benchmark"),
-              Column("mlperf_scenario"), Column("mig_profile"),
-              Column("mig_instances_per_gpu", "int", minimum=1), _TAG]
+              Column("mlperf_scenario"), Column("gpu_model"), _TAG]
     frame = load_csv(path, schema)
     name = frame.attrs["path"]
     prices, power, mlperf = load_hardware_prices(), load_power(), load_mlperf()
@@ -85,6 +86,7 @@ def load_servers(fx_krw_per_usd: float, path: str | Path = SERVERS_PATH) -> dict
                     & (mlperf["system"] == row["mlperf_system"])
                     & (mlperf["benchmark"] == row["mlperf_benchmark"])
                     & (mlperf["scenario"] == row["mlperf_scenario"]), "mlperf row", where)
+        profile, slices = smallest_mig_profile(row["gpu_model"], where)
         try:
             servers[row["server"]] = ServerSpec(
                 name=row["server"],
@@ -93,18 +95,41 @@ def load_servers(fx_krw_per_usd: float, path: str | Path = SERVERS_PATH) -> dict
                 gpus_per_server=int(row["gpus_per_server"]),
                 max_it_power_kw=kw,
                 tokens_per_s_per_gpu=float(perf["result_per_accel"]),
-                mig_instances_per_gpu=int(row["mig_instances_per_gpu"]),
+                mig_instances_per_gpu=slices,
                 source=(f"price: {price['source']} ({price['as_of']}); power: "
                         f"{power_item or 'this file'}; throughput: MLPerf Inference "
                         f"{perf['version']} {perf['system']} {perf['benchmark']} "
-                        f"{perf['scenario']}; MIG: {row['mig_profile']} x "
-                        f"{row['mig_instances_per_gpu']}"),
+                        f"{perf['scenario']}; MIG: {profile} x {slices} "
+                        f"(data/gpus/{row['gpu_model']}.yaml)"),
             )
         except InputError as err:
             raise DataError(f"{where}: {err}") from err
     if not servers:
         raise DataError(f"{name}: no server rows")
     return servers
+
+
+def smallest_mig_profile(gpu_model: str, where: str = "") -> tuple[str, int]:
+    """Return the smallest MIG profile of a GPU model and how many fit on one GPU.
+
+    The smallest profile has the fewest compute slices, then the fewest memory slices (among
+    equals, the one that fits most often: ``1g.10gb`` x 7 on an H100, not ``1g.10gb+me`` x 1).
+    A GPU without MIG gives ``("", 1)``: one student (or class) per GPU.
+
+    Raises
+    ------
+    labkit.data.DataError
+        If ``gpu_model`` is not in ``data/gpus/``.
+    """
+    try:
+        model = load_gpu_model(gpu_model)
+    except DataError as err:
+        raise DataError(f"{where}: gpu_model: {err}") from err
+    if model.mig is None:
+        return "", 1
+    best = min(model.mig.profiles,
+               key=lambda p: (p.compute_slices, p.memory_slices, -p.max_count))
+    return best.name, best.max_count
 
 
 @dataclass(frozen=True)
