@@ -159,12 +159,9 @@ def capture(nv: ModuleType) -> dict[str, Any]:
         },
         "devices": [_device(nv, i) for i in range(nv.nvmlDeviceGetCount())],
     }
-    tables = {}
-    for name, render in (("lgip", smi.lgip), ("lgipp", smi.lgipp), ("lgi", smi.lgi),
-                         ("lci", smi.lci), ("L", smi.list_gpus)):
-        result = _q(nv, render, nv) if name != "L" else _q(nv, smi.list_gpus, nv)
-        tables[name] = result
-    doc["tables"] = tables
+    doc["tables"] = {name: _q(nv, render, nv) for name, render in (
+        ("L", smi.list_gpus), ("lgip", smi.lgip), ("lgipp", smi.lgipp), ("lgi", smi.lgi),
+        ("lci", smi.lci))}
     return doc
 
 

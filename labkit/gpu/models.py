@@ -10,7 +10,7 @@ Vocabulary follows nvidia-smi and mig-parted: a *GPU instance profile* (``1g.10g
 ``nvmlDeviceGetGpuInstanceProfileInfo``); the two differ, and ``id`` differs between boards.
 A *placement* is a start and a size in memory units (``nvidia-smi mig -lgipp``).
 
-Used in: notebooks/01_observe.ipynb, notebooks/02_mig.ipynb
+Used in: lessons 01 (observation) and 02 (MIG), through labkit.gpu and labkit.mig
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def profile_name(compute_slices: int, memory_mib: int, total_memory_mib: int,
     suffix : str, default ""
         ``"+me"``, ``"+me.all"``, ``"+gfx"``, ``"-me"`` or ``""``.
 
-    Used in: notebooks/02_mig.ipynb
+    Used in: lesson 02 (MIG)
     """
     return f"{compute_slices}g.{mig_memory_gb(memory_mib, total_memory_mib)}gb{suffix}"
 

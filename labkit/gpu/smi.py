@@ -16,7 +16,8 @@ from typing import Any
 
 from labkit.gpu.models import profile_name
 
-__all__ = ["gi_profiles", "lci", "lgi", "lgip", "lgipp", "list_gpus"]
+__all__ = ["NO_MIG", "gi_profiles", "gpu_instances", "lci", "lgi", "lgip", "lgipp", "list_gpus",
+           "placements"]
 
 _LGIP_RULE = "+" + "-" * 79 + "+"
 _LGIP_HEAD = [
@@ -179,7 +180,7 @@ def lgipp(nv: ModuleType, gpu: int | None = None) -> str:
     return "\n".join(lines) if lines else NO_MIG
 
 
-def _gpu_instances(nv: ModuleType, h: Any) -> list[tuple[Any, Any, Any]]:
+def gpu_instances(nv: ModuleType, h: Any) -> list[tuple[Any, Any, Any]]:
     """Return (profile info, GI handle, GI info) for every GI, in lgip profile order."""
     out = []
     for info in gi_profiles(nv, h):
@@ -200,7 +201,7 @@ def lgi(nv: ModuleType, gpu: int | None = None) -> str:
         if not _mig_enabled(nv, h):
             continue
         any_mig = True
-        for info, _, gi in _gpu_instances(nv, h):
+        for info, _, gi in gpu_instances(nv, h):
             place = f"{gi.placement.start}:{gi.placement.size}"
             rows.append(f"|{i:>4}  {_profile_name(nv, h, info):<20}{info.id:>4}{gi.id:>9}"
                         f"{place:>13}     |")
@@ -221,7 +222,7 @@ def lci(nv: ModuleType, gpu: int | None = None) -> str:
         if not _mig_enabled(nv, h):
             continue
         any_mig = True
-        for _, gi_handle, gi in _gpu_instances(nv, h):
+        for _, gi_handle, gi in gpu_instances(nv, h):
             for const in range(nv.NVML_COMPUTE_INSTANCE_PROFILE_COUNT):
                 try:
                     cinfo = nv.nvmlGpuInstanceGetComputeInstanceProfileInfo(
