@@ -1,7 +1,7 @@
 """A school year's hourly GPU utilization and the power the server room draws from the grid.
 
 Pure: numbers in, numbers out; no widgets, no I/O (the default calendar is data:
-``data/school/calendar_2026.yaml``, loaded by :func:`labkit.data.school.load_school_calendar`).
+``data/school/calendar_2026`` file, loaded by :func:`labkit.data.school.load_school_calendar`).
 
 The chain, hour by hour over one calendar year (Asia/Seoul):
 

@@ -319,8 +319,12 @@ class OpexResult:
 
     @property
     def rent_same_work_krw(self) -> float:
-        """Renting exactly the used GPU-hours in the cloud. [KRW/year]"""
-        return self.used_gpu_h * self.design.rent_krw_per_gpu_hour
+        """Renting the GPU-hours that make the same tokens (lesson 05's model). [KRW/year]"""
+        if self.tokens <= 0:
+            return 0.0
+        return economics.rent_cost_krw(self.tokens, self.design.rent_krw_per_gpu_hour,
+                                       self.design.server.tokens_per_s_per_gpu,
+                                       self.design.derate)
 
     @property
     def api_same_work_krw(self) -> float:

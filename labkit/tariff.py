@@ -1,7 +1,7 @@
 """KEPCO electricity bills: seasons, time-of-use bands, billing demand, levies and rounding.
 
 Pure: numbers in, numbers out; no widgets, no I/O. The tariff tables themselves are data
-(``data/tariffs/kepco_<effective-date>.yaml``), loaded by :func:`labkit.data.tariff.load_tariff`.
+(one file per table in ``data/tariffs/``), loaded by :func:`labkit.data.tariff.load_tariff`.
 
 How KEPCO bills a month (KEPCO 기본공급약관 and its 시행세칙; KEPCO bill calculation guide):
 
