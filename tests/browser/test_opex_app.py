@@ -6,7 +6,13 @@ import json
 
 import pytest
 
-from tests.browser.conftest import assert_no_traceback, open_lesson, plot_json, screenshot
+from tests.browser.conftest import (
+    assert_no_traceback,
+    open_lesson,
+    plot_json,
+    screenshot,
+    wait_for_plot_change,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -36,10 +42,7 @@ def test_opex_app_pue_changes_bills_and_export_downloads(page, voila_url):  # ty
     page.keyboard.press("Control+A")
     page.keyboard.type("2")
     page.keyboard.press("Enter")
-    page.wait_for_function(
-        "(b) => { const g = document.querySelector('.lk-bills-chart .js-plotly-plot');"
-        " return g && JSON.stringify(g.data) !== b; }", arg=before)
-    totals_after = _totals(plot_json(page, "lk-bills-chart"))
+    totals_after = _totals(wait_for_plot_change(page, "lk-bills-chart", before))
     assert all(a > b for a, b in zip(totals_after, totals_before, strict=True))
 
     # bad input: a Korean message beside the control, the last good bills kept
