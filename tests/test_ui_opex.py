@@ -148,9 +148,15 @@ def test_calendar_edit_changes_the_year(room: ui.RoomApp) -> None:
 def test_sensitivity_metric_switch_and_bad_value(room: ui.RoomApp) -> None:
     sens = ui.sensitivity_app(room)
     assert sens.table.iloc[0]["key"] == "capex_scale"
+    # a bad room input keeps the last good inputs for the followers
+    room.fields["after_school_end_h"].control.value = 12
     sens.metric.value = "used_gpu_h"
     assert sens.table.iloc[0]["key"] in ("class_frac", "always_on_frac")
     assert "GPU-시간" in sens.chart.figure.layout.title.text
+    assert sens.table["base_krw"].iloc[0] == pytest.approx(room.result.cost_per_used_gpu_h)
+    sens.metric.options = [*sens.metric.options, ("?", "nonsense")]
+    sens.metric.value = "nonsense"  # a browser can send any value
+    assert "알 수 없는 값" in sens.status.value
 
 
 def test_export_writes_csv_and_html_to_a_session_temp_folder(room: ui.RoomApp) -> None:

@@ -374,8 +374,9 @@ class RoomApp(LiveApp[opex.OpexResult]):
 
     def compute(self, values: dict[str, Any]) -> opex.OpexResult:
         design, tariff_, calendar, usage = self.inputs(values)
-        self.current = (design, tariff_, calendar, usage)
-        return opex.evaluate(design, tariff_, calendar, usage)
+        result = opex.evaluate(design, tariff_, calendar, usage)
+        self.current = (design, tariff_, calendar, usage)  # the inputs of the last good result
+        return result
 
     def render(self, result: opex.OpexResult) -> None:
         self.fields["contract_kw"].control.disabled = bool(
