@@ -1521,6 +1521,9 @@ def rack_claim_check(
                                   f"tolerance must be in [0, 1), got {tolerance!r}",
                                   limit="[0, 1)")
     old_tps = validate.positive("old_tokens_per_s_per_server", old_tokens_per_s_per_server)
+    rack = validate.positive("rack_kw", rack_kw)
+    for name, value in (("old_server_kw", old_server_kw), ("new_server_kw", new_server_kw)):
+        validate.at_most(name, validate.positive(name, value), rack, "rack_kw")
     feed = (None if feed_limit_tokens_per_s_per_server is None
             else validate.positive("feed_limit_tokens_per_s_per_server",
                                    feed_limit_tokens_per_s_per_server))
