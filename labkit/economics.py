@@ -870,10 +870,14 @@ class BreakEvenScenario:
         validate.non_negative("api_price_usd_per_m", self.api_price_usd_per_m)
         validate.positive("tokens_per_s_per_gpu", self.tokens_per_s_per_gpu)
         validate.fraction("derate", self.derate)
-        self.cluster()  # validates the cluster's fields
+        # built (and so validated) once; the scenario is frozen, so the cluster never changes
+        object.__setattr__(self, "_cluster", self._build_cluster())
 
     def cluster(self) -> OwnedCluster:
         """Return the owned cluster, capex converted to KRW at ``fx_krw_per_usd``."""
+        return self._cluster  # type: ignore[attr-defined, no-any-return]
+
+    def _build_cluster(self) -> OwnedCluster:
         return OwnedCluster(
             usd_to_krw(self.server_capex_usd, self.fx_krw_per_usd), self.gpus_per_server,
             servers=self.servers, depreciation_years=self.depreciation_years,

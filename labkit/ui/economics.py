@@ -96,6 +96,8 @@ COLORS = {"api": "#d1495b", "owned": "#3b6fb6", "rent": "#e0a100", "point": "#2e
 _BIG = ('<div style="font-size:1.9em;font-weight:700;line-height:1.15">{big}</div>'
         '<div style="color:#444;line-height:1.5">{detail}</div>')
 _OK, _WARN, _UNKNOWN = "✔", "⚠", "?"
+_TABLE = '<table style="border-collapse:collapse;line-height:1.5">'
+_TD = '<td style="padding:3px 14px 3px 0;vertical-align:top">'
 
 
 @functools.cache
@@ -121,6 +123,17 @@ def _slider(d: Default, key: str, label: str, *, pct: bool = False, digits: int 
                             step=d.step * 100, unit="%", readout_format=".1f", scale=100)
     return slider_field(key, label, d.value, min=d.low, max=d.high, step=d.step, unit=unit,
                         readout_format=f",.{digits}f")
+
+
+def _figure(traces: list[dict[str, Any]], **layout: Any) -> go.Figure:
+    """A styled figure with ``traces`` (plotly trace dicts) and ``layout``, built in one pass.
+
+    One ``update_layout`` and one ``add_traces`` call: plotly's per-call validation dominates
+    a callback's time (``add_vline`` alone costs ~10 ms), so shapes go in ``layout``.
+    """
+    fig = styled_figure(**layout)
+    fig.add_traces(traces)
+    return fig
 
 
 def _field_box(fields: list[Field]) -> widgets.VBox:
@@ -221,17 +234,16 @@ class ClusterApp(LiveApp[ClusterView]):
                      capital=fmt.pct(shares["capital"])),
         )
         values = b.as_dict()
-        fig = styled_figure(title=t("econ.cluster.chart_title"), height=300, showlegend=False,
-                            xaxis_title=t("econ.axis.man_won_per_year"),
-                            margin={"l": 170, "r": 30, "t": 50, "b": 50})
         lines = list(reversed(LINE_ORDER))
-        fig.add_trace(go.Bar(
-            y=[t(f"econ.line.{k}") for k in lines], x=[values[k] / MAN for k in lines],
-            orientation="h", marker={"color": COLORS["owned"]},
-            text=[f"{values[k] / MAN:,.0f}만 ({fmt.pct(shares[k])})" for k in lines],
-            textposition="auto",
-        ))
-        self.chart.show(fig)
+        self.chart.show(_figure(
+            [{"type": "bar", "y": [t(f"econ.line.{k}") for k in lines],
+              "x": [values[k] / MAN for k in lines], "orientation": "h",
+              "marker": {"color": COLORS["owned"]},
+              "text": [f"{values[k] / MAN:,.0f}만 ({fmt.pct(shares[k])})" for k in lines],
+              "textposition": "auto"}],
+            title=t("econ.cluster.chart_title"), height=300, showlegend=False,
+            xaxis={"title": {"text": t("econ.axis.man_won_per_year")}, "tickformat": ",d"},
+            margin={"l": 170, "r": 30, "t": 50, "b": 50}))
 
 
 def cluster_app(defaults: Defaults | None = None) -> ClusterApp:
@@ -301,21 +313,19 @@ class AircraftApp(_Follower):
         annual = np.array([c.annual_cost_krw(x) for x in (0.0, 1.0)])
         total = annual[0] + (annual[1] - annual[0]) * u   # the year's cost is linear in u
         hours = c.gpus * model.HOURS_PER_YEAR
-        fig = styled_figure(title=t("econ.aircraft.chart_title"),
-                            xaxis_title=t("econ.axis.utilization"),
-                            yaxis_title=t("econ.axis.won_per_gpu_hour"), height=380,
-                            legend={"x": 0.45, "y": 0.95})
-        fig.add_trace(go.Scatter(x=u * 100, y=total / (hours * u), mode="lines",
-                                 name=t("econ.aircraft.used"),
-                                 line={"color": COLORS["owned"], "width": 3}))
-        fig.add_trace(go.Scatter(x=u * 100, y=total / hours, mode="lines",
-                                 name=t("econ.aircraft.calendar"),
-                                 line={"color": COLORS["calendar"], "dash": "dash"}))
-        fig.add_trace(go.Scatter(
-            x=[result.utilization * 100], y=[result.per_used_h], mode="markers+text",
-            marker={"size": 13, "color": COLORS["point"]}, name=t("econ.point"),
-            text=[_won(result.per_used_h)], textposition="top right"))
-        self.chart.show(fig)
+        self.chart.show(_figure(
+            [{"type": "scatter", "x": u * 100, "y": total / (hours * u), "mode": "lines",
+              "name": t("econ.aircraft.used"), "line": {"color": COLORS["owned"], "width": 3}},
+             {"type": "scatter", "x": u * 100, "y": total / hours, "mode": "lines",
+              "name": t("econ.aircraft.calendar"),
+              "line": {"color": COLORS["calendar"], "dash": "dash"}},
+             {"type": "scatter", "x": [result.utilization * 100], "y": [result.per_used_h],
+              "mode": "markers+text", "marker": {"size": 13, "color": COLORS["point"]},
+              "name": t("econ.point"), "text": [_won(result.per_used_h)],
+              "textposition": "top right"}],
+            title=t("econ.aircraft.chart_title"), height=380, legend={"x": 0.45, "y": 0.95},
+            xaxis={"title": {"text": t("econ.axis.utilization")}},
+            yaxis={"title": {"text": t("econ.axis.won_per_gpu_hour")}, "tickformat": ",d"}))
 
 
 def aircraft_app(source: ClusterApp | None = None,
@@ -412,40 +422,51 @@ class CostCurvesApp(_Follower):
         self.chart.show(curves_figure(r))
 
 
+def _pricing_inputs(r: CurvesView) -> tuple[Any, ...]:
+    """What the break-even depends on (everything the curves show except the utilization)."""
+    return (r.view, r.api_price_krw_per_m, r.tokens_per_s_per_gpu, r.derate)
+
+
 def curves_figure(r: CurvesView) -> go.Figure:
     """Return the cost-curves chart of a :class:`CurvesView` (x in 억 tokens, y in 만 원)."""
     finite_star = math.isfinite(r.n_star)
     x_max = r.capacity_tokens * 1.15
     if finite_star and r.n_star <= 3 * r.capacity_tokens:
         x_max = max(x_max, r.n_star * 1.15)
-    owned_end = r.capacity_tokens
-    fig = styled_figure(title=t("econ.curves.chart_title"), xaxis_title=t("econ.axis.tokens"),
-                        yaxis_title=t("econ.axis.man_won_per_month"), height=420,
-                        legend={"x": 0.01, "y": 0.99})
-    fig.add_trace(go.Scatter(
-        x=[0, x_max / EOK], y=[0, r.api_price_krw_per_m * x_max / 1e6 / MAN], mode="lines",
-        name=t("econ.curves.api"), line={"color": COLORS["api"], "width": 3}))
-    fig.add_trace(go.Scatter(
-        x=[0, owned_end / EOK],
-        y=[r.fixed_krw / MAN, (r.fixed_krw + r.marginal_krw_per_token * owned_end) / MAN],
-        mode="lines", name=t("econ.curves.owned"),
-        line={"color": COLORS["owned"], "width": 3}))
+    cap = r.capacity_tokens / EOK
+    traces: list[dict[str, Any]] = [
+        {"type": "scatter", "x": [0, x_max / EOK],
+         "y": [0, r.api_price_krw_per_m * x_max / 1e6 / MAN], "mode": "lines",
+         "name": t("econ.curves.api"), "line": {"color": COLORS["api"], "width": 3}},
+        {"type": "scatter", "x": [0, cap],
+         "y": [r.fixed_krw / MAN,
+               (r.fixed_krw + r.marginal_krw_per_token * r.capacity_tokens) / MAN],
+         "mode": "lines", "name": t("econ.curves.owned"),
+         "line": {"color": COLORS["owned"], "width": 3}},
+    ]
     if finite_star and r.n_star <= x_max:
-        y_star = r.api_price_krw_per_m * r.n_star / 1e6 / MAN
-        fig.add_trace(go.Scatter(
-            x=[r.n_star / EOK], y=[y_star], mode="markers+text", name=t("econ.curves.cross"),
-            marker={"size": 14, "color": "black", "symbol": "x"},
-            text=[t("econ.curves.cross_label", n=_eok(r.n_star))], textposition="top left"))
-    fig.add_trace(go.Scatter(
-        x=[r.tokens_at_u / EOK, r.tokens_at_u / EOK],
-        y=[r.owned_at_u / MAN, r.api_at_u / MAN], mode="markers+lines",
-        name=t("econ.curves.point", pct=fmt.pct(r.utilization, 0)),
-        marker={"size": 11, "color": COLORS["point"]},
-        line={"color": COLORS["point"], "dash": "dot"}))
-    fig.add_vline(x=r.capacity_tokens / EOK, line={"color": "#999", "dash": "dash"},
-                  annotation_text=t("econ.curves.capacity"), annotation_position="top left")
-    fig.update_xaxes(range=[0, x_max / EOK])
-    return fig
+        traces.append({
+            "type": "scatter", "x": [r.n_star / EOK],
+            "y": [r.api_price_krw_per_m * r.n_star / 1e6 / MAN], "mode": "markers+text",
+            "name": t("econ.curves.cross"), "marker": {"size": 14, "color": "black",
+                                                      "symbol": "x"},
+            "text": [t("econ.curves.cross_label", n=_eok(r.n_star))],
+            "textposition": "top left"})
+    traces.append({
+        "type": "scatter", "x": [r.tokens_at_u / EOK] * 2,
+        "y": [r.owned_at_u / MAN, r.api_at_u / MAN], "mode": "markers+lines",
+        "name": t("econ.curves.point", pct=fmt.pct(r.utilization, 0)),
+        "marker": {"size": 11, "color": COLORS["point"]},
+        "line": {"color": COLORS["point"], "dash": "dot"}})
+    return _figure(
+        traces, title=t("econ.curves.chart_title"), height=420, legend={"x": 0.01, "y": 0.99},
+        xaxis={"title": {"text": t("econ.axis.tokens")}, "range": [0, x_max / EOK]},
+        yaxis={"title": {"text": t("econ.axis.man_won_per_month")}},
+        shapes=[{"type": "line", "x0": cap, "x1": cap, "xref": "x", "y0": 0, "y1": 1,
+                 "yref": "y domain", "line": {"color": "#999", "dash": "dash"}}],
+        annotations=[{"x": cap, "xref": "x", "y": 1, "yref": "y domain", "xanchor": "right",
+                      "yanchor": "top", "showarrow": False,
+                      "text": t("econ.curves.capacity")}])
 
 
 def cost_curves_app(source: ClusterApp | None = None,
@@ -484,13 +505,22 @@ class DemandApp(LiveApp[DemandView]):
                          d.value("days_per_month"), unit="일"),
         ]
         super().__init__("demand", fields, error_prefix="econ")
+        self._inputs: object = None
         self.big = widgets.HTML()
         self.big.add_class("lk-demand-summary")
         self.chart = FigureOutput("lk-demand-chart")
         self.children = [_field_box(list(self.fields.values())), self.status, self.big,
                          self.chart]
-        curves.on_result.append(lambda _r: self.update())
+        curves.on_result.append(self._follow)
+        self._inputs = _pricing_inputs(curves.result) if curves.result is not None else None
         self.update()
+
+    def _follow(self, r: CurvesView) -> None:
+        # Utilization moves only the curves' operating point: nothing here depends on it.
+        inputs = _pricing_inputs(r)
+        if inputs != self._inputs:
+            self._inputs = inputs
+            self.update()
 
     def compute(self, values: dict[str, Any]) -> DemandView:
         r = self.curves.result
@@ -528,14 +558,14 @@ class DemandApp(LiveApp[DemandView]):
                   pct=fmt.pct(result.utilization)),
                 f"<b>{verdict}</b>"]),
         )
-        fig = styled_figure(title=t("econ.demand.chart_title"), height=280, showlegend=False,
-                            yaxis_title=t("econ.axis.man_won_per_month"))
-        fig.add_trace(go.Bar(
-            x=[t("econ.curves.api"), t("econ.curves.owned")],
-            y=[result.api_krw / MAN, result.owned_krw / MAN],
-            marker={"color": [COLORS["api"], COLORS["owned"]]},
-            text=[fmt.krw(result.api_krw), fmt.krw(result.owned_krw)], textposition="auto"))
-        self.chart.show(fig)
+        self.chart.show(_figure(
+            [{"type": "bar", "x": [t("econ.curves.api"), t("econ.curves.owned")],
+              "y": [result.api_krw / MAN, result.owned_krw / MAN],
+              "marker": {"color": [COLORS["api"], COLORS["owned"]]},
+              "text": [fmt.krw(result.api_krw), fmt.krw(result.owned_krw)],
+              "textposition": "auto"}],
+            title=t("econ.demand.chart_title"), height=280, showlegend=False,
+            yaxis={"title": {"text": t("econ.axis.man_won_per_month")}}))
 
 
 def demand_app(curves: CostCurvesApp | None = None,
@@ -605,26 +635,28 @@ class RentApp(_Follower):
         u = np.linspace(0.05, 1.0, 96)
         c0, c1 = c.annual_cost_krw(0.0), c.annual_cost_krw(1.0)
         owned = (c0 + (c1 - c0) * u) / (c.gpus * model.HOURS_PER_YEAR * u)
-        fig = styled_figure(title=t("econ.rent.chart_title"),
-                            xaxis_title=t("econ.axis.utilization"),
-                            yaxis_title=t("econ.axis.won_per_gpu_hour"), height=360,
-                            legend={"x": 0.5, "y": 0.95})
-        fig.add_trace(go.Scatter(x=u * 100, y=owned, mode="lines", name=t("econ.rent.owned"),
-                                 line={"color": COLORS["owned"], "width": 3}))
-        fig.add_trace(go.Scatter(x=[5, 100], y=[r.rent_krw_per_gpu_hour] * 2, mode="lines",
-                                 name=t("econ.rent.rent"),
-                                 line={"color": COLORS["rent"], "width": 3}))
+        traces: list[dict[str, Any]] = [
+            {"type": "scatter", "x": u * 100, "y": owned, "mode": "lines",
+             "name": t("econ.rent.owned"), "line": {"color": COLORS["owned"], "width": 3}},
+            {"type": "scatter", "x": [5, 100], "y": [r.rent_krw_per_gpu_hour] * 2,
+             "mode": "lines", "name": t("econ.rent.rent"),
+             "line": {"color": COLORS["rent"], "width": 3}},
+        ]
         if r.u_star <= 1:
-            fig.add_trace(go.Scatter(
-                x=[r.u_star * 100], y=[r.rent_krw_per_gpu_hour], mode="markers+text",
-                marker={"size": 14, "color": "black", "symbol": "x"},
-                name=t("econ.curves.cross"), text=[fmt.pct(r.u_star)],
-                textposition="bottom center"))
-        fig.add_trace(go.Scatter(x=[r.utilization * 100], y=[r.owned_per_used_h],
-                                 mode="markers", marker={"size": 12, "color": COLORS["point"]},
-                                 name=t("econ.point")))
-        fig.update_yaxes(range=[0, max(r.rent_krw_per_gpu_hour * 2.2, owned[-1] * 3)])
-        self.chart.show(fig)
+            traces.append({
+                "type": "scatter", "x": [r.u_star * 100], "y": [r.rent_krw_per_gpu_hour],
+                "mode": "markers+text", "marker": {"size": 14, "color": "black", "symbol": "x"},
+                "name": t("econ.curves.cross"), "text": [fmt.pct(r.u_star)],
+                "textposition": "bottom center"})
+        traces.append({"type": "scatter", "x": [r.utilization * 100],
+                       "y": [r.owned_per_used_h], "mode": "markers",
+                       "marker": {"size": 12, "color": COLORS["point"]},
+                       "name": t("econ.point")})
+        self.chart.show(_figure(
+            traces, title=t("econ.rent.chart_title"), height=360, legend={"x": 0.5, "y": 0.95},
+            xaxis={"title": {"text": t("econ.axis.utilization")}},
+            yaxis={"title": {"text": t("econ.axis.won_per_gpu_hour")}, "tickformat": ",d",
+                   "range": [0, max(r.rent_krw_per_gpu_hour * 2.2, owned[-1] * 3)]}))
 
 
 def rent_app(source: ClusterApp | None = None, defaults: Defaults | None = None) -> RentApp:
@@ -666,13 +698,21 @@ class TornadoApp(LiveApp[pd.DataFrame]):
                   slider_field("spread", t("econ.tornado.spread"), 20, min=5, max=50, step=5,
                                unit="%", readout_format=".0f", scale=100)]
         super().__init__("tornado", fields, error_prefix="econ")
+        self._inputs: object = None
         self.big = widgets.HTML()
         self.big.add_class("lk-tornado-summary")
         self.chart = FigureOutput("lk-tornado-chart")
         self.children = [_field_box(list(self.fields.values())), self.status, self.big,
                          self.chart]
-        curves.on_result.append(lambda _r: self.update())
+        curves.on_result.append(self._follow)
+        self._inputs = _pricing_inputs(curves.result) if curves.result is not None else None
         self.update()
+
+    def _follow(self, r: CurvesView) -> None:
+        inputs = _pricing_inputs(r)
+        if inputs != self._inputs:
+            self._inputs = inputs
+            self.update()
 
     def scenario(self) -> model.BreakEvenScenario:
         """The scenario the cluster editor and the cost curves show now."""
@@ -727,26 +767,28 @@ def tornado_figure(table: pd.DataFrame) -> go.Figure:
     rows = table.iloc[::-1]  # largest swing on top
     labels = [t(f"econ.p.{p}") for p in rows["parameter"]]
 
-    def bars(column: str, low_end: bool) -> go.Bar:
+    def bars(column: str, low_end: bool) -> dict[str, Any]:
         ends = [min(v, cap) for v in rows[column]]
-        text = ["∞" if math.isinf(v) else _eok(v) for v in rows[column]]
+        # no label on a bar of (almost) no length: it would sit on the other bar's label
+        text = ["∞" if math.isinf(v) else ("" if abs(v - base) < 0.002 * cap else _eok(v))
+                for v in rows[column]]
         values = rows["low" if low_end else "high"]
-        return go.Bar(
-            y=labels, x=[(e - base) / EOK for e in ends], base=base / EOK, orientation="h",
-            name=t("econ.tornado.low" if low_end else "econ.tornado.high"),
-            marker={"color": "#3b6fb6" if low_end else "#d1495b"},
-            text=text, textposition="outside", cliponaxis=False,
-            customdata=[f"{v:,.4g}" for v in values],
-            hovertemplate="%{y}: %{customdata} → %{text}<extra></extra>")
+        return {"type": "bar", "y": labels, "x": [(e - base) / EOK for e in ends],
+                "base": base / EOK, "orientation": "h",
+                "name": t("econ.tornado.low" if low_end else "econ.tornado.high"),
+                "marker": {"color": "#3b6fb6" if low_end else "#d1495b"},
+                "text": text, "textposition": "outside", "cliponaxis": False,
+                "customdata": [f"{v:,.4g}" for v in values],
+                "hovertemplate": "%{y}: %{customdata} → %{text}<extra></extra>"}
 
-    fig = styled_figure(title=t("econ.tornado.chart_title"), xaxis_title=t("econ.axis.tokens"),
-                        barmode="overlay", height=520,
-                        margin={"l": 200, "r": 60, "t": 50, "b": 50},
-                        legend={"orientation": "h", "y": -0.15})
-    fig.add_trace(bars("result_low", True))
-    fig.add_trace(bars("result_high", False))
-    fig.add_vline(x=base / EOK, line={"color": "black", "width": 1})
-    return fig
+    x0 = base / EOK
+    return _figure(
+        [bars("result_low", True), bars("result_high", False)],
+        title=t("econ.tornado.chart_title"), barmode="overlay", height=520,
+        xaxis={"title": {"text": t("econ.axis.tokens")}},
+        margin={"l": 200, "r": 60, "t": 50, "b": 50}, legend={"orientation": "h", "y": -0.15},
+        shapes=[{"type": "line", "x0": x0, "x1": x0, "xref": "x", "y0": 0, "y1": 1,
+                 "yref": "y domain", "line": {"color": "black", "width": 1}}])
 
 
 def tornado_app(curves: CostCurvesApp | None = None,
@@ -945,9 +987,8 @@ def checklist_html(items: tuple[model.ChecklistItem, ...]) -> str:
         rows.append(f"<tr><td>{_status_cell(item.status)}</td>"
                     f"<td><b>{t(f'econ.check.{item.key}.q')}</b></td>"
                     f"<td>{t(f'econ.check.{item.key}.{item.status}', **values)}</td></tr>")
-    return (f"<h4>{t('econ.claim.checklist_title')}</h4>"
-            '<table style="border-collapse:collapse;line-height:1.6">' + "".join(rows)
-            + "</table>")
+    return (f"<h4>{t('econ.claim.checklist_title')}</h4>" + _TABLE
+            + "".join(rows).replace("<td>", _TD) + "</table>")
 
 
 def _step_note(step: model.NormalizationStep) -> str:
@@ -991,24 +1032,25 @@ def steps_html(n: model.ClaimNormalization) -> str:
         rows.append(f"<tr><td><b>{t(f'econ.step.{s.key.value}')}</b></td><td>{factor}</td>"
                     f"<td><b>{s.ratio:.2f}배</b></td><td>{_step_note(s)}</td></tr>")
     headline = n.step("per_accelerator").ratio
-    return (f"<h4>{t('econ.claim.steps_title')}</h4>"
-            '<table style="border-collapse:collapse;line-height:1.6">' + "".join(rows)
-            + "</table>"
-            + f"<p><b>{t('econ.claim.summary', headline=f'{headline:.2f}', final=f'{n.ratio:.2f}')}"
-            "</b></p>")
+    summary = t("econ.claim.summary", headline=f"{headline:.2f}", final=f"{n.ratio:.2f}")
+    return (f"<h4>{t('econ.claim.steps_title')}</h4>" + _TABLE
+            + "".join(rows).replace("<td>", _TD) + f"</table><p><b>{summary}</b></p>")
 
 
 def steps_figure(n: model.ClaimNormalization) -> go.Figure:
     """Return a bar per normalization step: the ratio after it."""
-    fig = styled_figure(title=t("econ.claim.chart_title"), yaxis_title=t("econ.axis.ratio"),
-                        showlegend=False, height=340)
-    fig.add_trace(go.Bar(
-        x=[t(f"econ.step.{s.key.value}") for s in n.steps], y=[s.ratio for s in n.steps],
-        marker={"color": ["#999" if not s.applied else "#3b6fb6" for s in n.steps]},
-        text=[f"{s.ratio:.2f}배" for s in n.steps], textposition="outside", cliponaxis=False))
-    fig.add_hline(y=1.0, line={"color": "black", "dash": "dot"})
-    fig.update_yaxes(range=[0, max(1.2, *(s.ratio for s in n.steps)) * 1.15])
-    return fig
+    return _figure(
+        [{"type": "bar", "x": [t(f"econ.step.{s.key.value}") for s in n.steps],
+          "y": [s.ratio for s in n.steps],
+          "marker": {"color": ["#999" if not s.applied else "#3b6fb6" for s in n.steps]},
+          "text": [f"{s.ratio:.2f}배" for s in n.steps], "textposition": "outside",
+          "cliponaxis": False}],
+        title=t("econ.claim.chart_title"), showlegend=False, height=360,
+        margin={"l": 60, "r": 20, "t": 50, "b": 70},
+        yaxis={"title": {"text": t("econ.axis.ratio")},
+               "range": [0, max(1.2, *(s.ratio for s in n.steps)) * 1.15]},
+        shapes=[{"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 1, "y1": 1,
+                 "yref": "y", "line": {"color": "black", "dash": "dot"}}])
 
 
 def claim_app(defaults: Defaults | None = None) -> ClaimApp:
@@ -1075,20 +1117,19 @@ class RackApp(LiveApp[model.RackClaimCheck]):
             rows.append(f"<tr><td>{_status_cell('ok' if c.ok else 'warn')}</td>"
                         f"<td><b>{t(f'econ.racks.{c.key}.q', n=f'{r.claimed_speedup:g}')}</b>"
                         f"</td><td>{t(f'econ.racks.{c.key}.detail', **values)}</td></tr>")
-        self.conditions.value = ('<table style="border-collapse:collapse;line-height:1.6">'
-                                 + "".join(rows) + "</table>")
-        fig = styled_figure(title=t("econ.racks.chart_title"), barmode="group", height=330,
-                            yaxis_title=t("econ.axis.count"))
+        self.conditions.value = (_TABLE + "".join(rows).replace("<td>", _TD) + "</table>")
         groups = [t("econ.racks.old"), t("econ.racks.new"), t("econ.racks.promise")]
-        fig.add_trace(go.Bar(x=groups, y=[r.old.racks, r.new.racks, r.target_racks],
-                             name=t("econ.racks.racks"), marker={"color": "#3b6fb6"},
-                             text=[r.old.racks, r.new.racks, r.target_racks],
-                             textposition="outside", cliponaxis=False))
-        fig.add_trace(go.Bar(x=groups[:2], y=[r.old.servers, r.new.servers],
-                             name=t("econ.racks.servers"), marker={"color": "#9db8de"},
-                             text=[r.old.servers, r.new.servers], textposition="outside",
-                             cliponaxis=False))
-        self.chart.show(fig)
+        racks = [r.old.racks, r.new.racks, r.target_racks]
+        servers = [r.old.servers, r.new.servers]
+        self.chart.show(_figure(
+            [{"type": "bar", "x": groups, "y": racks, "name": t("econ.racks.racks"),
+              "marker": {"color": "#3b6fb6"}, "text": racks, "textposition": "outside",
+              "cliponaxis": False},
+             {"type": "bar", "x": groups[:2], "y": servers, "name": t("econ.racks.servers"),
+              "marker": {"color": "#9db8de"}, "text": servers, "textposition": "outside",
+              "cliponaxis": False}],
+            title=t("econ.racks.chart_title"), barmode="group", height=330,
+            yaxis={"title": {"text": t("econ.axis.count")}}))
 
 
 _CONDITION_FORMATS = {"claimed": "{:g}", "workload": "{:.2f}", "old_kw": "{:.1f}",
