@@ -1,4 +1,4 @@
-"""Lessons 05-06: widget callback -> figure updated, server side, over 200 changes (goal p95 < 50 ms).
+"""Lessons 05-06: widget callback -> figure updated, server side, 200 changes (goal p95 < 50 ms).
 
 Each case builds the apps as the notebook does (linked apps included, so a change that cascades
 to every follower is timed whole) and moves one control.

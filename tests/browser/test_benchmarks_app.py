@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import assert_no_traceback, open_lesson, plot_json, screenshot
+from tests.browser.conftest import (
+    assert_no_traceback,
+    open_lesson,
+    plot_json,
+    screenshot,
+    wait_for_plot_change,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -22,10 +28,8 @@ def test_benchmarks_app_baseline_pick_and_rack_check(page, voila_url):  # type: 
     options = select.locator("option").evaluate_all("os => os.map(o => o.textContent)")
     label = next(o for o in options if "v5.0" in o and "DGX-H100" in o and "Server" in o)
     select.select_option(label=label)
-    page.wait_for_function(
-        "(b) => { const g = document.querySelector('.lk-claim-chart .js-plotly-plot');"
-        " return g && JSON.stringify(g.data) !== b; }", arg=before)
-    assert "2.77배" in steps.inner_text()
+    after = wait_for_plot_change(page, "lk-claim-chart", before)
+    assert "2.77배" in after and "2.77배" in steps.inner_text()
     assert "다른 라운드" in page.locator(".lk-claim-checklist").inner_text()
 
     # the rack check: default "partly"; a school-sized demand makes it fail (1 box either way)
@@ -39,8 +43,7 @@ def test_benchmarks_app_baseline_pick_and_rack_check(page, voila_url):  # type: 
     page.keyboard.press("Enter")
     page.wait_for_function(
         "() => document.querySelector('.lk-racks-verdict').innerText.includes('성립하지 않음')")
-    page.wait_for_function(
-        "(b) => { const g = document.querySelector('.lk-racks-chart .js-plotly-plot');"
-        " return g && JSON.stringify(g.data) !== b; }", arg=before)
+    racks = wait_for_plot_change(page, "lk-racks-chart", before)
+    assert '"y":[1,1,1]' in racks  # one rack now, one rack new, one rack promised
     assert_no_traceback(page)
     screenshot(page, "06_benchmarks")

@@ -1,4 +1,4 @@
-"""Lesson 05 as a voila app in a real browser: move utilization and the API price, the charts follow."""
+"""Lesson 05 as a voila app in a browser: move utilization and the API price, the charts follow."""
 
 from __future__ import annotations
 
@@ -6,15 +6,21 @@ import json
 
 import pytest
 
-from tests.browser.conftest import assert_no_traceback, open_lesson, plot_json, screenshot
+from tests.browser.conftest import (
+    assert_no_traceback,
+    open_lesson,
+    plot_json,
+    screenshot,
+    wait_for_plot_change,
+)
 
 pytestmark = pytest.mark.browser
 
 CROSS = "손익분기점"
 
 
-def _trace_x(page, css: str, name_prefix: str) -> float:  # type: ignore[no-untyped-def]
-    data = json.loads(plot_json(page, css) or "[]")
+def _trace_x(plot: str | None, name_prefix: str) -> float:
+    data = json.loads(plot or "[]")
     trace = next(t for t in data if str(t.get("name", "")).startswith(name_prefix))
     return float(trace["x"][0])
 
@@ -34,27 +40,23 @@ def test_break_even_app_utilization_moves_the_point_api_price_moves_the_crossove
     page.wait_for_selector(".lk-curves-chart .js-plotly-plot .main-svg")
     summary = page.locator(".lk-curves-summary")
     assert "149.5억" in summary.inner_text() and "18.3 %" in summary.inner_text()
-    cross = _trace_x(page, "lk-curves-chart", CROSS)
-    point = _trace_x(page, "lk-curves-chart", "가동률 40")
+    before = plot_json(page, "lk-curves-chart")
+    cross = _trace_x(before, CROSS)
+    point = _trace_x(before, "가동률 40")
     assert cross == pytest.approx(149.54, abs=0.01) and point > cross
 
     # utilization 40 % -> 10 %: the operating point moves left of the crossover, the API wins
-    before = plot_json(page, "lk-curves-chart")
     _set_readout(page, "lk-curves-utilization", "10")
-    page.wait_for_function(
-        "(b) => { const g = document.querySelector('.lk-curves-chart .js-plotly-plot');"
-        " return g && JSON.stringify(g.data) !== b; }", arg=before)
-    assert _trace_x(page, "lk-curves-chart", "가동률 10") < cross
+    after = wait_for_plot_change(page, "lk-curves-chart", before)
+    assert _trace_x(after, "가동률 10") < cross
+    assert _trace_x(after, CROSS) == pytest.approx(cross)  # the crossover itself stays
     page.wait_for_function(
         "() => document.querySelector('.lk-curves-summary').innerText.includes('API가')")
 
     # API price 0.60 -> 0.30 USD per 1M tokens: the crossover moves right
-    before = plot_json(page, "lk-curves-chart")
     _set_readout(page, "lk-curves-api_price_usd_per_m", "0.30")
-    page.wait_for_function(
-        "(b) => { const g = document.querySelector('.lk-curves-chart .js-plotly-plot');"
-        " return g && JSON.stringify(g.data) !== b; }", arg=before)
-    assert _trace_x(page, "lk-curves-chart", CROSS) > 2 * cross
+    moved = wait_for_plot_change(page, "lk-curves-chart", after)
+    assert _trace_x(moved, CROSS) > 2 * cross
     # the tornado chart follows the curves (its base line moved with the new break-even)
     page.wait_for_function(
         "() => !document.querySelector('.lk-tornado-summary').innerText.includes('149.5억')")
