@@ -41,8 +41,10 @@ from labkit.data.economics import (
     Default,
     Defaults,
     benchmark_results,
+    load_api_prices,
     load_cloud_prices,
     load_defaults,
+    load_hardware_prices,
     load_mlperf,
     scenario_from_defaults,
 )
@@ -70,6 +72,7 @@ __all__ = [
     "RentApp",
     "TornadoApp",
     "aircraft_app",
+    "api_prices",
     "case_numbers_05",
     "case_numbers_06",
     "claim_app",
@@ -81,6 +84,7 @@ __all__ = [
     "demand_app",
     "exercises_05",
     "exercises_06",
+    "hardware_prices",
     "mlperf_table",
     "rack_app",
     "rent_app",
@@ -673,6 +677,36 @@ def cloud_prices() -> pd.DataFrame:
         "gpu": "GPU", "provider": t("econ.col.provider"), "offer": t("econ.col.offer"),
         "usd_per_gpu_hour": t("econ.col.usd_per_gpu_hour"), "as_of": t("econ.col.as_of"),
         "reliability": t("econ.col.reliability")}).reset_index(drop=True)
+
+
+def api_prices(input_per_output: float = 3.0) -> pd.DataFrame:
+    """Return the API price table with each model's blended price (input:output = r:1).
+
+    Prices in USD per 1M tokens from ``data/economics/api_prices.csv``; the blend is
+    :func:`labkit.economics.blended_price`.
+    """
+    frame = load_api_prices()
+    table = frame[["model", "provider", "usd_per_m_input", "usd_per_m_output", "as_of",
+                   "reliability"]].copy()
+    table.insert(4, "blended", [round(model.blended_price(i, o, input_per_output), 3) for i, o
+                                in zip(frame["usd_per_m_input"], frame["usd_per_m_output"],
+                                       strict=True)])
+    return table.rename(columns={
+        "model": t("econ.col.model"), "provider": t("econ.col.provider"),
+        "usd_per_m_input": t("econ.col.usd_in"), "usd_per_m_output": t("econ.col.usd_out"),
+        "blended": t("econ.col.usd_blended", r=f"{input_per_output:g}"),
+        "as_of": t("econ.col.as_of"), "reliability": t("econ.col.reliability")})
+
+
+def hardware_prices() -> pd.DataFrame:
+    """Return GPU and server prices (``data/economics/hardware_prices.csv``), Korean headers."""
+    frame = load_hardware_prices()
+    table = frame[["item", "gpus", "price_usd_low", "price_usd_high", "as_of", "reliability",
+                   "source"]]
+    return table.rename(columns={
+        "item": t("econ.col.item"), "gpus": "GPU", "price_usd_low": t("econ.col.usd_low"),
+        "price_usd_high": t("econ.col.usd_high"), "as_of": t("econ.col.as_of"),
+        "reliability": t("econ.col.reliability"), "source": t("econ.col.source")})
 
 
 # -- what moves the break-even: tornado -------------------------------------------------------
