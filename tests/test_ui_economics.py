@@ -239,3 +239,13 @@ def test_tables_carry_provenance() -> None:
     assert groq["혼합 USD/100만 (3:1)"] == pytest.approx(0.64, abs=0.001)  # case 3's 3:1 blend
     assert len(ui.hardware_prices()) == 14
     assert len(ui.defaults_table("06")) == 10
+
+
+def test_missing_mlperf_field_reads_in_korean() -> None:
+    from labkit.economics import BenchmarkResult
+    from labkit.ui.messages import error_text
+
+    with pytest.raises(ValueError) as err:
+        BenchmarkResult.from_record({"system": "s", "accelerator": "X", "total_accel": 8,
+                                     "precision": "FP8"})
+    assert "꼭 있어야 하는 값이 비어 있습니다" in error_text(err.value, prefix="econ")
