@@ -85,6 +85,7 @@ __all__ = [
     "decode_clocks_event_reasons",
     "detect_format",
     "export_csv",
+    "healthy_gpus",
     "parse_nvidia_smi_csv",
     "parse_tidy_csv",
     "power_frac",
@@ -113,8 +114,8 @@ class Metric:
     unit : str
         Unit of ``value`` in the tidy frame (``frac``, ``W``, ``MiB``, ``degC``, ``MHz``, ``J``,
         ``KB/s``, ``count``, ``flag``, ``bitmask``, ``xid``).
-    group : str
-        Dashboard panel it belongs to (a key of :data:`PANELS`).
+    group : {"activity", "memory", "power", "thermal", "clocks", "pcie", "errors"}
+        What kind of reading it is (:data:`PANELS` says which panel shows it).
     nvml_call : str
         The NVML call (``nvml.h`` name) that reads it, with the member or argument used.
     nvml_unit : str
@@ -677,6 +678,20 @@ def alerts(view: View) -> tuple[Alert, ...]:
         if v:
             out.append(Alert(key, severity, v))
     return tuple(out)
+
+
+def healthy_gpus(views: Mapping[int, View]) -> tuple[int, int]:
+    """Return (healthy, total) GPUs: unhealthy means lost or with a critical alert.
+
+    Parameters
+    ----------
+    views : mapping of int to mapping of str to Reading
+        GPU index -> its latest readings.
+
+    Used in: notebooks/01_observe.ipynb
+    """
+    bad = sum(1 for v in views.values() if any(a.severity == "critical" for a in alerts(v)))
+    return len(views) - bad, len(views)
 
 
 #: Which panel reveals each workload scenario of the simulated lab GPU (scenario names of
@@ -1452,7 +1467,7 @@ class Sampler:
             for k in self._gpm_keys:
                 out[(g, k)] = gpm.supported
             return False
-        if t - gpm.prev_t < self.gpm_min_interval_s:
+        if round(t - gpm.prev_t, 6) < self.gpm_min_interval_s:  # 1 us: float noise
             return False  # too soon: the GPM metrics keep their last reading
         try:
             if gpm.spare is None:
@@ -1879,12 +1894,15 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
     if i >= len(lines):
         raise ValueError(f"{_where(source, max(1, i))}: no data (empty nvidia-smi log)")
     header_line = lines[i]
+    header_text: str | None = header_line.strip()
     if fields is not None:
         names = fields.split(",") if isinstance(fields, str) else list(fields)
         header = _parse_header(",".join(n.strip() for n in names), source, i + 1)
         if _looks_like_header(header_line):  # a header after all: trust the file
             header = _parse_header(header_line, source, i + 1)
             i += 1
+        else:
+            header_text = None
     else:
         if not _looks_like_header(header_line):
             raise ValueError(
@@ -1903,7 +1921,6 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
                    "gpu_bus_id", "display_mode", "display_active", "mig.mode.current",
                    "mig.mode.pending", "timestamp", "index", "power.management",
                    "accounting.mode", "count"}
-    header_text = header_line.strip()
     rows: list[tuple[Any, ...]] = []
     unparsed: list[UnparsedRow] = []
     devices: dict[int, dict[str, str]] = {}
@@ -1916,7 +1933,8 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
         raw = lines[lineno - 1]
         if not raw.strip() or raw.startswith("#"):
             continue
-        if raw.strip() == header_text or (fields is None and _looks_like_header(raw)):
+        if (header_text is not None and raw.strip() == header_text) or (
+                fields is None and _looks_like_header(raw)):
             continue  # a header repeated by a concatenated run
         data_lines += 1
         try:

@@ -139,9 +139,13 @@ def _reason_text(reading: Reading) -> str:
     return f"{words} ({html.escape(raw)})" if raw and raw.lower() != status else words
 
 
+_ABSENT = threading.local()
+
+
 def _na(reading: Reading | None) -> str:
     if reading is None:
-        return t("common.na_reason", reason=t("observe.status.not_read"))
+        absent = getattr(_ABSENT, "key", "observe.status.not_read")
+        return t("common.na_reason", reason=t(absent))
     return t("common.na_reason", reason=_reason_text(reading))
 
 
@@ -187,7 +191,7 @@ def _card(title: str, big: str, detail: str = "", *, alarm: bool = False, na: bo
     return _CARD.format(bg=bg, title=title, big=big, detail=detail)
 
 
-def panel_html(panel: str, view: Mapping[str, Reading]) -> str:
+def panel_html(panel: str, view: Mapping[str, Reading], *, replay: bool = False) -> str:
     """Return one dashboard panel as HTML for one GPU's readings ("n/a — reason" if missing).
 
     Parameters
@@ -196,7 +200,17 @@ def panel_html(panel: str, view: Mapping[str, Reading]) -> str:
         A key of :data:`labkit.observe.PANELS`.
     view : mapping of str to Reading
         The GPU's latest readings.
+    replay : bool, default False
+        A metric absent from ``view`` reads "not in this log" instead of "not read yet".
     """
+    _ABSENT.key = "observe.status.not_in_log" if replay else "observe.status.not_read"
+    try:
+        return _panel_html(panel, view)
+    finally:
+        _ABSENT.key = "observe.status.not_read"
+
+
+def _panel_html(panel: str, view: Mapping[str, Reading]) -> str:
     title = t(f"observe.panel.{panel}")
     primary = PANELS[panel][0]
     r = view.get(primary)
@@ -310,6 +324,33 @@ def signals_html(view: Mapping[str, Reading]) -> str:
                     for c, text in badges)
 
 
+_LEGEND_BELOW: dict[str, Any] = {
+    "legend": {"orientation": "h", "y": -0.42, "x": 0},
+    "margin": {"l": 60, "r": 70, "t": 50, "b": 110},
+}
+
+
+def with_gaps(frame: pd.DataFrame, max_gap_s: float) -> pd.DataFrame:
+    """Return ``frame`` (index: time) with readings carried forward between samples of slower
+    metrics, and a blank row wherever samples are more than ``max_gap_s`` apart (sampling was
+    stopped), so a chart line breaks there instead of drawing a ramp across the gap."""
+    if frame.empty:
+        return frame
+    frame = frame.sort_index().ffill()
+    t = frame.index.to_numpy(dtype=float)
+    gaps = np.nonzero(np.diff(t) > max_gap_s)[0]
+    if len(gaps) == 0:
+        return frame
+    blank = pd.DataFrame(np.nan, columns=frame.columns,
+                         index=pd.Index(t[gaps] + max_gap_s / 2, name=frame.index.name))
+    return pd.concat([frame, blank]).sort_index()
+
+
+def _plain(values: np.ndarray, digits: int = 4) -> list[float | None]:
+    """Return a JSON-plain list (NaN -> None): small, and readable from the page's plot data."""
+    return [None if not math.isfinite(v) else round(float(v), digits) for v in values]
+
+
 def activity_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None = None,
                     x_range: tuple[float, float] | None = None) -> go.Figure:
     """Return util.gpu next to SM activity, occupancy, tensor and DRAM activity over time.
@@ -319,14 +360,13 @@ def activity_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None =
     frame : pandas.DataFrame
         Index ``timestamp_s``, columns among the activity metrics (fractions 0-1).
     """
-    fig = styled_figure(title=title, height=300, yaxis_title="%",
-                        xaxis_title=t("observe.chart.time_axis"),
-                        legend={"orientation": "h", "y": -0.3})
-    x = frame.index.to_numpy(dtype=float)
+    fig = styled_figure(title=title, height=330, yaxis_title="%",
+                        xaxis_title=t("observe.chart.time_axis"), **_LEGEND_BELOW)
+    x = _plain(frame.index.to_numpy(dtype=float))
     for key, color in ACTIVITY_LINES:
         if key not in frame.columns:
             continue
-        y = frame[key].to_numpy(dtype=float) * 100
+        y = _plain(frame[key].to_numpy(dtype=float) * 100)
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=t(f"observe.metric.{key}"),
                                  line={"color": color, "width": 3 if key == "gpu_util_frac"
                                        else 2}, connectgaps=False))
@@ -341,22 +381,22 @@ def activity_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None =
 def power_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None = None,
                  x_range: tuple[float, float] | None = None) -> go.Figure:
     """Return power vs the enforced limit (left axis) and the SM clock (right axis) over time."""
-    fig = styled_figure(title=title, height=300, yaxis_title="W",
+    fig = styled_figure(title=title, height=330, yaxis_title="W",
                         xaxis_title=t("observe.chart.time_axis"),
                         yaxis2={"title": "MHz", "overlaying": "y", "side": "right",
-                                "showgrid": False},
-                        legend={"orientation": "h", "y": -0.3})
-    x = frame.index.to_numpy(dtype=float)
+                                "showgrid": False, "rangemode": "tozero"},
+                        **_LEGEND_BELOW)
+    x = _plain(frame.index.to_numpy(dtype=float))
     lines = (("power_usage_w", "y", "#d1495b", None), ("power_limit_w", "y", "#d1495b", "dash"),
              ("sm_clock_mhz", "y2", "#3b6fb6", None), ("max_sm_clock_mhz", "y2", "#3b6fb6",
                                                         "dash"))
     for key, axis, color, dash in lines:
         if key not in frame.columns:
             continue
-        y = frame[key].to_numpy(dtype=float)
+        y = _plain(frame[key].to_numpy(dtype=float))
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", yaxis=axis,
                                  name=t(f"observe.metric.{key}"),
-                                 line={"color": color, "dash": dash}, connectgaps=True))
+                                 line={"color": color, "dash": dash}, connectgaps=False))
     fig.update_yaxes(rangemode="tozero")
     if x_range is not None:
         fig.update_xaxes(range=list(x_range))
@@ -391,7 +431,10 @@ class DashboardApp(widgets.VBox):
     panels : sequence of str
         Panels shown (keys of :data:`labkit.observe.PANELS`).
     lab : object, optional
-        The simulated lab (``labkit.gpu.simulator()``) to offer workload scenarios.
+        The simulated lab (``labkit.gpu.simulator()``).
+    scenarios : bool, default False
+        Offer the simulated lab's workload scenarios (on a real GPU: a note that labkit never
+        starts work there).
     clock, sleep : callable, optional
         The sampler's clock and the pause used to take the first GPM interval (tests pass the
         simulated lab's virtual clock and ``lab.advance``).
@@ -400,8 +443,8 @@ class DashboardApp(widgets.VBox):
     def __init__(self, nv: Any | None, *, name: str, panels: Sequence[str], lab: Any = None,
                  reason: str = "", rate_hz: float = 1.0, charts: bool = True,
                  clock: Callable[[], float] | None = None,
-                 sleep: Callable[[float], Any] = time.sleep, autostart_s: float | None = None
-                 ) -> None:
+                 sleep: Callable[[float], Any] = time.sleep, autostart_s: float | None = None,
+                 scenarios: bool = False) -> None:
         super().__init__()
         self.app_name = name
         self.add_class(f"lk-{name}")
@@ -421,6 +464,7 @@ class DashboardApp(widgets.VBox):
         self.sampler: Sampler | None = None
         if nv is not None:
             self.sampler = Sampler(nv, clock=clock or time.monotonic)
+            self.sampler.set_rate(rate_hz)
             if not self.sampler.devices:
                 reason = self.sampler.error or "NoDevices"
                 self.sampler = None
@@ -460,15 +504,15 @@ class DashboardApp(widgets.VBox):
             self.status, self.error]
         self.scenario: widgets.Dropdown | None = None
         self.reveal = _css(widgets.HTML(""), f"lk-{name}-reveal")
-        if lab is not None:
+        if scenarios and lab is not None:
             self.scenario = _css(widgets.Dropdown(
                 options=[(t(f"observe.scenario.{s}"), s) for s in SCENARIOS],
                 value=self._current_scenario(gpus[0]), description=t("observe.scenario_label"),
-                layout=widgets.Layout(width="520px"), style={"description_width": "initial"}),
+                layout=widgets.Layout(width="680px"), style={"description_width": "initial"}),
                 f"lk-{name}-scenario")
             self.scenario.observe(self._on_scenario, names="value")
             rows.append(widgets.VBox([self.scenario, self.reveal]))
-        elif nv is not None:
+        elif scenarios:
             rows.append(_css(widgets.HTML(t("observe.real_gpu_note")),
                              f"lk-{name}-real-note"))
         grid = widgets.GridBox(list(self.cards.values()), layout=widgets.Layout(
@@ -643,6 +687,8 @@ class DashboardApp(widgets.VBox):
                     gpu, ["power_usage_w", "power_limit_w", "sm_clock_mhz", "max_sm_clock_mhz"],
                     since)
                 x_range = (max(0.0, since), max(end, WINDOW_S / 6))
+                gap = max(3.0 / self.sampler.rate_hz, 2 * model.SLOW_INTERVAL_S)
+                act, pw = with_gaps(act, gap), with_gaps(pw, gap)
                 self.activity.show(activity_figure(act, title=t("observe.chart.activity"),
                                                    x_range=x_range))
                 self.power.show(power_figure(pw, title=t("observe.chart.power"),
@@ -661,10 +707,13 @@ class DashboardApp(widgets.VBox):
             head = t("observe.status_error", error=html.escape(str(s.callback_error)))
         else:
             head = t("observe.status_stopped")
-        return (f'<span style="color:#555">{head} · '
+        text = (f'<span style="color:#555">{head} · '
                 + t("observe.status_detail", interval=interval,
-                    duration=f"{s.last_duration_s * 1000:.1f} ms", ticks=s.ticks)
-                + "</span>")
+                    duration=f"{s.last_duration_s * 1000:.1f} ms", ticks=s.ticks))
+        if len(s.gpus) > 1:
+            healthy, total = model.healthy_gpus({g: s.history.latest(g) for g in s.gpus})
+            text += " · " + t("observe.fleet", healthy=healthy, total=total)
+        return text + "</span>"
 
 
 def _connect() -> tuple[Any | None, Any, str]:
@@ -712,7 +761,7 @@ def scenario_lab(*, nv: Any = None, lab: Any = None, clock: Callable[[], float] 
     reason = ""
     if nv is None:
         nv, lab, reason = _connect()
-    return DashboardApp(nv, name="scenario", lab=lab, reason=reason, rate_hz=2.0,
+    return DashboardApp(nv, name="scenario", lab=lab, reason=reason, rate_hz=2.0, scenarios=True,
                         panels=("gpu_util", "sm_active", "tensor_active", "dram_active",
                                 "power", "clocks", "pcie"),
                         clock=clock, sleep=sleep, autostart_s=SCENARIO_RUN_S)
@@ -972,7 +1021,7 @@ class ReplayApp(widgets.VBox):
         gpu, t_s = self.position()
         view = self.trace.view(gpu, t_s)
         for p, card in self.cards.items():
-            card.value = panel_html(p, view)
+            card.value = panel_html(p, view, replay=True)
         self.signals.value = signals_html(view)
         self.time_text.value = t("observe.replay.at", t=f"{t_s:.1f}",
                                  total=f"{self.trace.duration_s:.1f}")
@@ -1033,8 +1082,11 @@ def reference_table() -> pd.DataFrame:
         dcgm = f"{row['dcgm_field']} ({row['dcgm_id']})" if row["dcgm_field"] else "—"
         units = " / ".join(u or "—" for u in (row["nvml_unit"], row["dcgm_unit"],
                                                row["smi_unit"] if row["smi_field"] else ""))
-        rows.append((t(f"observe.metric.{key}"), dcgm, row["nvml_call"],
-                     row["smi_field"] or "—", units, row["unit"]))
+        call = row["nvml_call"].replace("NVML_GPM_METRIC_", "").replace(
+            "NVML_MEMORY_ERROR_TYPE_", "")
+        unit = t("observe.ref.frac") if row["unit"] == "frac" else row["unit"]
+        rows.append((t(f"observe.metric.{key}"), dcgm, call, row["smi_field"] or "—", units,
+                     unit))
     cols = [t(f"observe.ref.{c}") for c in ("metric", "dcgm", "nvml", "smi", "units", "labkit")]
     return pd.DataFrame(rows, columns=cols).set_index(cols[0])
 
