@@ -95,3 +95,29 @@ def test_trace_segments_reject_malformed_lines(segments: str) -> None:
         f"# segments: {segments}\nindex, utilization.gpu [%]\n0, 1 %\n0, 2 %\n"))
     with pytest.raises(DataError, match="segment"):
         dobs.trace_segments(log)
+
+
+def test_record_trace_dry_run_writes_a_replayable_tidy_csv(tmp_path: Path) -> None:
+    import labkit.gpu as gpu
+    from labkit._dev import record_trace
+
+    gpu.disconnect()
+    try:
+        code = record_trace.main(["--label", "idle", "--seconds", "0.3", "--hz", "10",
+                                  "--out", str(tmp_path), "--allow-sim"])
+        assert code == 0
+        (path,) = tmp_path.iterdir()
+        assert path.name.endswith("_idle_sim.csv")
+        log = dobs.read_log_file(path)
+        assert log.format == "labkit-tidy"
+        assert "simulated" in log.metadata["source"] and log.metadata["as_of"]
+        assert {"gpu_util_frac", "sm_active_frac"} <= set(log.frame.metric)
+        assert dobs.trace_segments(log)[0][0] == "idle"
+        gpu.disconnect()
+        if gpu.status().kind != "real":  # no GPU: it refuses instead of recording the simulator
+            assert record_trace.main(["--label", "x", "--seconds", "1",
+                                      "--out", str(tmp_path)]) == 2
+        assert record_trace.main(["--label", "bad label!", "--allow-sim",
+                                  "--out", str(tmp_path)]) == 2
+    finally:
+        gpu.disconnect()

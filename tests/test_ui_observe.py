@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import labkit.gpu as gpu
@@ -300,3 +301,14 @@ def test_unit_pitfalls_table() -> None:
     values = list(table.iloc[:, 1])
     assert values[:3] == ["4.0 W", "123.5 kJ", "71.4 W"]
     assert values[3] == values[4] == "37.5 %"
+
+
+def test_with_gaps_breaks_lines_where_sampling_stopped() -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0]},
+                         index=pd.Index([0.0, 1.0, 2.0, 10.0], name="timestamp_s"))
+    out = ui.with_gaps(frame, 3.0)
+    assert list(out.index) == [0.0, 1.0, 2.0, 3.5, 10.0]
+    assert list(out["a"].fillna(-1)) == [1.0, 1.0, 3.0, -1, 4.0]  # carried, then a break
+    assert ui.with_gaps(frame.iloc[0:0], 3.0).empty

@@ -687,7 +687,7 @@ class DashboardApp(widgets.VBox):
                     gpu, ["power_usage_w", "power_limit_w", "sm_clock_mhz", "max_sm_clock_mhz"],
                     since)
                 x_range = (max(0.0, since), max(end, WINDOW_S / 6))
-                gap = max(3.0 / self.sampler.rate_hz, 2 * model.SLOW_INTERVAL_S)
+                gap = max(3.0 / self.sampler.rate_hz, 1.0)
                 act, pw = with_gaps(act, gap), with_gaps(pw, gap)
                 self.activity.show(activity_figure(act, title=t("observe.chart.activity"),
                                                    x_range=x_range))
