@@ -1203,7 +1203,7 @@ class Sampler:
         self.ticks = 0
         self.last_duration_s = 0.0
         self.last_interval_s: float | None = None
-        self._open()
+        self._enumerate()
         self.history = History([d.index for d in self.devices], keys, capacity)
         # background thread state
         self._thread: threading.Thread | None = None
@@ -1220,7 +1220,7 @@ class Sampler:
         base = getattr(self.nv, "NVMLError", None)
         return isinstance(base, type) and isinstance(err, base)
 
-    def _open(self) -> None:
+    def _enumerate(self) -> None:
         try:
             count = int(self._call("nvmlDeviceGetCount"))
         except Exception as err:

@@ -461,3 +461,40 @@ def test_trace_summary_means_per_segment() -> None:
 def test_scenario_reveals_names_known_panels() -> None:
     for panels in ob.SCENARIO_REVEALS.values():
         assert set(panels) <= set(ob.PANELS)
+
+
+_SMI_FIELDS = {  # nvidia-smi field -> (header unit, value formatter, metric, labkit value)
+    "utilization.gpu": ("%", lambda v: f"{v} %", "gpu_util_frac", lambda v: v / 100),
+    "memory.used": ("MiB", lambda v: f"{v} MiB", "fb_used_mib", float),
+    "power.draw": ("W", lambda v: f"{v}.25 W", "power_usage_w", lambda v: v + 0.25),
+    "temperature.gpu": (None, str, "gpu_temp_c", float),
+    "clocks.sm": ("MHz", lambda v: f"{v} MHz", "sm_clock_mhz", float),
+}
+
+
+@given(st.permutations(list(_SMI_FIELDS)).flatmap(
+    lambda order: st.tuples(st.integers(min_value=1, max_value=len(order)).map(
+        lambda n: order[:n]), st.booleans(), st.integers(min_value=0, max_value=100))))
+def test_smi_any_field_subset_and_order_reads_back(case: tuple[list[str], bool, int]) -> None:
+    fields, nounits, v = case
+    header = ", ".join(["timestamp", *(f"{f} [{_SMI_FIELDS[f][0]}]" if _SMI_FIELDS[f][0]
+                                       else f for f in fields)])
+    cells = []
+    for f in fields:
+        text = _SMI_FIELDS[f][1](v)
+        cells.append(text.split(" ")[0] if nounits else text)
+    log = ob.parse_nvidia_smi_csv(f"{header}\n2024/06/01 10:00:00.000, {', '.join(cells)}\n")
+    got = dict(zip(log.frame.metric, log.frame.value, strict=True))
+    assert got == {_SMI_FIELDS[f][2]: pytest.approx(_SMI_FIELDS[f][3](v)) for f in fields}
+
+
+@given(st.integers(min_value=1, max_value=20), st.integers(min_value=0, max_value=60))
+def test_history_keeps_exactly_the_latest_ticks(capacity: int, ticks: int) -> None:
+    h = ob.History([0], ["power_usage_w"], capacity)
+    for k in range(ticks):
+        h.append(ob.Snapshot(float(k), {(0, "power_usage_w"): Reading(float(k))}))
+    kept = list(range(max(0, ticks - capacity), ticks))
+    assert list(h.times()) == [float(k) for k in kept]
+    assert list(h.series(0, ["power_usage_w"])["power_usage_w"]) == [float(k) for k in kept]
+    if ticks:
+        assert h.latest(0)["power_usage_w"].value == ticks - 1
