@@ -1080,8 +1080,8 @@ def reference_table() -> pd.DataFrame:
     rows = []
     for key, row in ref.iterrows():
         dcgm = f"{row['dcgm_field']} ({row['dcgm_id']})" if row["dcgm_field"] else "—"
-        units = " / ".join(u or "—" for u in (row["nvml_unit"], row["dcgm_unit"],
-                                               row["smi_unit"] if row["smi_field"] else ""))
+        smi_unit = (row["smi_unit"] or row["unit"]) if row["smi_field"] else ""  # "" = bare
+        units = " / ".join(u or "—" for u in (row["nvml_unit"], row["dcgm_unit"], smi_unit))
         call = row["nvml_call"].replace("NVML_GPM_METRIC_", "").replace(
             "NVML_MEMORY_ERROR_TYPE_", "")
         unit = t("observe.ref.frac") if row["unit"] == "frac" else row["unit"]
