@@ -131,6 +131,16 @@ def test_start_stop_runs_and_ends_the_thread(sim: SimFactory) -> None:
     app.close()
 
 
+def test_running_the_cell_again_stops_the_old_dashboard(sim: SimFactory) -> None:
+    nv, lab = sim(clock="wall")
+    first = ui.dashboard(nv=nv, lab=lab)
+    first.start()
+    second = ui.dashboard(nv=nv, lab=lab)
+    assert not first.sampler.running and not second.sampler.running
+    assert _no_sampler_threads()
+    second.close()
+
+
 def test_rate_and_scenario_inputs_are_validated(sim: SimFactory) -> None:
     nv, lab = sim()
     app = ui.scenario_lab(nv=nv, lab=lab, clock=lab.now, sleep=lab.advance)

@@ -527,6 +527,9 @@ class DashboardApp(widgets.VBox):
         sleep(model.GPM_MIN_INTERVAL_S + 0.01)
         self.sampler.poll()
         self.render(force=True)
+        for old in [a for a in _APPS if a.app_name == name]:  # the cell was run again
+            old.stop()
+            _APPS.remove(old)
         _APPS.append(self)
 
     # -- state ----------------------------------------------------------------------------------
