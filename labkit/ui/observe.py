@@ -435,13 +435,16 @@ class DashboardApp(widgets.VBox):
     scenarios : bool, default False
         Offer the simulated lab's workload scenarios (on a real GPU: a note that labkit never
         starts work there).
+    charts : sequence of {"activity", "power"}
+        The charts under the panels.
     clock, sleep : callable, optional
         The sampler's clock and the pause used to take the first GPM interval (tests pass the
         simulated lab's virtual clock and ``lab.advance``).
     """
 
     def __init__(self, nv: Any | None, *, name: str, panels: Sequence[str], lab: Any = None,
-                 reason: str = "", rate_hz: float = 1.0, charts: bool = True,
+                 reason: str = "", rate_hz: float = 1.0,
+                 charts: Sequence[str] = ("activity", "power"),
                  clock: Callable[[], float] | None = None,
                  sleep: Callable[[float], Any] = time.sleep, autostart_s: float | None = None,
                  scenarios: bool = False) -> None:
@@ -460,7 +463,7 @@ class DashboardApp(widgets.VBox):
         self.signals = _css(widgets.HTML(""), f"lk-{name}-signals")
         self.activity = LiveFigureOutput(f"lk-{name}-activity")
         self.power = LiveFigureOutput(f"lk-{name}-power")
-        self.charts = charts
+        self.charts = tuple(charts)
         self.sampler: Sampler | None = None
         if nv is not None:
             self.sampler = Sampler(nv, clock=clock or time.monotonic)
@@ -518,8 +521,7 @@ class DashboardApp(widgets.VBox):
         grid = widgets.GridBox(list(self.cards.values()), layout=widgets.Layout(
             grid_template_columns="repeat(auto-fill, minmax(210px, 1fr))", grid_gap="8px"))
         rows += [self.signals, grid]
-        if charts:
-            rows += [self.activity, self.power]
+        rows += [{"activity": self.activity, "power": self.power}[c] for c in self.charts]
         rows.append(widgets.HBox([self.export, self.export_link]))
         self.children = rows
         # a first look, taken now: two polls one GPM interval apart, so SM activity has a value
@@ -691,11 +693,12 @@ class DashboardApp(widgets.VBox):
                     since)
                 x_range = (max(0.0, since), max(end, WINDOW_S / 6))
                 gap = max(3.0 / self.sampler.rate_hz, 1.0)
-                act, pw = with_gaps(act, gap), with_gaps(pw, gap)
-                self.activity.show(activity_figure(act, title=t("observe.chart.activity"),
-                                                   x_range=x_range))
-                self.power.show(power_figure(pw, title=t("observe.chart.power"),
-                                             x_range=x_range))
+                if "activity" in self.charts:
+                    self.activity.show(activity_figure(
+                        with_gaps(act, gap), title=t("observe.chart.activity"), x_range=x_range))
+                if "power" in self.charts:
+                    self.power.show(power_figure(
+                        with_gaps(pw, gap), title=t("observe.chart.power"), x_range=x_range))
             self.renders += 1
 
     def _status_text(self) -> str:
@@ -767,7 +770,8 @@ def scenario_lab(*, nv: Any = None, lab: Any = None, clock: Callable[[], float] 
     return DashboardApp(nv, name="scenario", lab=lab, reason=reason, rate_hz=2.0, scenarios=True,
                         panels=("gpu_util", "sm_active", "tensor_active", "dram_active",
                                 "power", "clocks", "pcie"),
-                        clock=clock, sleep=sleep, autostart_s=SCENARIO_RUN_S)
+                        clock=clock, sleep=sleep, autostart_s=SCENARIO_RUN_S,
+                        charts=("activity",))
 
 
 # --------------------------------------------------------------------------------------------
