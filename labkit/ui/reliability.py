@@ -193,7 +193,7 @@ def scaling_numbers() -> pd.DataFrame:
     mtbf = LLAMA3_GPU_MTBF_H
     all_mtbf = model.observed_gpu_mtbf_h(466, 16_384, 54 * 24)
     rows = [
-        (t("reliability.num.gpu_mtbf"), f"{mtbf:,.0f} h ({mtbf / 24 / 365:.2f}년)"),
+        (t("reliability.num.gpu_mtbf"), f"{mtbf:,.0f} h ({mtbf / 24 / 365.25:.2f}년)"),
         (t("reliability.num.per_gpu_day"), f"{24 / mtbf:.4e}"),
         (t("reliability.num.per_node"), f"{model.rate_per_1000_node_days(mtbf):.3f}"),
         (t("reliability.num.job_mtbf", n="16,384"), f"{model.job_mtbf_h(16_384, mtbf):.3f} h"),
