@@ -87,8 +87,8 @@ def test_eventlog_older_checkpoint_wastes_more(resume: int, wasted: float,
 
 
 def test_eventlog_checkpoint_save_inside_a_step_is_taken_out_of_it() -> None:
-    log = clean_run() + [{"checkpoint_save_start_time": 12.0},
-                         {"checkpoint_save_end_time": 13.0}]
+    log = [*clean_run(), {"checkpoint_save_start_time": 12.0},
+           {"checkpoint_save_end_time": 13.0}]
     result = job_goodput(log)
     assert result.seconds[Bucket.CHECKPOINT_SAVE] == 1
     # step 2 keeps 2 s of its 3; the other steps now average 2.75 s, so step 0 (3 s) shows
@@ -99,7 +99,8 @@ def test_eventlog_checkpoint_save_inside_a_step_is_taken_out_of_it() -> None:
 
 
 def test_eventlog_custom_badput_and_restore() -> None:
-    log = clean_run() + [
+    log = [
+        *clean_run(),
         {"checkpoint_restore_start_time": 1.0}, {"checkpoint_restore_end_time": 3.0},
         {"custom_badput_event_type": "eval", "custom_badput_event_start_time": 15.0},
         {"custom_badput_event_type": "eval", "custom_badput_event_end_time": 16.0},
