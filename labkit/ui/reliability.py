@@ -320,7 +320,7 @@ def interval_numbers() -> pd.DataFrame:
     rows = []
     for cost, mtbf, published in cases:
         rows.append({
-            "δ (분)": cost, "M (분)": mtbf,
+            "δ (분)": f"{cost:g}", "M (분)": f"{mtbf:,.0f}",
             "Young": round(model.young_interval(cost, mtbf), 2),
             "Daly": round(model.daly_interval(cost, mtbf), 2),
             t("reliability.num.exact"): round(model.optimal_interval(cost, mtbf), 3),
@@ -529,13 +529,14 @@ class MonthApp(LiveApp[MonthView]):
                       line={"color": _COLORS["exact"], "dash": "dash", "width": 2},
                       annotation_text=t("reliability.month.expected",
                                         pct=fmt.pct(result.expected.goodput, 2)),
-                      annotation_position="top right")
+                      annotation_position="top right", annotation_yshift=-22)
         self.histogram.show(fig)
         water = waterfall_figure(result.sampled)
         row = result.frame.loc[result.sample]
         water.update_layout(title=t("reliability.month.sample_title", k=result.sample,
                                     pct=fmt.pct(float(row["goodput"])),
-                                    n=int(row["interruptions"])))
+                                    n=int(row["interruptions"])),
+                            height=440, margin={"b": 120})
         self.waterfall.show(water)
         self.summary.value = "<br>".join([
             "<b>" + t("reliability.month.result", mean=fmt.pct(mean, 2), sd=fmt.pct(sd, 2),
