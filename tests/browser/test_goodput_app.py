@@ -13,7 +13,8 @@ def test_goodput_app_loss_edit_updates_goodput_and_waterfall(page, voila_url):  
     open_lesson(page, voila_url, "03_goodput.ipynb")
     page.wait_for_selector(".lk-waterfall .js-plotly-plot .main-svg")
     big = page.locator(".lk-goodput-value")
-    assert "88.9 %" in big.inner_text()
+    page.wait_for_function(
+        "() => document.querySelector('.lk-goodput-value')?.innerText.includes('88.9 %')")
     before = plot_json(page, "lk-waterfall")
     assert before is not None and "-22" in before
 
