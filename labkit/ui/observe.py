@@ -29,7 +29,6 @@ from __future__ import annotations
 import atexit
 import base64
 import html
-import json
 import math
 import threading
 import time
@@ -41,12 +40,11 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
 
 from labkit import observe as model
 from labkit.observe import CATALOG, PANELS, Reading, Sampler
 from labkit.ui import format as fmt
-from labkit.ui.components import PLOTLY_MIME, FigureOutput, _template_json, styled_figure
+from labkit.ui.components import FigureOutput, styled_figure
 from labkit.ui.messages import KO, error_text, t
 from labkit.validate import InputError
 
@@ -104,25 +102,9 @@ def _stop_everything() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-class LiveFigureOutput(FigureOutput):
-    """A :class:`FigureOutput` whose :meth:`show` is safe to call from the sampler thread.
-
-    It sets the Output widget's ``outputs`` trait (a plain synced trait) instead of capturing
-    ``display()`` inside ``with self:``, which depends on the kernel's current message and is
-    not meant for background threads.
-    """
-
-    def show(self, fig: go.Figure) -> None:
-        """Replace the displayed figure with ``fig``."""
-        self.figure = fig
-        spec = json.loads(pio.to_json(fig, validate=False, remove_uids=True))
-        if not spec.get("layout", {}).get("template"):
-            spec.setdefault("layout", {})["template"] = _template_json(
-                str(pio.templates.default or "plotly_white"))
-        spec["config"] = {"displaylogo": False, "responsive": True}
-        self.outputs = ({"output_type": "display_data", "metadata": {},
-                         "data": {PLOTLY_MIME: spec,
-                                  "text/plain": f"<Figure: {fig.layout.title.text or ''}>"}},)
+# FigureOutput sets the Output widget's ``outputs`` trait (no display() capture), which is safe
+# from the sampler thread; the dashboard uses it as it is.
+LiveFigureOutput = FigureOutput
 
 
 def _css(widget: widgets.Widget, *classes: str) -> widgets.Widget:
