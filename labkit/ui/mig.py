@@ -375,6 +375,8 @@ class BoardApp(widgets.VBox):
         options = [(f"{gi.profile.name}@{gi.start}", gi.start) for gi in gis]
         if list(self.remove_select.options) != options:
             self.remove_select.options = options
+            if options and self.remove_select.value is None:
+                self.remove_select.value = options[-1][1]
         self.grid.value = board_html(lay, profile, frag)
         self.capacity.value = capacity_html(lay, profile)
         self.fragmentation.value = fragmentation_html(lay, frag)
