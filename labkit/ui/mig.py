@@ -813,6 +813,7 @@ class WorkloadApp(LiveApp[WorkloadView]):
         self.children = [*(f.box for f in self.fields.values()), self.status, self.layout_line,
                          self.table, self.notes, self.chart]
         self._shown: tuple[Any, ...] | None = None
+        self._figure: go.Figure | None = None
         if board is not None:
             board.on_change.append(self._board_changed)
         self.update()
@@ -858,15 +859,21 @@ class WorkloadApp(LiveApp[WorkloadView]):
                 notes.append(t("mig.wl.note_no_slot", mode=t(f"mig.mode.{mode}"), n=no_slot))
         self.notes.value = "<br>".join(html.escape(n) for n in notes)
         modes = [t(f"mig.mode.{m}") for m in result.results]
-        fig = styled_figure(title=t("mig.wl.chart_title"), yaxis_title=t("mig.wl.hours"),
-                            barmode="group", height=340)
-        for key, attr, color in (("mig.wl.makespan", "makespan_h", "#3b6fb6"),
-                                 ("mig.wl.jct", "mean_jct_h", "#ffb703"),
-                                 ("mig.wl.wait", "mean_wait_h", "#adb5bd")):
-            ys = [getattr(r, attr) for r in result.results.values()]
-            fig.add_trace(go.Bar(x=modes, y=ys, name=t(key),
-                                 text=[fmt.hours(y, 2) for y in ys], textposition="outside",
-                                 marker={"color": color}))
+        series = [[getattr(r, attr) for r in result.results.values()]
+                  for attr in ("makespan_h", "mean_jct_h", "mean_wait_h")]
+        fig = self._figure
+        if fig is None:  # built once; later results only replace the bars' numbers
+            fig = styled_figure(title=t("mig.wl.chart_title"), yaxis_title=t("mig.wl.hours"),
+                                barmode="group", height=340)
+            for key, color in (("mig.wl.makespan", "#3b6fb6"), ("mig.wl.jct", "#ffb703"),
+                               ("mig.wl.wait", "#adb5bd")):
+                fig.add_trace(go.Bar(x=modes, name=t(key), textposition="outside",
+                                     marker={"color": color}))
+            self._figure = fig
+        with fig.batch_update():
+            for trace, ys in zip(fig.data, series, strict=True):
+                trace.y = ys
+                trace.text = [fmt.hours(y, 2) for y in ys]
         self.chart.show(fig)
 
 
