@@ -76,6 +76,7 @@ __all__ = [
     "KINDS",
     "PLACEMENTS",
     "POLICIES",
+    "CapacityReport",
     "Cluster",
     "Job",
     "JobGroup",
@@ -84,12 +85,14 @@ __all__ = [
     "SimulationResult",
     "Tenant",
     "TraceDistribution",
+    "capacity_report",
     "demand_curve",
     "fair_share_factor",
     "filler_jobs",
     "jobs_from_groups",
     "mig_geometry",
     "node_fragmentation",
+    "quota_tenants",
     "simulate",
     "trace_jobs",
 ]
@@ -357,7 +360,10 @@ class Tenant:
         lends). [GPU]
     borrowing_limit_gpus : float, optional
         How far above its nominal quota the tenant may borrow the cohort's unused quota
-        (Kueue ``borrowingLimit``), >= 0; None: no limit; 0: no borrowing (a static partition). [GPU]
+        (Kueue ``borrowingLimit``), >= 0; None: no limit; 0: no borrowing. [GPU]
+    lending_limit_gpus : float, optional
+        How much of its unused nominal quota others may borrow (Kueue ``lendingLimit``), >= 0;
+        None: all of it; 0: its idle quota stays idle (a static partition). [GPU]
 
     Used in: notebooks/08_orchestration.ipynb
     """
@@ -366,6 +372,7 @@ class Tenant:
     share: float = 1.0
     quota_gpus: float | None = None
     borrowing_limit_gpus: float | None = None
+    lending_limit_gpus: float | None = None
 
     def __post_init__(self) -> None:
         if _optional_str("name", self.name) is None:
@@ -374,9 +381,9 @@ class Tenant:
         if self.quota_gpus is not None:
             object.__setattr__(self, "quota_gpus", validate.non_negative("quota_gpus",
                                                                          self.quota_gpus))
-        if self.borrowing_limit_gpus is not None:
-            object.__setattr__(self, "borrowing_limit_gpus", validate.non_negative(
-                "borrowing_limit_gpus", self.borrowing_limit_gpus))
+        for name in ("borrowing_limit_gpus", "lending_limit_gpus"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, validate.non_negative(name, getattr(self, name)))
 
 
 def fair_share_factor(usage: float, shares: float) -> float:
@@ -604,8 +611,9 @@ class _Sim:
         self.borrow = {t.name: (math.inf if t.borrowing_limit_gpus is None
                                 else t.borrowing_limit_gpus)
                        for t in tenants if t.quota_gpus is not None}
-        self.cohort_capacity = sum(self.quota.values())
-        self.cohort_used = 0.0
+        self.lend = {t.name: (math.inf if t.lending_limit_gpus is None
+                              else min(t.lending_limit_gpus, t.quota_gpus))
+                     for t in tenants if t.quota_gpus is not None}
         self._check_admissible()
         # FGD target workload: job classes by popularity (at most 32 most popular)
         counts = Counter(d.key for d in self.demand)
@@ -645,7 +653,8 @@ class _Sim:
         for i, t in enumerate(self.tenant_of):
             if t not in self.quota:
                 continue
-            limit = min(self.quota[t] + self.borrow[t], self.cohort_capacity)
+            others = sum(min(self.lend[n], q) for n, q in self.quota.items() if n != t)
+            limit = self.quota[t] + min(self.borrow[t], others)
             validate.at_most(f"jobs[{i}].gpus", round(self.demand[i].total, 9), limit + EPS,
                              f"tenant {t}'s quota plus borrowing limit")
 
@@ -696,16 +705,22 @@ class _Sim:
 
     # -- quotas -----------------------------------------------------------------------------------
     def _admissible(self, i: int, freed: Mapping[str, float] | None = None) -> bool:
+        """Kueue admission: within nominal quota + borrowing limit, and what all tenants borrow
+        fits in what the others lend (unused nominal quota, up to each lending limit)."""
         t = self.tenant_of[i]
         if t not in self.quota:
             return True
         d = self.demand[i].total
         freed = freed or {}
-        used = self.held[t] - freed.get(t, 0.0)
-        if used + d > self.quota[t] + self.borrow[t] + EPS:
+        used = self.held[t] - freed.get(t, 0.0) + d
+        if used > self.quota[t] + self.borrow[t] + EPS:
             return False
-        cohort = self.cohort_used - sum(v for k, v in freed.items() if k in self.quota)
-        return cohort + d <= self.cohort_capacity + EPS
+        borrowed = lendable = 0.0
+        for name, quota in self.quota.items():
+            u = used if name == t else self.held[name] - freed.get(name, 0.0)
+            borrowed += max(0.0, u - quota)
+            lendable += min(self.lend[name], max(0.0, quota - u))
+        return borrowed <= lendable + EPS
 
     # -- placement --------------------------------------------------------------------------------
     def _score(self, st: _State, node: int, g: int, frag_before: float | None) -> tuple[Any, ...]:
@@ -817,8 +832,6 @@ class _Sim:
         share = self.demand[i].total
         tenant = self.tenant_of[i]
         self.held[tenant] += share
-        if tenant in self.quota:
-            self.cohort_used += share
         if math.isnan(self.first_start[i]):
             self.first_start[i] = t
         self.pending -= 1
@@ -829,8 +842,6 @@ class _Sim:
         share = self.demand[i].total
         tenant = self.tenant_of[i]
         self.held[tenant] -= share
-        if tenant in self.quota:
-            self.cohort_used -= share
         lost = 0.0
         if preempted:
             elapsed = t - alloc.start
@@ -1168,11 +1179,14 @@ class SimulationResult:
         Returns
         -------
         pandas.DataFrame
-            Indexed by the group: ``jobs``, ``mean_wait_h``, ``p95_wait_h``, ``max_wait_h``,
-            ``mean_jct_h`` [h], ``gpu_h`` (GPU-hours of work) [GPU-h].
+            Indexed by the group: ``jobs``, ``mean_wait_h``, ``p95_wait_h``, ``max_wait_h``
+            (queue delay = first start - submit), ``mean_delay_h`` (JCT - run time: all the
+            time a job spent not making kept progress, including re-queueing and lost work
+            after preemption), ``mean_jct_h`` [h], ``gpu_h`` (GPU-hours of work) [GPU-h].
         """
         key = validate.one_of("by", by, ("kind", "tenant"))
-        j = self.jobs.assign(gpu_h=self.jobs["gpus"] * self.jobs["hours"])
+        j = self.jobs.assign(gpu_h=self.jobs["gpus"] * self.jobs["hours"],
+                             delay_h=self.jobs["jct_h"] - self.jobs["hours"])
         j[key] = j[key].fillna("")
         g = j.groupby(key, sort=True)
         return pd.DataFrame({
@@ -1180,6 +1194,7 @@ class SimulationResult:
             "mean_wait_h": g["wait_h"].mean(),
             "p95_wait_h": g["wait_h"].quantile(0.95),
             "max_wait_h": g["wait_h"].max(),
+            "mean_delay_h": g["delay_h"].mean(),
             "mean_jct_h": g["jct_h"].mean(),
             "gpu_h": g["gpu_h"].sum(),
         })
@@ -1240,6 +1255,15 @@ class SimulationResult:
             rows.append((t, free, frag, frag / free if free > EPS else 0.0))
         return pd.DataFrame(rows, columns=["t_h", "free_gpus", "fragmented_gpus",
                                            "fragmentation_rate"])
+
+    def mean_fragmented_gpus(self) -> float:
+        """Return the time-weighted mean of :meth:`fragmentation` over the makespan. [GPU]"""
+        frag = self.fragmentation()
+        t = frag["t_h"].to_numpy()
+        if len(t) < 2:
+            return 0.0
+        dt = np.diff(t)
+        return float((frag["fragmented_gpus"].to_numpy()[:-1] * dt).sum() / (t[-1] - t[0]))
 
     def summary(self, cost_krw_per_gpu_h: float = 0.0,
                 window_h: float | None = None) -> dict[str, float]:
@@ -1469,8 +1493,11 @@ class JobGroup:
         changes: dict[str, Any] = {}
         for name in names:
             changes.update(self.variants.get(name, {}))
-        if not changes:
-            return self
+        return self.with_overrides(changes) if changes else self
+
+    def with_overrides(self, changes: Mapping[str, Any], field_name: str | None = None
+                       ) -> JobGroup:
+        """Return the group with some fields replaced (validated; errors name ``field_name``)."""
         allowed = {"kind", "count", "submit_h", "gpus", "hours", "tenant", "priority",
                    "value_per_gpu_h", "mig_profile", "checkpoint_interval_h", "hours_jitter"}
         unknown = sorted(set(changes) - allowed)
@@ -1479,11 +1506,18 @@ class JobGroup:
                                       f"unknown fields in variants of {self.name}: {unknown}")
         fields = {f: getattr(self, f) for f in allowed}
         fields.update(changes)
-        return JobGroup(name=self.name, variants=self.variants, **fields)
+        try:
+            return JobGroup(name=self.name, variants=self.variants, **fields)
+        except validate.InputError as err:
+            if field_name is None:
+                raise
+            raise validate.InputError(field_name, err.rule, err.value, str(err),
+                                      limit=err.limit) from err
 
 
 def jobs_from_groups(groups: Sequence[JobGroup], *, seed: int = 0,
-                     variants: Iterable[str] = ()) -> list[Job]:
+                     variants: Iterable[str] = (),
+                     counts: Mapping[str, int] | None = None) -> list[Job]:
     """Expand job groups into jobs, with seeded submit times and run-time spread.
 
     Parameters
@@ -1495,6 +1529,9 @@ def jobs_from_groups(groups: Sequence[JobGroup], *, seed: int = 0,
     variants : iterable of str
         Scenario switches applied to every group that defines them (e.g. ``"whole_gpu"``,
         ``"specialized"``).
+    counts : mapping of str to int, optional
+        Job counts replacing those of the named groups (e.g. ``{"ai-lab": 30}``), each 1 to
+        1,000; a name no group has is an error.
 
     Returns
     -------
@@ -1506,9 +1543,15 @@ def jobs_from_groups(groups: Sequence[JobGroup], *, seed: int = 0,
     seed = validate.integer("seed", seed, minimum=0)
     rng = np.random.default_rng(seed)
     names = tuple(variants)
+    counts = dict(counts or {})
+    unknown = sorted(set(counts) - {g.name for g in groups})
+    if unknown:
+        raise validate.InputError("counts", "other", unknown, f"no group named {unknown}")
     out: list[Job] = []
     for base in groups:
         g = base.with_variants(names)
+        if g.name in counts:
+            g = g.with_overrides({"count": counts[g.name]}, field_name=f"count_{g.name}")
         first, last = g.submit_h
         submits = np.sort(rng.uniform(first, last, g.count)) if last > first else np.full(
             g.count, first)
@@ -1734,3 +1777,121 @@ def demand_curve(jobs: Sequence[Job], mig: MigGeometry | None = None, *, step_h:
             out[kind] = np.cumsum(diff)[:steps]
     frame = pd.DataFrame(out, index=pd.Index(t, name="t_h"))
     return frame
+
+
+@dataclass(frozen=True)
+class CapacityReport:
+    """A day's demand against installed capacity (see :func:`capacity_report`).
+
+    Attributes
+    ----------
+    installed_gpus : float
+        GPUs installed. [GPU]
+    window_h : float
+        Calendar hours of the window. [h]
+    peak_gpus, mean_gpus : float
+        Highest and mean demand. [GPU]
+    demand_gpu_h : float
+        GPU-hours asked for in the window (each job running from its submit time). [GPU-h]
+    served_gpu_h : float
+        Of those, the GPU-hours the installed GPUs could hold at that moment. [GPU-h]
+    idle_gpu_h : float
+        Installed GPU-hours that no demand could use. [GPU-h]
+    over_capacity_h : float
+        Hours in which demand exceeds the installed GPUs. [h]
+    best_occupancy : float
+        served / installed GPU-hours: the occupancy a perfect scheduler could reach without
+        moving any work in time. [fraction, 0-1]
+    calendar_cost_krw : float
+        Installed GPUs x window x calendar-hour cost, busy or idle. [KRW]
+    idle_cost_krw : float
+        The part of that cost spent on idle GPU-hours. [KRW]
+    """
+
+    installed_gpus: float
+    window_h: float
+    peak_gpus: float
+    mean_gpus: float
+    demand_gpu_h: float
+    served_gpu_h: float
+    idle_gpu_h: float
+    over_capacity_h: float
+    best_occupancy: float
+    calendar_cost_krw: float
+    idle_cost_krw: float
+
+
+def capacity_report(curve: pd.DataFrame, installed_gpus: float,
+                    cost_krw_per_gpu_h: float) -> CapacityReport:
+    """Return how a day's demand curve meets a fixed installed capacity.
+
+    The aircraft arithmetic of the course notes: a GPU costs money every calendar hour and
+    earns only in the hours it is used; a cluster sized for the peak sits idle off-peak.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        :func:`demand_curve` output (index ``t_h`` evenly spaced, columns GPUs by kind).
+    installed_gpus : float
+        GPUs installed, > 0 and at most 100,000. [GPU]
+    cost_krw_per_gpu_h : float
+        Calendar-hour cost of one GPU, >= 0. [KRW per GPU-h]
+
+    Returns
+    -------
+    CapacityReport
+
+    Used in: notebooks/08_orchestration.ipynb
+    """
+    cap = validate.at_most("installed_gpus", validate.positive("installed_gpus", installed_gpus),
+                           100_000, "100,000 GPUs")
+    cost = validate.non_negative("cost_krw_per_gpu_h", cost_krw_per_gpu_h)
+    if len(curve.index) < 2:
+        raise validate.InputError("curve", "other", len(curve.index),
+                                  "a demand curve needs at least two samples")
+    t = curve.index.to_numpy(dtype=float)
+    step = float(t[1] - t[0])
+    demand = curve.sum(axis=1).to_numpy(dtype=float)
+    window = step * len(t)
+    served = np.minimum(demand, cap)
+    installed_gpu_h = cap * window
+    served_gpu_h = float(served.sum() * step)
+    return CapacityReport(
+        installed_gpus=cap, window_h=window, peak_gpus=float(demand.max()),
+        mean_gpus=float(demand.mean()), demand_gpu_h=float(demand.sum() * step),
+        served_gpu_h=served_gpu_h, idle_gpu_h=installed_gpu_h - served_gpu_h,
+        over_capacity_h=float((demand > cap + EPS).sum() * step),
+        best_occupancy=served_gpu_h / installed_gpu_h,
+        calendar_cost_krw=cost * installed_gpu_h,
+        idle_cost_krw=cost * (installed_gpu_h - served_gpu_h),
+    )
+
+
+def quota_tenants(quotas: Mapping[str, float], *, borrowing: bool = True,
+                  lending: bool = True, shares: Mapping[str, float] | None = None
+                  ) -> list[Tenant]:
+    """Return tenants with nominal quotas, for a policy lab.
+
+    Parameters
+    ----------
+    quotas : mapping of str to float
+        Nominal quota per tenant, each 0 to 10,000 (errors name the field ``quota_<tenant>``).
+        [GPU]
+    borrowing : bool, default True
+        Whether tenants may borrow the cohort's unused quota (False: borrowing limit 0).
+    lending : bool, default True
+        Whether tenants lend their unused quota (False: lending limit 0, a static partition).
+    shares : mapping of str to float, optional
+        Fair-share shares (default 1 each; errors name ``share_<tenant>``).
+
+    Used in: notebooks/08_orchestration.ipynb
+    """
+    out = []
+    for name, q in quotas.items():
+        quota = validate.at_most(f"quota_{name}", validate.non_negative(f"quota_{name}", q),
+                                 10_000, "10,000 GPUs")
+        share = 1.0 if shares is None or name not in shares else validate.positive(
+            f"share_{name}", shares[name])
+        out.append(Tenant(name, share, quota, None if borrowing else 0.0,
+                          None if lending else 0.0))
+    return out

@@ -47,7 +47,9 @@ class SchoolDay:
     values_krw_per_gpu_h : dict
         Value of one GPU-hour of completed work, by kind. [KRW per GPU-h]
     tenants : tuple of Tenant
-        Shares and nominal quotas.
+        Shares and nominal quotas (the policy lab's defaults).
+    specialization_quotas : dict
+        Nominal quotas of the specialization scenario, by tenant. [GPU]
     groups : tuple of JobGroup
         The day's workload; each group's value is its kind's value unless it sets one.
     """
@@ -57,6 +59,7 @@ class SchoolDay:
     cost_krw_per_gpu_h: float
     values_krw_per_gpu_h: dict[str, float]
     tenants: tuple[Tenant, ...]
+    specialization_quotas: dict[str, float]
     groups: tuple[JobGroup, ...]
     source: str
     as_of: str
@@ -117,12 +120,15 @@ def load_school_day(path: str = SCHOOL_DAY) -> SchoolDay:
         raise DataError(f"{where}: {err}") from err
     groups = tuple(_group(g, f"{where}: groups[{i}]", values)
                    for i, g in enumerate(get_field(doc, "groups", list, where=where)))
+    spec = get_field(doc, "specialization_quotas", dict, where=where)
+    spec_quotas = {k: get_field(spec, k, float, where=f"{where}: specialization_quotas")
+                   for k in spec}
     day_h = get_field(doc, "day_h", float, where=where)
     krw = get_field(cost, "krw_per_gpu_h", float, where=f"{where}: calendar_cost")
     if day_h <= 0 or krw < 0:
         raise DataError(f"{where}: day_h must be > 0 and calendar cost >= 0")
-    return SchoolDay(cluster, day_h, krw, values, tenants, groups, str(doc["source"]),
-                     str(doc["as_of"]))
+    return SchoolDay(cluster, day_h, krw, values, tenants, spec_quotas, groups,
+                     str(doc["source"]), str(doc["as_of"]))
 
 
 def load_trace_distribution() -> TraceDistribution:
