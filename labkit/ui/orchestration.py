@@ -47,6 +47,7 @@ __all__ = [
     "SpecializationApp",
     "demand_app",
     "demand_figure",
+    "exercise_list",
     "exercises",
     "filler_app",
     "gantt_figure",
@@ -719,7 +720,7 @@ def key_numbers() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).set_index(cols[0])
 
 
-def exercises() -> widgets.VBox:
+def exercise_list() -> list[Exercise]:
     """Return the lesson's exercises; answers come from :mod:`labkit.scheduling`."""
     one = model.Cluster(1, 1)
     node = model.Cluster(1, 8)
@@ -727,11 +728,16 @@ def exercises() -> widgets.VBox:
     low = [model.Job("train", 0, 1, 6, checkpoint_interval_h=1.0),
            model.Job("class", 2.5, 1, 1, priority=5)]
     preempted = model.simulate(low, one, "priority", preemption=True)
-    return exercise_set([
+    return [
         Exercise("orch.ex1", model.simulate(_case_jobs("1a"), one).mean_jct_h, 0.01, "h"),
         Exercise("orch.ex2", model.simulate(_case_jobs("2a"), node, "easy_backfill").allocation
                  * 100, 0.06, "%"),
         Exercise("orch.ex3", float(case2b.jobs.set_index("job").loc["J2", "wait_h"]), 0.01, "h"),
         Exercise("orch.ex4", model.fair_share_factor(0.25, 0.5), 0.0006),
         Exercise("orch.ex5", preempted.wasted_gpu_h, 0.01, "h"),
-    ])
+    ]
+
+
+def exercises() -> widgets.VBox:
+    """Return the lesson's exercises as widgets (see :func:`exercise_list`)."""
+    return exercise_set(exercise_list())
