@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -164,7 +165,8 @@ class MigGeometry:
 # A100-40GB). Replace `mig_geometry` by a call into labkit.gpu when that is available.
 # name -> (compute slices, memory units, ((profile, compute, memory units, starts), ...))
 _SEVEN = (0, 1, 2, 3, 4, 5, 6)
-_MIG_TABLE_TEMPORARY: dict[str, tuple[int, int, tuple[tuple[str, int, int, tuple[int, ...]], ...]]] = {
+_ProfileRow = tuple[str, int, int, tuple[int, ...]]
+_MIG_TABLE_TEMPORARY: dict[str, tuple[int, int, tuple[_ProfileRow, ...]]] = {
     "A100-80GB": (7, 8, (("1g.10gb", 1, 1, _SEVEN), ("1g.20gb", 1, 2, (0, 2, 4, 6)),
                          ("2g.20gb", 2, 2, (0, 2, 4)), ("3g.40gb", 3, 4, (0, 4)),
                          ("4g.40gb", 4, 4, (0,)), ("7g.80gb", 7, 8, (0,)))),
@@ -1633,7 +1635,7 @@ class TraceDistribution:
         for count in self.gpu_counts:
             q = self.duration_quantiles.get(count)
             if not q or q[0][0] != 0 or q[-1][0] != 1 or any(
-                    b[0] <= a[0] or b[1] < a[1] or a[1] <= 0 for a, b in zip(q, q[1:])):
+                    b[0] <= a[0] or b[1] < a[1] or a[1] <= 0 for a, b in itertools.pairwise(q)):
                 raise validate.InputError(
                     "duration_quantiles", "other", count,
                     f"duration quantiles for {count} GPUs must run from 0 to 1, increasing")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pandas as pd
@@ -263,7 +264,7 @@ def test_no_preemption_means_the_high_priority_job_waits() -> None:
     assert starts(r)["high"] == 5 and not r.schedule["preempted"].any()
 
 
-# --- quotas: borrowing and reclaim -----------------------------------------------------------------
+# --- quotas: borrowing and reclaim ----------------------------------------------------------------
 
 def quota_jobs() -> list[Job]:
     a = [Job(f"a{k}", 0, 1, 10, tenant="A", checkpoint_interval_h=0.5) for k in range(8)]
@@ -302,7 +303,7 @@ def test_quota_without_borrowing_is_a_static_partition() -> None:
     assert r.occupancy(1.0) == pytest.approx(0.5)
 
 
-# --- fair share ------------------------------------------------------------------------------------
+# --- fair share -----------------------------------------------------------------------------------
 
 def test_fair_share_factor_is_slurm_classic() -> None:
     assert sched.fair_share_factor(0.5, 0.5) == pytest.approx(0.5)
@@ -322,7 +323,7 @@ def test_fair_share_serves_the_tenant_that_used_less() -> None:
     assert starts(fair)["b-new"] < starts(fair)["a-new"]
 
 
-# --- metrics -----------------------------------------------------------------------------------------
+# --- metrics --------------------------------------------------------------------------------------
 
 def test_value_occupancy_and_net_value() -> None:
     jobs = [Job("w", 0, 2, 3, value_per_gpu_h=1000), Job("f", 0, 2, 3, "filler")]
@@ -359,7 +360,7 @@ def test_timeline_records_queue_length() -> None:
     assert r.timeline["queued"].tolist() == [2, 1, 0, 0]
 
 
-# --- workload generators ---------------------------------------------------------------------------
+# --- workload generators --------------------------------------------------------------------------
 
 def test_jobs_from_groups_is_seeded_and_applies_variants() -> None:
     g = sched.JobGroup("lab", "class_lab", 3, (9, 10), 1, 2, mig_profile="1g.10gb",
@@ -390,14 +391,14 @@ def test_trace_jobs_follow_the_distribution() -> None:
     assert len(jobs) == 400
     assert {j.gpus for j in jobs} == {0.5, 1.0, 8.0}
     assert {j.hours for j in jobs if j.gpus == 8} == {2.0}
-    assert all(b.submit_h >= a.submit_h for a, b in zip(jobs, jobs[1:], strict=False))
+    assert all(b.submit_h >= a.submit_h for a, b in itertools.pairwise(jobs))
     mean_gap = jobs[-1].submit_h / 400
     assert 0.08 < mean_gap < 0.12  # Poisson at 10/h
     assert sched.trace_jobs(5, dist, jobs_per_hour=1, seed=3) == sched.trace_jobs(
         5, dist, jobs_per_hour=1, seed=3)
 
 
-# --- invariants (hypothesis) -------------------------------------------------------------------------
+# --- invariants (hypothesis) ----------------------------------------------------------------------
 
 PROFILES = ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb")
 
@@ -511,12 +512,12 @@ def test_simulate_invariants(data: tuple[list[Job], Cluster, list[Tenant]], poli
         # strict FIFO: jobs start in queue order
         order = sorted(range(len(jobs)), key=lambda i: (jobs[i].submit_h, i))
         first = r.jobs["start_h"].to_numpy()
-        assert all(first[a] <= first[b] + 1e-9 for a, b in zip(order, order[1:], strict=False))
+        assert all(first[a] <= first[b] + 1e-9 for a, b in itertools.pairwise(order))
     again = simulate(jobs, cluster, policy, placement, preemption, tenants=tenants)
     pd.testing.assert_frame_equal(again.schedule, r.schedule)  # deterministic
 
 
-# --- bad inputs ------------------------------------------------------------------------------------
+# --- bad inputs -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("kwargs", "field"), [
     ({"hours": -1}, "hours"), ({"hours": 0}, "hours"), ({"hours": math.nan}, "hours"),

@@ -127,10 +127,11 @@ def _lanes(rows: pd.DataFrame, memory_slices: int) -> list[tuple[float, float]]:
 
 
 def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | None = None,
-                 height: int | None = None) -> go.Figure:
+                 height: int | None = None, until_h: float | None = None) -> go.Figure:
     """Return a Gantt chart: one row per GPU, one bar per job run on it, coloured by kind.
 
     Shared-GPU jobs and MIG instances take part of their GPU's row (MIG by memory slices).
+    ``until_h`` ends the time axis (default: the last run).
     """
     per_gpu = result.gpu_schedule()
     cluster = result.cluster
@@ -140,7 +141,8 @@ def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | N
     per_gpu = per_gpu.assign(low=[a for a, _ in lanes], size=[b for _, b in lanes])
     fig = styled_figure(title=title, xaxis_title=t("orch.axis.time"), barmode="overlay",
                         height=height or max(300, 70 + 22 * cluster.installed_gpus),
-                        legend={"orientation": "h", "y": -0.18}, bargap=0)
+                        legend={"orientation": "h", "y": -0.18}, bargap=0,
+                        margin={"l": 110, "r": 20, "t": 50, "b": 50})
     for kind in model.KINDS:
         sel = per_gpu[per_gpu["kind"] == kind]
         if sel.empty:
@@ -159,6 +161,8 @@ def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | N
                      ticktext=[t("orch.axis.gpu", node=g // gpn + 1, gpu=g % gpn) for g in ticks])
     if day_h is not None:
         fig.add_vline(x=day_h, line={"dash": "dash", "color": "#555"})
+    if until_h is not None:
+        fig.update_xaxes(range=[0, until_h])
     return fig
 
 
@@ -169,7 +173,8 @@ def queue_figure(result: model.SimulationResult, *, day_h: float | None = None) 
                         yaxis_title=t("orch.queue.queued"), height=300,
                         yaxis2={"title": t("orch.queue.held"), "overlaying": "y",
                                 "side": "right", "rangemode": "tozero"},
-                        legend={"orientation": "h", "y": -0.3})
+                        legend={"orientation": "h", "y": -0.3},
+                        margin={"l": 60, "r": 70, "t": 50, "b": 50})
     fig.add_trace(go.Scatter(x=tl["t_h"], y=tl["queued"], mode="lines", line_shape="hv",
                              name=t("orch.queue.queued"), line={"color": "#d1495b"}))
     fig.add_trace(go.Scatter(x=tl["t_h"], y=tl["gpus_held"], mode="lines", line_shape="hv",
@@ -335,11 +340,13 @@ class SchoolDayApp(LiveApp[model.SimulationResult]):
 
     def compute(self, values: dict[str, Any]) -> model.SimulationResult:
         key = (values["policy"], values["placement"], _bool("preemption", values["preemption"]))
-        if key not in self.cache:
+        result = self.cache.get(key)
+        if result is None:
             if len(self.cache) >= CACHE_SIZE:
                 self.cache.clear()
-            self.cache[key] = model.simulate(_jobs(), self.day.cluster, *key)
-        return self.cache[key]
+            result = model.simulate(_jobs(), self.day.cluster, *key)
+            self.cache[key] = result
+        return result
 
     def render(self, result: model.SimulationResult) -> None:
         self.metrics.value = _table(_summary_rows(result, self.day), "lk-day-table")
@@ -458,7 +465,10 @@ class FillerApp(LiveApp[_Pair]):
         self.table.value = f"<table>{head}{body}</table>"
         title = t("orch.filler.gantt", which=t("orch.filler.with") if result.selected is
                   result.other else t("orch.filler.without"))
-        self.gantt.show(gantt_figure(result.selected, title, day_h=day.day_h))
+        # the filler backlog drains after the day: show the day and the real work only
+        real = result.selected.jobs[result.selected.jobs["kind"] != "filler"]
+        until = max(day.day_h, float(real["end_h"].max())) + 0.5
+        self.gantt.show(gantt_figure(result.selected, title, day_h=day.day_h, until_h=until))
 
 
 def filler_app(day: SchoolDay | None = None) -> FillerApp:
@@ -466,7 +476,7 @@ def filler_app(day: SchoolDay | None = None) -> FillerApp:
     return FillerApp(day or _day())
 
 
-# --- 4. MIG for a class ----------------------------------------------------------------------------
+# --- 4. MIG for a class ---------------------------------------------------------------------------
 
 
 class MigClassApp(LiveApp[_Pair]):
@@ -541,7 +551,7 @@ def mig_class_app(day: SchoolDay | None = None) -> MigClassApp:
     return MigClassApp(day or _day())
 
 
-# --- 5. policy lab ---------------------------------------------------------------------------------
+# --- 5. policy lab --------------------------------------------------------------------------------
 
 
 class PolicyLabApp(LiveApp[model.SimulationResult]):
@@ -683,7 +693,7 @@ def specialization_app(day: SchoolDay | None = None) -> SpecializationApp:
     return SpecializationApp(day or _day())
 
 
-# --- numbers checked by nbval, exercises -----------------------------------------------------------
+# --- numbers checked by nbval, exercises ----------------------------------------------------------
 
 
 def _case_jobs(case: str) -> list[model.Job]:
