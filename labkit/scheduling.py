@@ -628,6 +628,8 @@ class _Sim:
         self.bucket_of: list[tuple[Any, ...]] = [self._bucket_key(i) for i in range(n)]
         self.pending = 0
         self.requeue: list[int] = []
+        self.version = 0  # bumped on every start and stop (for the shadow cache)
+        self.shadow_cache: dict[tuple[Any, ...], tuple[float, frozenset[int]]] = {}
 
     # -- setup ------------------------------------------------------------------------------------
     def _demand(self, i: int, job: Job) -> _Demand:
@@ -726,15 +728,20 @@ class _Sim:
 
     # -- placement --------------------------------------------------------------------------------
     def _score(self, st: _State, node: int, g: int, frag_before: float | None) -> tuple[Any, ...]:
+        """Score a placement already applied to ``st`` (lower is better)."""
         node_free = self.G - st.node_used[node]
         gpu_free = st.free(g)
-        if self.placement == "pack":
-            return (round(node_free, 9), round(gpu_free, 9), node, g)
-        if self.placement == "spread":
-            return (-round(node_free, 9), -round(gpu_free, 9), node, g)
-        assert frag_before is not None
+        if frag_before is None:
+            return self._fit_score(node_free, gpu_free, node, g)
         delta = node_fragmentation(st, node, self.targets) - frag_before
         return (round(delta, 9), round(node_free, 9), round(gpu_free, 9), node, g)
+
+    def _fit_score(self, node_free: float, gpu_free: float, node: int, g: int
+                   ) -> tuple[Any, ...]:
+        """Best fit (pack) or worst fit (spread) from the free capacity left after placing."""
+        if self.placement == "pack":
+            return (round(node_free, 9), round(gpu_free, 9), node, g)
+        return (-round(node_free, 9), -round(gpu_free, 9), node, g)
 
     def _place(self, st: _State, d: _Demand, mask: frozenset[int] | None = None,
                only_node: int | None = None) -> list[Holding] | None:
@@ -753,10 +760,13 @@ class _Sim:
                 if len(gs) < k:
                     continue
                 hold = [(g, 1.0, 0, 0) for g in gs]
-                before = node_fragmentation(st, n, self.targets) if fgd else None
-                st.apply(hold)
-                score = self._score(st, n, gs[0], before)
-                st.release(hold)
+                if fgd:
+                    before = node_fragmentation(st, n, self.targets)
+                    st.apply(hold)
+                    score = self._score(st, n, gs[0], before)
+                    st.release(hold)
+                else:
+                    score = self._fit_score(G - st.node_used[n] - k, 0.0, n, gs[0])
                 if best is None or score < best[0]:
                     best = (score, hold)
             return None if best is None else best[1]
@@ -772,9 +782,13 @@ class _Sim:
                     if mask is not None and g in mask:
                         continue
                     hold = [(g, s, 0, 0)]
-                    st.apply(hold)
-                    score = self._score(st, n, g, before)
-                    st.release(hold)
+                    if fgd:
+                        st.apply(hold)
+                        score = self._score(st, n, g, before)
+                        st.release(hold)
+                    else:
+                        score = self._fit_score(G - st.node_used[n] - s, 1.0 - st.used[g] - s,
+                                                n, g)
                     if best is None or score < best[0]:
                         best = (score, hold)
             return None if best is None else best[1]
@@ -826,6 +840,7 @@ class _Sim:
 
     # -- start / stop -----------------------------------------------------------------------------
     def _start(self, i: int, hold: list[Holding], t: float) -> None:
+        self.version += 1
         self.state.apply(hold)
         end = t + self.remaining[i]
         self.running[i] = _Alloc(hold[0][0] // self.G, hold, t, end)
@@ -839,6 +854,7 @@ class _Sim:
         self.pending -= 1
 
     def _stop(self, i: int, t: float, preempted: bool) -> None:
+        self.version += 1
         alloc = self.running.pop(i)
         self.state.release(alloc.holdings)
         share = self.demand[i].total
@@ -927,6 +943,31 @@ class _Sim:
 
     # -- EASY reservation -------------------------------------------------------------------------
     def _shadow(self, d: _Demand) -> tuple[float, frozenset[int]]:
+        """Earliest time ``d`` fits if the running jobs end as known, and the GPUs it gets."""
+        key = (d.key, self.version)
+        if key not in self.shadow_cache:
+            if len(self.shadow_cache) > 64:
+                self.shadow_cache.clear()
+            self.shadow_cache[key] = self._compute_shadow(d)
+        return self.shadow_cache[key]
+
+    def _compute_shadow(self, d: _Demand) -> tuple[float, frozenset[int]]:
+        if d.kind == _WHOLE:
+            # a GPU is whole again when the last of its occupants ends
+            empty_at = [0.0] * (self.N * self.G)
+            for a in self.running.values():
+                end = a.end
+                for h in a.holdings:
+                    if empty_at[h[0]] < end:
+                        empty_at[h[0]] = end
+            k, G = d.count, self.G
+            best: tuple[float, list[tuple[float, int]]] | None = None
+            for n in range(self.N):
+                first = sorted(zip(empty_at[n * G:n * G + G], range(n * G, n * G + G)))[:k]
+                if best is None or first[-1][0] < best[0] - EPS:
+                    best = (first[-1][0], first)
+            assert best is not None
+            return best[0], frozenset(g for _, g in best[1])
         st = self.state.copy()
         releases = sorted((a.end, v) for v, a in self.running.items())
         k = 0
@@ -944,6 +985,8 @@ class _Sim:
     def _pass(self, t: float) -> None:
         if not self.pending:
             return
+        if not self.preemption and sum(self.state.node_used) >= self.N * self.G - EPS:
+            return  # every GPU is fully held: nothing can start
         policy = self.policy
         group = self._group_key()
         heap: list[tuple[Any, ...]] = []
@@ -963,10 +1006,11 @@ class _Sim:
                 j = items[p]
                 heapq.heappush(heap, (gkey(b), self.jobs[j].submit_h, j, b))
 
-        for b, items in self.buckets.items():
-            if items:
-                ptr[b] = 0
-                push(b)
+        for b in [b for b, items in self.buckets.items() if not items]:
+            del self.buckets[b]
+        for b in self.buckets:
+            ptr[b] = 0
+            push(b)
         dead: set[tuple[Any, ...]] = set()
         masked_dead: set[tuple[Any, ...]] = set()
         dead_buckets: set[tuple[Any, ...]] = set()
