@@ -31,7 +31,8 @@ Tenant quotas follow Kueue's ClusterQueues in one cohort (kueue ``cluster_queue.
 with ``quota_gpus`` (nominal quota) may borrow the cohort's unused quota up to
 ``borrowing_limit_gpus``; a job that would exceed them is not admitted and does not block others.
 With ``preemption=True`` a job that does not fit may evict running jobs of strictly lower
-``priority`` (Slurm ``PreemptMode=REQUEUE``) and, while its tenant is within its nominal quota,
+``priority`` (Slurm ``PreemptMode=REQUEUE``; with quotas, as in Kueue's ``withinClusterQueue:
+LowerPriority``, only jobs of its own tenant) and, while its tenant is within its nominal quota,
 jobs of tenants that are borrowing (Kueue ``reclaimWithinCohort: Any``). An evicted job goes
 back to the queue and keeps only the work saved by its last checkpoint: work since the last
 checkpoint (every ``checkpoint_interval_h`` of progress; all of it without checkpoints) is lost.
@@ -49,8 +50,10 @@ Placements (where a job goes among the nodes and GPUs that can take it):
 A job asks for whole GPUs (``gpus`` a whole number), a share of one GPU (``gpus`` < 1: time
 slicing/MPS, as Alibaba's ``gpu_milli`` pods), or MIG GPU instances (``mig_profile``; ``gpus``
 counts the instances). MIG instances are created on free slices of a GPU whose other occupants are
-MIG instances (or of an empty GPU) following the model's placement rules; a GPU never mixes MIG
-instances with shared or whole-GPU jobs. Repartitioning time is ignored.
+MIG instances (or of an empty GPU) by the board's placement rules (``labkit.gpu.placement``, the
+same rules the simulated driver applies: legal starts, no overlap, per-profile caps, media
+engines); a GPU never mixes MIG instances with shared or whole-GPU jobs. Repartitioning time is
+ignored.
 
 Used in: notebooks/08_orchestration.ipynb
 """
@@ -64,14 +67,14 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from labkit import validate
+from labkit.gpu.models import GiProfile, MigSpec
+from labkit.gpu.placement import PlacedGi, PlacementError, check_gi
 
 __all__ = [
     "KINDS",
@@ -81,8 +84,6 @@ __all__ = [
     "Cluster",
     "Job",
     "JobGroup",
-    "MigGeometry",
-    "MigProfile",
     "SimulationResult",
     "Tenant",
     "TraceDistribution",
@@ -91,7 +92,7 @@ __all__ = [
     "fair_share_factor",
     "filler_jobs",
     "jobs_from_groups",
-    "mig_geometry",
+    "mig_profile",
     "node_fragmentation",
     "quota_tenants",
     "simulate",
@@ -112,104 +113,6 @@ MAX_JOBS = 100_000
 MAX_PRIORITY = 1_000_000
 #: Slurm's default PriorityDecayHalfLife is 7-00:00:00 (slurm.conf).
 DEFAULT_HALF_LIFE_H = 168.0
-
-
-# --- MIG geometry -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MigProfile:
-    """One MIG GPU-instance profile of a GPU model.
-
-    Parameters
-    ----------
-    name : str
-        NVIDIA's profile name, e.g. ``"1g.10gb"``.
-    compute_slices : int
-        Compute slices (the ``Ng`` in the name).
-    memory_slices : int
-        Placement size in memory units.
-    starts : tuple of int
-        Legal placement starts in memory units (``nvidia-smi mig -lgipp``).
-    """
-
-    name: str
-    compute_slices: int
-    memory_slices: int
-    starts: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class MigGeometry:
-    """The MIG slice geometry of one GPU model: slice counts and profiles by name."""
-
-    gpu_model: str
-    compute_slices: int
-    memory_slices: int
-    profiles: Mapping[str, MigProfile]
-
-    def profile(self, name: Any, field_name: str = "mig_profile") -> MigProfile:
-        """Return the profile ``name``; raise InputError (rule ``choice``) for an unknown one."""
-        if name not in self.profiles:
-            validate.one_of(field_name, name, self.profiles)
-        return self.profiles[name]
-
-    def share(self, profile: MigProfile) -> float:
-        """Return the GPU share a profile holds: compute slices / the GPU's slices. [GPU]"""
-        return profile.compute_slices / self.compute_slices
-
-
-# TEMPORARY TABLE: until the lab GPU layer (issue 3: labkit/gpu models + data/gpus/) lands, the
-# MIG geometry of a few 7-slice boards is copied here from NVIDIA's MIG User Guide, "Supported MIG
-# Profiles" and the real `nvidia-smi mig -lgipp` placement captures (A100-80GB, H100-80GB, H200,
-# A100-40GB). Replace `mig_geometry` by a call into labkit.gpu when that is available.
-# name -> (compute slices, memory units, ((profile, compute, memory units, starts), ...))
-_SEVEN = (0, 1, 2, 3, 4, 5, 6)
-_ProfileRow = tuple[str, int, int, tuple[int, ...]]
-_MIG_TABLE_TEMPORARY: dict[str, tuple[int, int, tuple[_ProfileRow, ...]]] = {
-    "A100-80GB": (7, 8, (("1g.10gb", 1, 1, _SEVEN), ("1g.20gb", 1, 2, (0, 2, 4, 6)),
-                         ("2g.20gb", 2, 2, (0, 2, 4)), ("3g.40gb", 3, 4, (0, 4)),
-                         ("4g.40gb", 4, 4, (0,)), ("7g.80gb", 7, 8, (0,)))),
-    "H100-80GB": (7, 8, (("1g.10gb", 1, 1, _SEVEN), ("1g.20gb", 1, 2, (0, 2, 4, 6)),
-                         ("2g.20gb", 2, 2, (0, 2, 4)), ("3g.40gb", 3, 4, (0, 4)),
-                         ("4g.40gb", 4, 4, (0,)), ("7g.80gb", 7, 8, (0,)))),
-    "H200": (7, 8, (("1g.18gb", 1, 1, _SEVEN), ("1g.35gb", 1, 2, (0, 2, 4, 6)),
-                    ("2g.35gb", 2, 2, (0, 2, 4)), ("3g.71gb", 3, 4, (0, 4)),
-                    ("4g.71gb", 4, 4, (0,)), ("7g.141gb", 7, 8, (0,)))),
-    "A100-40GB": (7, 8, (("1g.5gb", 1, 1, _SEVEN), ("1g.10gb", 1, 2, (0, 2, 4, 6)),
-                         ("2g.10gb", 2, 2, (0, 2, 4)), ("3g.20gb", 3, 4, (0, 4)),
-                         ("4g.20gb", 4, 4, (0,)), ("7g.40gb", 7, 8, (0,)))),
-}
-
-
-def mig_geometry(gpu_model: str) -> MigGeometry | None:
-    """Return the MIG geometry of ``gpu_model``, or None if it has no MIG (or is not known).
-
-    Parameters
-    ----------
-    gpu_model : str
-        Short model name as the lab GPU layer spells it (``"A100-80GB"``, ``"H100-80GB"``,
-        ``"H200"``, ``"A100-40GB"``).
-
-    Returns
-    -------
-    MigGeometry or None
-        Compute slices (7), memory units (8) and the GPU-instance profiles with their legal
-        placement starts.
-
-    Notes
-    -----
-    Backed by a temporary table (NVIDIA MIG User Guide, "Supported MIG Profiles"; ``-lgipp``
-    captures) until the lab GPU layer's model data is available.
-
-    Used in: notebooks/08_orchestration.ipynb
-    """
-    entry = _MIG_TABLE_TEMPORARY.get(gpu_model)
-    if entry is None:
-        return None
-    compute, memory, rows = entry
-    profiles = {name: MigProfile(name, c, m, starts) for name, c, m, starts in rows}
-    return MigGeometry(gpu_model, compute, memory, MappingProxyType(profiles))
 
 
 # --- inputs -------------------------------------------------------------------------------------
@@ -311,12 +214,16 @@ class Cluster:
     gpus_per_node : int
         GPUs per node, 1 to :data:`MAX_GPUS_PER_NODE`.
     gpu_model : str, default "A100-80GB"
-        The GPU model; decides the MIG profiles available (:func:`mig_geometry`).
+        The GPU model's short name (as in ``data/gpus/``).
+    mig : labkit.gpu.models.MigSpec, optional
+        The model's MIG table (``labkit.data.gpus.load_gpu_model(gpu_model).mig``; or
+        ``labkit.data.scheduling.load_cluster``); needed for jobs with a MIG profile. None: the
+        cluster runs no MIG instances.
 
     Raises
     ------
     labkit.validate.InputError (a ValueError)
-        For a count that is not a whole number in range.
+        For a count that is not a whole number in range, or a ``mig`` that is not a MigSpec.
 
     Used in: notebooks/08_orchestration.ipynb
     """
@@ -324,6 +231,7 @@ class Cluster:
     nodes: int
     gpus_per_node: int
     gpu_model: str = "A100-80GB"
+    mig: MigSpec | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         nodes = validate.integer("nodes", self.nodes, minimum=1)
@@ -335,16 +243,13 @@ class Cluster:
         if not isinstance(self.gpu_model, str) or not self.gpu_model:
             raise validate.InputError("gpu_model", "other", self.gpu_model,
                                       f"gpu_model must be a model name, got {self.gpu_model!r}")
+        if self.mig is not None and not isinstance(self.mig, MigSpec):
+            raise validate.InputError("mig", "other", self.mig, "mig must be a MigSpec or None")
 
     @property
     def installed_gpus(self) -> int:
         """Installed GPUs: nodes x GPUs per node. [GPU]"""
         return self.nodes * self.gpus_per_node
-
-    @cached_property
-    def mig(self) -> MigGeometry | None:
-        """The model's MIG geometry, or None for a model without MIG."""
-        return mig_geometry(self.gpu_model)
 
 
 @dataclass(frozen=True)
@@ -414,10 +319,42 @@ def fair_share_factor(usage: float, shares: float) -> float:
     return float(2.0 ** (-u / s))
 
 
+def mig_profile(spec: MigSpec | None, name: Any, field_name: str = "mig_profile",
+                gpu_model: str = "this GPU model") -> GiProfile:
+    """Return the GPU-instance profile ``name`` of a board's MIG table.
+
+    Parameters
+    ----------
+    spec : labkit.gpu.models.MigSpec or None
+        The board's MIG table (None: the board has no MIG, or none was given).
+    name : str
+        NVIDIA's profile name, e.g. ``"1g.10gb"``.
+
+    Raises
+    ------
+    labkit.validate.InputError (a ValueError)
+        Rule ``choice`` (naming ``field_name``) for a profile the board does not have, or when
+        there is no MIG table.
+
+    Used in: notebooks/08_orchestration.ipynb
+    """
+    if spec is None:
+        raise validate.InputError(
+            field_name, "choice", name,
+            f"{field_name}: MIG profile {name!r} needs the cluster's MIG table, and "
+            f"{gpu_model} has none here (Cluster(..., mig=load_gpu_model(model).mig))", limit=())
+    profile = spec.by_name(name) if isinstance(name, str) else None
+    if profile is None:
+        validate.one_of(field_name, name, [p.name for p in spec.profiles])
+    assert profile is not None
+    return profile
+
+
 # --- cluster state ------------------------------------------------------------------------------
 
-# A holding: (global GPU index, share of that GPU, MIG memory-unit mask or 0, MIG compute slices).
-Holding = tuple[int, float, int, int]
+# A holding: (global GPU index, share of that GPU, MIG memory-unit mask or 0, MIG compute slices,
+# MIG profile or None).
+Holding = tuple[int, float, int, int, GiProfile | None]
 _WHOLE, _FRAC, _MIG = 0, 1, 2
 _EMPTY, _SHARED, _MIGMODE = 0, 1, 2
 
@@ -427,7 +364,7 @@ class _Demand:
     kind: int
     count: int  # whole GPUs, or MIG instances; 1 for a share
     share: float  # per unit: 1.0 whole; s for a share; c/C for a MIG instance
-    profile: MigProfile | None
+    profile: GiProfile | None
     key: tuple[Any, ...]
 
     @property
@@ -438,12 +375,14 @@ class _Demand:
 class _State:
     """Per-GPU occupancy of the cluster (lists indexed by global GPU index)."""
 
-    __slots__ = ("cmp", "gpn", "mem", "mode", "n", "node_empty", "node_used", "occ", "slices",
-                 "used")
+    __slots__ = ("cmp", "gis", "gpn", "mem", "mode", "n", "node_empty", "node_used", "occ",
+                 "slices", "spec", "used")
 
-    def __init__(self, nodes: int, gpn: int, slices: int) -> None:
-        self.n, self.gpn, self.slices = nodes, gpn, slices
+    def __init__(self, nodes: int, gpn: int, spec: MigSpec | None) -> None:
+        self.n, self.gpn, self.spec = nodes, gpn, spec
+        self.slices = spec.compute_slices if spec is not None else 7
         total = nodes * gpn
+        self.gis: list[list[PlacedGi]] = [[] for _ in range(total)]
         self.used = [0.0] * total
         self.mode = [_EMPTY] * total
         self.mem = [0] * total
@@ -454,15 +393,18 @@ class _State:
 
     def copy(self) -> _State:
         other = _State.__new__(_State)
-        other.n, other.gpn, other.slices = self.n, self.gpn, self.slices
+        other.n, other.gpn, other.slices, other.spec = self.n, self.gpn, self.slices, self.spec
+        other.gis = [gis[:] for gis in self.gis]
         other.used, other.mode = self.used[:], self.mode[:]
         other.mem, other.cmp, other.occ = self.mem[:], self.cmp[:], self.occ[:]
         other.node_empty, other.node_used = self.node_empty[:], self.node_used[:]
         return other
 
     def apply(self, holdings: Iterable[Holding]) -> None:
-        for g, share, mask, c in holdings:
+        for g, share, mask, c, profile in holdings:
             n = g // self.gpn
+            if profile is not None:
+                self.gis[g].append(PlacedGi(profile, (mask & -mask).bit_length() - 1))
             if self.occ[g] == 0:
                 self.node_empty[n] -= 1
                 self.mode[g] = _MIGMODE if mask else _SHARED
@@ -473,8 +415,11 @@ class _State:
             self.cmp[g] += c
 
     def release(self, holdings: Iterable[Holding]) -> None:
-        for g, share, mask, c in holdings:
+        for g, share, mask, c, profile in holdings:
             n = g // self.gpn
+            if profile is not None:
+                start = (mask & -mask).bit_length() - 1
+                self.gis[g] = [gi for gi in self.gis[g] if gi.start != start]
             self.occ[g] -= 1
             self.mem[g] &= ~mask
             self.cmp[g] -= c
@@ -492,16 +437,27 @@ class _State:
         return max(0.0, 1.0 - self.used[g])
 
     # -- per-GPU feasibility --------------------------------------------------------------------
-    def mig_start(self, g: int, profile: MigProfile) -> int | None:
-        """First legal free placement start of ``profile`` on GPU ``g``, or None."""
+    def mig_starts(self, g: int, profile: GiProfile, every: bool = False) -> list[int]:
+        """Legal free placement starts of ``profile`` on GPU ``g`` (labkit.gpu.placement rules).
+
+        With ``every`` False, only the start the driver would pick (its default order); else
+        every start where a GPU instance could be created now.
+        """
         if self.mode[g] == _SHARED or self.cmp[g] + profile.compute_slices > self.slices:
-            return None
-        size_mask = (1 << profile.memory_slices) - 1
-        used = self.mem[g]
-        for start in profile.starts:
-            if not used & (size_mask << start):
-                return start
-        return None
+            return []
+        assert self.spec is not None
+        try:
+            if not every:
+                return [check_gi(self.spec, self.gis[g], profile.id).start]
+        except PlacementError:
+            return []
+        out = []
+        for start in profile.placements:
+            try:
+                out.append(check_gi(self.spec, self.gis[g], profile.id, start).start)
+            except PlacementError:
+                continue
+        return out
 
     def can_host_unit(self, g: int, d: _Demand) -> bool:
         if d.kind == _WHOLE:
@@ -509,7 +465,7 @@ class _State:
         if d.kind == _FRAC:
             return self.mode[g] != _MIGMODE and self.used[g] + d.share <= 1.0 + EPS
         assert d.profile is not None
-        return self.mig_start(g, d.profile) is not None
+        return bool(self.mig_starts(g, d.profile))
 
 
 def node_fragmentation(state: _State, node: int, targets: Sequence[tuple[_Demand, float]]) -> float:
@@ -581,9 +537,8 @@ class _Sim:
         self.preemption = preemption
         self.half_life_h = half_life_h
         self.N, self.G = cluster.nodes, cluster.gpus_per_node
-        mig = cluster.mig
-        self.mig = mig
-        self.state = _State(self.N, self.G, mig.compute_slices if mig else 7)
+        self.mig = cluster.mig
+        self.state = _State(self.N, self.G, cluster.mig)
         self.demand = [self._demand(i, j) for i, j in enumerate(jobs)]
         n = len(jobs)
         self.remaining = [j.hours for j in jobs]
@@ -629,23 +584,22 @@ class _Sim:
         self.pending = 0
         self.requeue: list[int] = []
         self.version = 0  # bumped on every start and stop (for the shadow cache)
+        self.preemptions = 0
         self.shadow_cache: dict[tuple[Any, ...], tuple[float, frozenset[int]]] = {}
 
     # -- setup ------------------------------------------------------------------------------------
     def _demand(self, i: int, job: Job) -> _Demand:
         gpn = self.G
         if job.mig_profile is not None:
-            if self.mig is None:
-                raise validate.InputError(
-                    f"jobs[{i}].mig_profile", "choice", job.mig_profile,
-                    f"jobs[{i}] ({job.id}) asks for MIG profile {job.mig_profile!r} but "
-                    f"{self.cluster.gpu_model} has no MIG profiles", limit=())
-            profile = self.mig.profile(job.mig_profile, f"jobs[{i}].mig_profile")
-            per_gpu = min(len(profile.starts), self.mig.compute_slices // profile.compute_slices)
+            profile = mig_profile(self.mig, job.mig_profile, f"jobs[{i}].mig_profile",
+                                  self.cluster.gpu_model)
+            assert self.mig is not None
+            per_gpu = min(profile.max_count, self.mig.compute_slices // profile.compute_slices,
+                          len(profile.placements))
             count = int(job.gpus)
             validate.at_most(f"jobs[{i}].gpus", count, per_gpu * gpn,
                              f"the {profile.name} instances that fit on one node")
-            share = self.mig.share(profile)
+            share = profile.compute_slices / self.mig.compute_slices
             return _Demand(_MIG, count, share, profile, ("mig", profile.name, count))
         if job.gpus < 1:
             return _Demand(_FRAC, 1, job.gpus, None, ("frac", job.gpus))
@@ -759,7 +713,7 @@ class _Sim:
                       if st.mode[g] == _EMPTY and (mask is None or g not in mask)][:k]
                 if len(gs) < k:
                     continue
-                hold = [(g, 1.0, 0, 0) for g in gs]
+                hold: list[Holding] = [(g, 1.0, 0, 0, None) for g in gs]
                 if fgd:
                     before = node_fragmentation(st, n, self.targets)
                     st.apply(hold)
@@ -781,7 +735,7 @@ class _Sim:
                         continue
                     if mask is not None and g in mask:
                         continue
-                    hold = [(g, s, 0, 0)]
+                    hold = [(g, s, 0, 0, None)]
                     if fgd:
                         st.apply(hold)
                         score = self._score(st, n, g, before)
@@ -805,13 +759,9 @@ class _Sim:
                 for g in range(n * G, n * G + G):
                     if mask is not None and g in mask:
                         continue
-                    starts = ([st.mig_start(g, profile)] if not fgd else
-                              self._free_starts(st, g, profile))
-                    for start in starts:
-                        if start is None:
-                            continue
+                    for start in st.mig_starts(g, profile, every=fgd):
                         mask_bits = ((1 << profile.memory_slices) - 1) << start
-                        h = (g, d.share, mask_bits, profile.compute_slices)
+                        h: Holding = (g, d.share, mask_bits, profile.compute_slices, profile)
                         st.apply([h])
                         score = self._score(st, n, g, before)
                         st.release([h])
@@ -830,13 +780,6 @@ class _Sim:
             if best is None or score < best[0]:
                 best = (score, placed)
         return None if best is None else best[1]
-
-    @staticmethod
-    def _free_starts(st: _State, g: int, profile: MigProfile) -> list[int | None]:
-        if st.mode[g] == _SHARED or st.cmp[g] + profile.compute_slices > st.slices:
-            return []
-        size_mask = (1 << profile.memory_slices) - 1
-        return [s for s in profile.starts if not st.mem[g] & (size_mask << s)]
 
     # -- start / stop -----------------------------------------------------------------------------
     def _start(self, i: int, hold: list[Holding], t: float) -> None:
@@ -879,20 +822,25 @@ class _Sim:
                                       preempted, lost))
 
     # -- preemption -------------------------------------------------------------------------------
-    def _victims_for(self, i: int) -> list[int]:
+    def _victims_for(self, i: int) -> list[tuple[int, bool]]:
+        """Running jobs ``i`` may evict, and whether each may go by priority (else: reclaim)."""
         job = self.jobs[i]
         tenant = self.tenant_of[i]
         reclaim = (tenant in self.quota
                    and self.held[tenant] + self.demand[i].total <= self.quota[tenant] + EPS)
+        quotas = bool(self.quota)
         out = []
         for v in self.running:
             tv = self.tenant_of[v]
-            if self.jobs[v].priority < job.priority or (
-                    reclaim and tv in self.quota and tv != tenant
-                    and self.held[tv] > self.quota[tv] + EPS):
-                out.append(v)
+            # with quotas, priority acts inside a tenant only (Kueue): a borrower evicted by a
+            # reclaim must not win its GPUs back by priority, or the two would evict each other
+            by_priority = self.jobs[v].priority < job.priority and (not quotas or tv == tenant)
+            by_reclaim = (reclaim and tv in self.quota and tv != tenant
+                          and self.held[tv] > self.quota[tv] + EPS)
+            if by_priority or by_reclaim:
+                out.append((v, by_priority))
         # Kueue/Slurm heuristics: lowest priority first, then the most recently started
-        out.sort(key=lambda v: (self.jobs[v].priority, -self.running[v].start, -v))
+        out.sort(key=lambda vp: (self.jobs[vp[0]].priority, -self.running[vp[0]].start, -vp[0]))
         return out
 
     def _try_preempt(self, i: int, t: float, mask: frozenset[int] | None) -> list[Holding] | None:
@@ -902,17 +850,20 @@ class _Sim:
         d = self.demand[i]
         best: tuple[tuple[float, ...], int, list[int]] | None = None
         for n in range(self.N):
-            on_node = [v for v in victims if self.running[v].node == n]
+            on_node = [(v, p) for v, p in victims if self.running[v].node == n]
             if not on_node:
                 continue
             st = self.state.copy()
             chosen: list[int] = []
             freed: dict[str, float] = {}
             fits = False
-            for v in on_node:
+            for v, by_priority in on_node:
+                tv = self.tenant_of[v]
+                if not by_priority and self.held[tv] - freed.get(tv, 0.0) <= (
+                        self.quota[tv] + EPS):
+                    continue  # Kueue: reclaim only while the victim's tenant is borrowing
                 st.release(self.running[v].holdings)
                 chosen.append(v)
-                tv = self.tenant_of[v]
                 freed[tv] = freed.get(tv, 0.0) + self.demand[v].total
                 if (self._place(st, d, mask, only_node=n) is not None
                         and self._admissible(i, freed)):
@@ -937,6 +888,9 @@ class _Sim:
         if best is None:
             return None
         _, n, chosen = best
+        self.preemptions += len(chosen)
+        if self.preemptions > 100 * len(self.jobs) + 1000:
+            raise RuntimeError("preemption does not converge (jobs keep evicting each other)")
         for v in chosen:
             self._stop(v, t, preempted=True)
         return self._place(self.state, d, mask, only_node=n)
@@ -963,7 +917,8 @@ class _Sim:
             k, G = d.count, self.G
             best: tuple[float, list[tuple[float, int]]] | None = None
             for n in range(self.N):
-                first = sorted(zip(empty_at[n * G:n * G + G], range(n * G, n * G + G)))[:k]
+                first = sorted(zip(empty_at[n * G:n * G + G], range(n * G, n * G + G),
+                                   strict=True))[:k]
                 if best is None or first[-1][0] < best[0] - EPS:
                     best = (first[-1][0], first)
             assert best is not None
@@ -1257,7 +1212,7 @@ class SimulationResult:
         kinds = jobs["kind"].to_numpy()
         names = jobs["job"].to_numpy()
         for a in self._attempts:
-            for g, share, mask, _c in a.holdings:
+            for g, share, mask, _c, _p in a.holdings:
                 if mask:
                     start = (mask & -mask).bit_length() - 1
                     size = bin(mask).count("1")
@@ -1280,8 +1235,7 @@ class SimulationResult:
             [fraction, 0-1; 0 when nothing is free].
         """
         c = self.cluster
-        mig = c.mig
-        st = _State(c.nodes, c.gpus_per_node, mig.compute_slices if mig else 7)
+        st = _State(c.nodes, c.gpus_per_node, c.mig)
         events: list[tuple[float, int, int]] = []
         for k, a in enumerate(self._attempts):
             events.append((a.start, 1, k))
@@ -1766,7 +1720,7 @@ def trace_jobs(n: int, dist: TraceDistribution, *, jobs_per_hour: float, seed: i
     return out
 
 
-def demand_curve(jobs: Sequence[Job], mig: MigGeometry | None = None, *, step_h: float = 0.25,
+def demand_curve(jobs: Sequence[Job], mig: MigSpec | None = None, *, step_h: float = 0.25,
                  until_h: float | None = None) -> pd.DataFrame:
     """Return the GPUs the jobs would hold if each ran from its submit time, by kind.
 
@@ -1777,9 +1731,9 @@ def demand_curve(jobs: Sequence[Job], mig: MigGeometry | None = None, *, step_h:
     ----------
     jobs : sequence of Job
         The workload.
-    mig : MigGeometry, optional
-        Geometry for jobs with a MIG profile (their share = compute slices / slices); required
-        if any job has one.
+    mig : labkit.gpu.models.MigSpec, optional
+        The board's MIG table for jobs with a MIG profile (their share = compute slices /
+        slices); required if any job has one.
     step_h : float, default 0.25
         Sampling step, > 0. [h]
     until_h : float, optional
@@ -1809,10 +1763,9 @@ def demand_curve(jobs: Sequence[Job], mig: MigGeometry | None = None, *, step_h:
             if j.kind != kind:
                 continue
             if j.mig_profile is not None:
-                if mig is None:
-                    raise validate.InputError("mig", "other", None,
-                                              f"job {j.id} has a MIG profile: pass mig")
-                share = j.gpus * mig.share(mig.profile(j.mig_profile))
+                profile = mig_profile(mig, j.mig_profile, "mig_profile")
+                assert mig is not None
+                share = j.gpus * profile.compute_slices / mig.compute_slices
             else:
                 share = j.gpus
             a = min(math.ceil(j.submit_h / step - EPS), steps)

@@ -15,6 +15,7 @@ from labkit.scheduling import Cluster, jobs_from_groups, simulate
 def test_school_day_loads_cluster_costs_tenants_groups() -> None:
     day = load_school_day()
     assert day.cluster == Cluster(2, 8, "A100-80GB")
+    assert day.cluster.mig is not None and day.cluster.mig.compute_slices == 7
     assert day.day_h == 24 and day.cost_krw_per_gpu_h == 1000
     assert {t.name for t in day.tenants} == {"service", "ai_basics", "deep_learning", "research"}
     assert sum(day.specialization_quotas.values()) == day.cluster.installed_gpus
@@ -46,6 +47,7 @@ def test_trace_distribution_matches_the_derived_files() -> None:
 @pytest.fixture
 def data_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(data_dir() / "scheduling", tmp_path / "scheduling")
+    shutil.copytree(data_dir() / "gpus", tmp_path / "gpus")
     monkeypatch.setenv("LABKIT_DATA", str(tmp_path))
     return tmp_path / "scheduling"
 

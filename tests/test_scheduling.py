@@ -11,10 +11,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from labkit import scheduling as sched
+from labkit.data.gpus import load_gpu_model
+from labkit.data.scheduling import load_cluster
 from labkit.scheduling import Cluster, Job, Tenant, simulate
 from labkit.validate import InputError
 
-ONE_A100 = Cluster(1, 1, "A100-80GB")
+# MIG profiles and placement rules come from the lab GPU layer's model data (data/gpus/)
+A100_MIG = load_gpu_model("A100-80GB").mig
+ONE_A100 = load_cluster(1, 1, "A100-80GB")
 ONE_NODE = Cluster(1, 8)
 
 
@@ -211,13 +215,23 @@ def test_node_fragmentation_counts_free_share_too_small_for_the_target() -> None
 
 
 def test_mig_instances_follow_placement_rules() -> None:
-    # 3g.40gb may start at memory unit 0 or 4 only: after a 1g at unit 0, one 3g fits (at 4)
+    # 3g.40gb may start at memory unit 0 or 4 only: with a 1g instance on the GPU, only one 3g
+    # fits beside it; the second waits until the first 3g ends
     jobs = [Job("one", 0, 1, 5, mig_profile="1g.10gb"), Job("a", 0, 1, 1, mig_profile="3g.40gb"),
             Job("b", 0, 1, 1, mig_profile="3g.40gb")]
     r = simulate(jobs, ONE_A100, "greedy")
     assert starts(r) == {"one": 0, "a": 0, "b": 1}
     slices = r.gpu_schedule().set_index("job")
-    assert slices.loc["a", "slice_start"] == 4 and slices.loc["a", "slice_size"] == 4
+    a = range(slices.loc["a", "slice_start"], slices.loc["a", "slice_start"] + 4)
+    one = slices.loc["one", "slice_start"]
+    assert a.start in (0, 4) and slices.loc["a", "slice_size"] == 4 and one not in a
+
+
+def test_mig_profile_caps_come_from_the_board() -> None:
+    # 1g.10gb+me: one instance per GPU (it takes the media engines), though 7 slices are free
+    jobs = [Job(f"m{k}", 0, 1, 1, mig_profile="1g.10gb+me") for k in range(2)]
+    r = simulate(jobs, ONE_A100, "greedy")
+    assert starts(r) == {"m0": 0, "m1": 1}
 
 
 def test_mig_and_shared_jobs_never_mix_on_one_gpu() -> None:
@@ -226,12 +240,16 @@ def test_mig_and_shared_jobs_never_mix_on_one_gpu() -> None:
     assert starts(r) == {"m": 0, "s": 2}
 
 
-def test_mig_geometry_temporary_table_and_non_mig_model() -> None:
-    geo = sched.mig_geometry("A100-80GB")
-    assert geo is not None and geo.compute_slices == 7 and geo.memory_slices == 8
-    assert geo.profiles["1g.20gb"].starts == (0, 2, 4, 6)
-    assert geo.share(geo.profiles["3g.40gb"]) == pytest.approx(3 / 7)
-    assert sched.mig_geometry("L40S") is None
+def test_mig_profile_lookup_and_non_mig_models() -> None:
+    profile = sched.mig_profile(A100_MIG, "1g.20gb")
+    assert profile.placements == (0, 2, 4, 6) and profile.compute_slices == 1
+    assert load_cluster(1, 8, "L40S").mig is None
+    assert load_cluster(1, 8, "H100-80GB").mig is not None
+    with pytest.raises(InputError) as err:
+        sched.mig_profile(A100_MIG, "9g.99gb")
+    assert err.value.rule == "choice" and "1g.10gb" in err.value.limit
+    with pytest.raises(InputError):
+        load_cluster(1, 8, "TPU-v5")
 
 
 # --- preemption and checkpoints -------------------------------------------------------------------
@@ -303,6 +321,17 @@ def test_quota_without_borrowing_is_a_static_partition() -> None:
     assert r.occupancy(1.0) == pytest.approx(0.5)
 
 
+def test_reclaim_and_priority_do_not_evict_each_other_forever() -> None:
+    # A (within quota) reclaims from B (borrowing); B's job has the higher priority but, with
+    # quotas, priority acts only inside a tenant: it waits instead of evicting A back
+    jobs = [Job("a", 0.5, 0.5, 2.0, tenant="A", checkpoint_interval_h=1.0),
+            Job("b", 2.25, 2, 1.0, tenant="B", priority=1, checkpoint_interval_h=0.5)]
+    tenants = [Tenant("A", quota_gpus=1.0), Tenant("B", quota_gpus=1.0, share=2.0)]
+    r = simulate(jobs, Cluster(1, 2), "fair_share", "spread", preemption=True, tenants=tenants)
+    assert not r.schedule["preempted"].any()
+    assert starts(r) == {"a": 0.5, "b": 2.5}
+
+
 # --- fair share -----------------------------------------------------------------------------------
 
 def test_fair_share_factor_is_slurm_classic() -> None:
@@ -349,7 +378,7 @@ def test_waits_by_kind_and_tenant() -> None:
 
 def test_demand_curve_sums_requests_by_kind() -> None:
     jobs = [Job("a", 0, 2, 2, "training"), Job("b", 1, 1, 1, "class_lab", mig_profile="1g.10gb")]
-    curve = sched.demand_curve(jobs, sched.mig_geometry("A100-80GB"), step_h=0.5)
+    curve = sched.demand_curve(jobs, A100_MIG, step_h=0.5)
     assert curve.loc[0.0, "training"] == 2 and curve.loc[2.0, "training"] == 0
     assert curve.loc[1.0, "class_lab"] == pytest.approx(1 / 7)
     assert list(curve.columns) == ["training", "class_lab"]
@@ -400,7 +429,7 @@ def test_trace_jobs_follow_the_distribution() -> None:
 
 # --- invariants (hypothesis) ----------------------------------------------------------------------
 
-PROFILES = ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb")
+PROFILES = ("1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb")
 
 
 @st.composite
@@ -433,7 +462,7 @@ def workloads(draw: st.DrawFn) -> tuple[list[Job], Cluster, list[Tenant]]:
                           borrowing_limit_gpus=draw(st.sampled_from([None, capacity / 2]))),
                    Tenant("B", quota_gpus=capacity / 2, share=2.0,
                           lending_limit_gpus=draw(st.sampled_from([None, 0, capacity / 4])))]
-    return jobs, Cluster(nodes, gpn), tenants
+    return jobs, Cluster(nodes, gpn, "A100-80GB", A100_MIG), tenants
 
 
 def assert_invariants(r: sched.SimulationResult, jobs: list[Job], tenants: list[Tenant]) -> None:
@@ -566,8 +595,10 @@ def test_simulate_rejects_unknown_or_impossible_mig_profile() -> None:
     with pytest.raises(InputError) as err:
         simulate([Job("a", 0, 1, 1, mig_profile="9g.99gb")], ONE_A100)
     assert err.value.field == "jobs[0].mig_profile" and err.value.rule == "choice"
-    with pytest.raises(InputError, match="no MIG"):
-        simulate([Job("a", 0, 1, 1, mig_profile="1g.10gb")], Cluster(1, 1, "L40S"))
+    with pytest.raises(InputError, match="MIG table"):
+        simulate([Job("a", 0, 1, 1, mig_profile="1g.10gb")], load_cluster(1, 1, "L40S"))
+    with pytest.raises(InputError, match="MIG table"):  # a Cluster built without its table
+        simulate([Job("a", 0, 1, 1, mig_profile="1g.10gb")], Cluster(1, 1, "A100-80GB"))
     with pytest.raises(InputError):  # 8 x 7g.80gb instances do not fit a 1-GPU node
         simulate([Job("a", 0, 8, 1, mig_profile="7g.80gb")], ONE_A100)
 

@@ -15,11 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from labkit import validate
 from labkit.data import Column, DataError, get_field, load_csv, load_yaml
+from labkit.data.gpus import available_models, load_gpu_model
 from labkit.scheduling import KINDS, Cluster, JobGroup, Tenant, TraceDistribution
 from labkit.validate import InputError
 
-__all__ = ["SchoolDay", "load_school_day", "load_trace_distribution"]
+__all__ = ["SchoolDay", "load_cluster", "load_school_day", "load_trace_distribution"]
 
 SCHOOL_DAY = "scheduling/school_day.yaml"
 SIZES = "scheduling/philly_job_sizes.csv"
@@ -30,6 +32,24 @@ _GROUP_KEYS = {"name": str, "kind": str, "count": int, "submit_h": list, "gpus":
                "hours": float}
 _GROUP_OPTIONAL = {"tenant", "priority", "value_per_gpu_h", "mig_profile",
                    "checkpoint_interval_h", "hours_jitter", "variants"}
+
+
+def load_cluster(nodes: int, gpus_per_node: int, gpu_model: str = "A100-80GB") -> Cluster:
+    """Return a :class:`~labkit.scheduling.Cluster` with its GPU model's MIG table.
+
+    The MIG profiles and placement rules come from the lab GPU layer's model data
+    (``data/gpus/<gpu_model>.yaml`` through :func:`labkit.data.gpus.load_gpu_model`); a model
+    without MIG gives a cluster that runs no MIG instances.
+
+    Raises
+    ------
+    labkit.validate.InputError (a ValueError)
+        For a bad node or GPU count, or a model that ``data/gpus/`` does not have (field
+        ``gpu_model``, rule ``choice``).
+    """
+    if gpu_model not in available_models():
+        validate.one_of("gpu_model", gpu_model, available_models())
+    return Cluster(nodes, gpus_per_node, gpu_model, load_gpu_model(gpu_model).mig)
 
 
 @dataclass(frozen=True)
@@ -110,9 +130,9 @@ def load_school_day(path: str = SCHOOL_DAY) -> SchoolDay:
     if unknown:
         raise DataError(f"{where}: values for unknown kind(s) {unknown}")
     try:
-        cluster = Cluster(get_field(c, "nodes", int, where=f"{where}: cluster"),
-                          get_field(c, "gpus_per_node", int, where=f"{where}: cluster"),
-                          get_field(c, "gpu_model", str, where=f"{where}: cluster"))
+        cluster = load_cluster(get_field(c, "nodes", int, where=f"{where}: cluster"),
+                               get_field(c, "gpus_per_node", int, where=f"{where}: cluster"),
+                               get_field(c, "gpu_model", str, where=f"{where}: cluster"))
         tenants = tuple(
             Tenant(**t) if isinstance(t, dict) else Tenant(t)
             for t in get_field(doc, "tenants", list, where=where))

@@ -32,7 +32,7 @@ import plotly.graph_objects as go
 
 from labkit import scheduling as model
 from labkit import validate
-from labkit.data.scheduling import SchoolDay, load_school_day
+from labkit.data.scheduling import SchoolDay, load_cluster, load_school_day
 from labkit.ui import format as fmt
 from labkit.ui.components import Field, FigureOutput, LiveApp, number_field, styled_figure
 from labkit.ui.exercises import Exercise, exercise_set
@@ -136,7 +136,7 @@ def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | N
     per_gpu = result.gpu_schedule()
     cluster = result.cluster
     gpn = cluster.gpus_per_node
-    mem = cluster.mig.memory_slices if cluster.mig else 8
+    mem = cluster.mig.memory_units if cluster.mig else 8
     lanes = _lanes(per_gpu, mem)
     per_gpu = per_gpu.assign(low=[a for a, _ in lanes], size=[b for _, b in lanes])
     fig = styled_figure(title=title, xaxis_title=t("orch.axis.time"), barmode="overlay",
@@ -713,7 +713,7 @@ def key_numbers() -> pd.DataFrame:
     Rows: case 1a (7 students, whole GPU, FIFO), 1b (MIG 7 x 1g.10gb), 2a FIFO / EASY,
     2b EASY / greedy (../shared/cases/scheduling.md).
     """
-    one = model.Cluster(1, 1)
+    one = load_cluster(1, 1, "A100-80GB")  # with its MIG table (data/gpus)
     node = model.Cluster(1, 8)
     runs = [("1a", one, "fifo"), ("1b", one, "fifo"), ("2a", node, "fifo"),
             ("2a", node, "easy_backfill"), ("2b", node, "easy_backfill"), ("2b", node, "greedy")]
@@ -732,7 +732,7 @@ def key_numbers() -> pd.DataFrame:
 
 def exercise_list() -> list[Exercise]:
     """Return the lesson's exercises; answers come from :mod:`labkit.scheduling`."""
-    one = model.Cluster(1, 1)
+    one = load_cluster(1, 1, "A100-80GB")  # with its MIG table (data/gpus)
     node = model.Cluster(1, 8)
     case2b = model.simulate(_case_jobs("2b"), node, "greedy")
     low = [model.Job("train", 0, 1, 6, checkpoint_interval_h=1.0),
