@@ -715,9 +715,9 @@ class _Sim:
                     continue
                 hold: list[Holding] = [(g, 1.0, 0, 0, None) for g in gs]
                 if fgd:
-                    before = node_fragmentation(st, n, self.targets)
+                    whole_before = node_fragmentation(st, n, self.targets)
                     st.apply(hold)
-                    score = self._score(st, n, gs[0], before)
+                    score = self._score(st, n, gs[0], whole_before)
                     st.release(hold)
                 else:
                     score = self._fit_score(G - st.node_used[n] - k, 0.0, n, gs[0])
