@@ -1523,7 +1523,7 @@ def jobs_from_groups(groups: Sequence[JobGroup], *, seed: int = 0,
     Parameters
     ----------
     groups : sequence of JobGroup
-        The day's workload (``data/scheduling/school_day.yaml``).
+        The day's workload (the school day of ``labkit.data.scheduling``).
     seed : int, default 0
         Seed of the random generator (numpy ``default_rng``): the same seed gives the same jobs.
     variants : iterable of str

@@ -10,7 +10,11 @@ from tests.browser.conftest import (
     assert_no_traceback,
     plot_json,
     screenshot,
+    wait_for_plot_change,
 )
+
+TITLE = ("(css) => { const all = document.querySelectorAll('.' + css + ' .js-plotly-plot');"
+         " const g = all[all.length - 1]; return g && g.layout ? g.layout.title.text : null; }")
 
 pytestmark = pytest.mark.browser
 
@@ -44,20 +48,17 @@ def test_orchestration_policy_switch_changes_gantt_and_metrics(page, voila_url):
     before_queue = plot_json(page, "lk-queue")
     before_metrics = metrics.inner_text()
     assert before_gantt is not None and "ai-lab-01" in before_gantt
-    title = page.evaluate(
-        "() => document.querySelector('.lk-gantt .js-plotly-plot').layout.title.text")
-    assert "FIFO" in title
+    assert "FIFO" in page.evaluate(TITLE, "lk-gantt")
 
     page.locator(".lk-day-policy select").select_option(label="탐욕적 건너뛰기(greedy)")
-    page.wait_for_function(
-        "(b) => { const g = document.querySelector('.lk-gantt .js-plotly-plot');"
-        " return g && JSON.stringify(g.data) !== b; }", arg=before_gantt)
+    after_gantt = wait_for_plot_change(page, "lk-gantt", before_gantt)
+    assert "ai-lab-01" in after_gantt
     page.wait_for_function(
         "(m) => document.querySelector('.lk-day-metrics').innerText !== m", arg=before_metrics)
-    title = page.evaluate(
-        "() => document.querySelector('.lk-gantt .js-plotly-plot').layout.title.text")
-    assert "탐욕적" in title
-    assert plot_json(page, "lk-queue") != before_queue
+    wait_for_plot_change(page, "lk-queue", before_queue)
+    page.wait_for_function(
+        "() => { const all = document.querySelectorAll('.lk-gantt .js-plotly-plot');"
+        " const g = all[all.length - 1]; return g && g.layout.title.text.includes('탐욕적'); }")
 
     # preemption on: lost work appears in the metrics
     greedy_metrics = metrics.inner_text()
