@@ -67,6 +67,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -1226,6 +1227,8 @@ class SimulationResult:
     def fragmentation(self) -> pd.DataFrame:
         """Return the FGD fragmentation of the cluster after every change of occupancy.
 
+        Computed once per result (replaying the schedule); a copy is returned.
+
         Returns
         -------
         pandas.DataFrame
@@ -1234,6 +1237,10 @@ class SimulationResult:
             classes by popularity) [GPU]; ``fragmentation_rate`` = fragmented / free
             [fraction, 0-1; 0 when nothing is free].
         """
+        return self._fragmentation.copy()
+
+    @cached_property
+    def _fragmentation(self) -> pd.DataFrame:
         c = self.cluster
         st = _State(c.nodes, c.gpus_per_node, c.mig)
         events: list[tuple[float, int, int]] = []

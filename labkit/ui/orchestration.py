@@ -99,30 +99,36 @@ def _tenant(name: str | None) -> str:
 # --- figures ------------------------------------------------------------------------------------
 
 
-def _lanes(rows: pd.DataFrame, memory_slices: int) -> list[tuple[float, float]]:
-    """Return (low, height) within its GPU row, in [0, 1], for every row of ``gpu_schedule``."""
-    out: list[tuple[float, float]] = [(0.0, 1.0)] * len(rows)
+def _lanes(rows: pd.DataFrame, memory_units: int) -> list[tuple[float, float]]:
+    """Return (low, height) within its GPU row, in [0, 1], for every row of ``gpu_schedule``.
+
+    MIG instances sit at their memory slices; shared-GPU jobs are stacked first-fit among the
+    shares live on that GPU (display only: time slicing has no position on the GPU).
+    """
+    share = rows["share"].tolist()
+    gpu = rows["gpu"].tolist()
+    start = rows["start_h"].tolist()
+    end = rows["end_h"].tolist()
+    s_start = rows["slice_start"].tolist()
+    s_size = rows["slice_size"].tolist()
+    out: list[tuple[float, float]] = [(0.0, 1.0)] * len(share)
     active: dict[int, list[tuple[float, float, float]]] = {}
-    order = rows.sort_values(["start_h", "end_h"], kind="stable").index
-    pos = {idx: k for k, idx in enumerate(rows.index)}
-    for idx in order:
-        r = rows.loc[idx]
-        if r["slice_size"] > 0:
-            out[pos[idx]] = (r["slice_start"] / memory_slices, r["slice_size"] / memory_slices)
+    for k in sorted(range(len(share)), key=lambda k: (start[k], end[k], k)):
+        if s_size[k] > 0:
+            out[k] = (s_start[k] / memory_units, s_size[k] / memory_units)
             continue
-        share = float(r["share"])
-        if share >= 1 - 1e-9:
+        if share[k] >= 1 - 1e-9:
             continue
-        live = [a for a in active.get(int(r["gpu"]), []) if a[0] > r["start_h"] + 1e-9]
+        live = [a for a in active.get(gpu[k], []) if a[0] > start[k] + 1e-9]
         low = 0.0
         for cand in sorted([0.0] + [a[2] for a in live]):
-            if cand + share <= 1 + 1e-9 and all(cand + share <= a[1] + 1e-9 or cand >= a[2] - 1e-9
-                                                 for a in live):
+            if cand + share[k] <= 1 + 1e-9 and all(
+                    cand + share[k] <= a[1] + 1e-9 or cand >= a[2] - 1e-9 for a in live):
                 low = cand
                 break
-        live.append((float(r["end_h"]), low, low + share))
-        active[int(r["gpu"])] = live
-        out[pos[idx]] = (low, share)
+        live.append((end[k], low, low + share[k]))
+        active[gpu[k]] = live
+        out[k] = (low, share[k])
     return out
 
 
