@@ -165,7 +165,10 @@ def capital_recovery_factor(rate: float, years: float) -> float:
 
 
 class CostLine(StrEnum):
-    """The lines of a year's owned-cluster cost, in the order lessons list them."""
+    """The lines of a year's owned-cluster cost, in the order lessons list them.
+
+    Used in: notebooks/05_break_even.ipynb
+    """
 
     CAPITAL = "capital"
     ENERGY = "energy"
@@ -622,6 +625,8 @@ def monthly_capacity_tokens(cluster: OwnedCluster, tokens_per_s_per_gpu: float,
     ------
     labkit.validate.InputError (a ValueError)
         For a bad throughput, derate or month length.
+
+    Used in: notebooks/05_break_even.ipynb
     """
     tps = validate.positive("tokens_per_s_per_gpu", tokens_per_s_per_gpu)
     d = validate.fraction("derate", derate)
@@ -635,6 +640,8 @@ def fixed_cost_krw_per_month(cluster: OwnedCluster) -> float:
     """Return F, the owned cost that does not scale with tokens: annual cost at u = 0 / 12.
 
     It includes idle power and the base charge. [KRW per month]
+
+    Used in: notebooks/05_break_even.ipynb
     """
     return cluster.annual_cost_krw(0.0) / 12.0
 
@@ -655,6 +662,8 @@ def marginal_cost_krw_per_token(cluster: OwnedCluster, tokens_per_s_per_gpu: flo
     ------
     labkit.validate.InputError (a ValueError)
         For a bad throughput or derate.
+
+    Used in: notebooks/05_break_even.ipynb
     """
     tokens = cluster.tokens_per_year(tokens_per_s_per_gpu, 1.0, derate)
     return (cluster.annual_cost_krw(1.0) - cluster.annual_cost_krw(0.0)) / tokens
@@ -681,6 +690,8 @@ def owned_cost_krw_per_month(cluster: OwnedCluster, tokens_per_month: float,
     ------
     labkit.validate.InputError (a ValueError)
         For negative tokens or more than the cluster makes in a month.
+
+    Used in: notebooks/05_break_even.ipynb
     """
     cap = monthly_capacity_tokens(cluster, tokens_per_s_per_gpu, derate)
     n = validate.at_most("tokens_per_month", validate.non_negative("tokens_per_month",
@@ -870,10 +881,14 @@ class BreakEvenScenario:
         validate.non_negative("api_price_usd_per_m", self.api_price_usd_per_m)
         validate.positive("tokens_per_s_per_gpu", self.tokens_per_s_per_gpu)
         validate.fraction("derate", self.derate)
-        self.cluster()  # validates the cluster's fields
+        # built (and so validated) once; the scenario is frozen, so the cluster never changes
+        object.__setattr__(self, "_cluster", self._build_cluster())
 
     def cluster(self) -> OwnedCluster:
         """Return the owned cluster, capex converted to KRW at ``fx_krw_per_usd``."""
+        return self._cluster  # type: ignore[attr-defined, no-any-return]
+
+    def _build_cluster(self) -> OwnedCluster:
         return OwnedCluster(
             usd_to_krw(self.server_capex_usd, self.fx_krw_per_usd), self.gpus_per_server,
             servers=self.servers, depreciation_years=self.depreciation_years,
@@ -1119,7 +1134,10 @@ class BenchmarkResult:
 
 
 class Step(StrEnum):
-    """The normalization steps, in order."""
+    """The normalization steps, in order.
+
+    Used in: notebooks/06_benchmarks.ipynb
+    """
 
     PER_SYSTEM = "per_system"
     PER_ACCELERATOR = "per_accelerator"
@@ -1143,6 +1161,8 @@ class NormalizationStep:
         Whether the step changed anything (False: not needed, or not possible).
     detail : mapping
         The numbers behind the step, for the lesson's explanation.
+
+    Used in: notebooks/06_benchmarks.ipynb
     """
 
     key: Step
@@ -1154,7 +1174,10 @@ class NormalizationStep:
 
 @dataclass(frozen=True)
 class ClaimNormalization:
-    """A claim taken apart: the headline ratio and each adjustment (see :func:`normalize_claim`)."""
+    """A claim taken apart: the headline ratio and each adjustment (see :func:`normalize_claim`).
+
+    Used in: notebooks/06_benchmarks.ipynb
+    """
 
     claimant: BenchmarkResult
     baseline: BenchmarkResult
@@ -1290,6 +1313,8 @@ class ChecklistItem:
     ``status`` is ``"ok"`` (comparable as stated), ``"warn"`` (the figures differ in a way
     that moves the ratio) or ``"unknown"`` (the data does not say); ``values`` holds what the
     lesson shows.
+
+    Used in: notebooks/06_benchmarks.ipynb
     """
 
     key: str
@@ -1361,7 +1386,10 @@ def _floor(x: float) -> int:
 
 
 class RackPlan(NamedTuple):
-    """Servers and racks for a demand (see :func:`servers_and_racks`)."""
+    """Servers and racks for a demand (see :func:`servers_and_racks`).
+
+    Used in: notebooks/06_benchmarks.ipynb
+    """
 
     servers: int
     racks: int
@@ -1413,7 +1441,10 @@ def servers_and_racks(demand_tokens_per_s: float, tokens_per_s_per_server: float
 
 @dataclass(frozen=True)
 class RackCondition:
-    """One of the four conditions of "3x faster = a third of the racks", evaluated."""
+    """One of the four conditions of "3x faster = a third of the racks", evaluated.
+
+    Used in: notebooks/06_benchmarks.ipynb
+    """
 
     key: str
     ok: bool
@@ -1422,7 +1453,10 @@ class RackCondition:
 
 @dataclass(frozen=True)
 class RackClaimCheck:
-    """The result of :func:`rack_claim_check`."""
+    """The result of :func:`rack_claim_check`.
+
+    Used in: notebooks/06_benchmarks.ipynb
+    """
 
     old: RackPlan
     new: RackPlan
@@ -1521,6 +1555,9 @@ def rack_claim_check(
                                   f"tolerance must be in [0, 1), got {tolerance!r}",
                                   limit="[0, 1)")
     old_tps = validate.positive("old_tokens_per_s_per_server", old_tokens_per_s_per_server)
+    rack = validate.positive("rack_kw", rack_kw)
+    for name, value in (("old_server_kw", old_server_kw), ("new_server_kw", new_server_kw)):
+        validate.at_most(name, validate.positive(name, value), rack, "rack_kw")
     feed = (None if feed_limit_tokens_per_s_per_server is None
             else validate.positive("feed_limit_tokens_per_s_per_server",
                                    feed_limit_tokens_per_s_per_server))

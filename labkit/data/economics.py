@@ -51,7 +51,10 @@ _TAG = Column("reliability", choices=RELIABILITY)
 
 @dataclass(frozen=True)
 class Default:
-    """One lesson parameter: its default, slider range and provenance."""
+    """One lesson parameter: its default, slider range and provenance.
+
+    Used in: notebooks/05_break_even.ipynb, notebooks/06_benchmarks.ipynb
+    """
 
     parameter: str
     value: float
@@ -65,7 +68,10 @@ class Default:
 
 
 class Defaults(Mapping[str, Default]):
-    """The defaults of ``data/economics/defaults.csv``, by parameter name (read-only)."""
+    """The defaults of ``data/economics/defaults.csv``, by parameter name (read-only).
+
+    Used in: notebooks/05_break_even.ipynb, notebooks/06_benchmarks.ipynb
+    """
 
     def __init__(self, items: Mapping[str, Default], frame: pd.DataFrame) -> None:
         self._items = MappingProxyType(dict(items))
@@ -111,6 +117,8 @@ def load_defaults(path: str | Path = DEFAULTS_PATH) -> Defaults:
     labkit.data.DataError
         Naming the file (and line) for a schema error, a duplicate or missing parameter, or a
         value outside its own [low, high] range.
+
+    Used in: notebooks/05_break_even.ipynb, notebooks/06_benchmarks.ipynb
     """
     schema = [Column("lesson"), Column("parameter"), Column("value", "float"), Column("unit"),
               Column("low", "float"), Column("high", "float"),
@@ -141,6 +149,8 @@ def scenario_from_defaults(defaults: Defaults | None = None) -> BreakEvenScenari
     ------
     labkit.data.DataError
         If a default is invalid for the model (the model's message, with the file).
+
+    Used in: notebooks/05_break_even.ipynb
     """
     d = defaults or load_defaults()
     try:
@@ -174,6 +184,8 @@ def load_power(path: str | Path = "economics/power.csv") -> pd.DataFrame:
     ------
     labkit.data.DataError
         For a schema error, naming the file and line.
+
+    Used in: notebooks/05_break_even.ipynb, notebooks/06_benchmarks.ipynb
     """
     schema = [Column("item"), Column("kind", choices=("accelerator", "server", "rack")),
               Column("mlperf_accelerator", nullable=True),
@@ -190,6 +202,8 @@ def load_hardware_prices(path: str | Path = "economics/hardware_prices.csv") -> 
     ------
     labkit.data.DataError
         For a schema error, naming the file and line.
+
+    Used in: notebooks/05_break_even.ipynb
     """
     schema = [Column("item"), Column("kind", choices=("gpu", "server")),
               Column("gpus", "int", minimum=1), Column("price_usd_low", "float", minimum=0),
@@ -204,6 +218,8 @@ def load_cloud_prices(path: str | Path = "economics/cloud_gpu_prices.csv") -> pd
     ------
     labkit.data.DataError
         For a schema error, naming the file and line.
+
+    Used in: notebooks/05_break_even.ipynb
     """
     schema = [Column("gpu"), Column("provider"), Column("offer"),
               Column("usd_per_gpu_hour", "float", minimum=0), _TAG]
@@ -217,6 +233,8 @@ def load_api_prices(path: str | Path = "economics/api_prices.csv") -> pd.DataFra
     ------
     labkit.data.DataError
         For a schema error, naming the file and line.
+
+    Used in: notebooks/05_break_even.ipynb
     """
     schema = [Column("model"), Column("provider"), Column("usd_per_m_input", "float", minimum=0),
               Column("usd_per_m_output", "float", minimum=0), _TAG]
@@ -242,6 +260,8 @@ def load_mlperf(path: str | Path = MLPERF_PATH,
     labkit.data.DataError
         Naming the file and line for a schema error, or a row whose ``total_accel`` is not
         ``accel_per_node x nodes``.
+
+    Used in: notebooks/06_benchmarks.ipynb
     """
     schema = [
         Column("version"), Column("division", choices=DIVISIONS), Column("submitter"),
@@ -279,6 +299,8 @@ def benchmark_results(frame: pd.DataFrame | None = None) -> list[BenchmarkResult
     ------
     labkit.data.DataError
         If a row does not make a valid result (naming the row and the field).
+
+    Used in: notebooks/06_benchmarks.ipynb
     """
     table = load_mlperf() if frame is None else frame
     results = []

@@ -29,12 +29,12 @@ def test_goodput_app_loss_edit_updates_goodput_and_waterfall(page, voila_url):  
     box.press("Enter")
     # (720 - 8 - 100 - 6 - 14 - 30) / 720 = 78.1 %
     page.wait_for_function(
-        "() => document.querySelector('.lk-goodput-value').innerText.includes('78.1 %')")
+        "() => document.querySelector('.lk-goodput-value')?.innerText.includes('78.1 %')")
     after = wait_for_plot_change(page, "lk-waterfall", before)
     assert "-100" in after
     # the comparison follows the ledger: our goodput is now the reference
     page.wait_for_function(
-        "() => document.querySelector('.lk-compare-summary').innerText.includes('78.1 %')")
+        "() => document.querySelector('.lk-compare-summary')?.innerText.includes('78.1 %')")
 
     # bad input: a Korean message beside the control, the last good chart kept
     box.fill("-5")
