@@ -95,6 +95,10 @@ def test_filler_app_raises_occupancy_not_value() -> None:
     fill = app.result.other.summary(1000, 24)
     assert fill["occupancy"] > base["occupancy"] + 0.2
     assert fill["value_krw"] <= base["value_krw"] * 1.01
+    # without preemption even the real-time service waits for running filler to finish
+    rt = "inference_realtime"
+    assert app.result.base.waits("kind").loc[rt, "mean_wait_h"] == 0
+    assert app.result.other.waits("kind").loc[rt, "mean_wait_h"] > 0
     assert "채우기 있음" in app.table.value
     assert any(tr.name == "가치 없는 채우기 작업" for tr in app.gantt.figure.data)
     app.fields["filler"].control.value = False
