@@ -146,9 +146,9 @@ def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | N
     lanes = _lanes(per_gpu, mem)
     per_gpu = per_gpu.assign(low=[a for a, _ in lanes], size=[b for _, b in lanes])
     fig = styled_figure(title=title, xaxis_title=t("orch.axis.time"), barmode="overlay",
-                        height=height or max(300, 70 + 22 * cluster.installed_gpus),
-                        legend={"orientation": "h", "y": -0.18}, bargap=0,
-                        margin={"l": 110, "r": 20, "t": 50, "b": 50})
+                        height=height or max(320, 130 + 20 * cluster.installed_gpus),
+                        legend={"orientation": "h", "y": -0.2, "yanchor": "top"}, bargap=0,
+                        margin={"l": 110, "r": 20, "t": 50, "b": 100})
     for kind in model.KINDS:
         sel = per_gpu[per_gpu["kind"] == kind]
         if sel.empty:
@@ -178,7 +178,9 @@ def queue_figure(result: model.SimulationResult, *, day_h: float | None = None) 
     fig = styled_figure(title=t("orch.queue.title"), xaxis_title=t("orch.axis.time"),
                         yaxis_title=t("orch.queue.queued"), height=300,
                         yaxis2={"title": t("orch.queue.held"), "overlaying": "y",
-                                "side": "right", "rangemode": "tozero"},
+                                "side": "right", "showgrid": False, "tickmode": "linear",
+                                "tick0": 0, "dtick": max(1, result.installed_gpus // 4),
+                                "range": [0, result.installed_gpus * 1.1]},
                         legend={"orientation": "h", "y": -0.3},
                         margin={"l": 60, "r": 70, "t": 50, "b": 50})
     fig.add_trace(go.Scatter(x=tl["t_h"], y=tl["queued"], mode="lines", line_shape="hv",
