@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from pathlib import Path
 
@@ -79,3 +80,28 @@ def test_never_depends_on_pypi_pynvml() -> None:
     names = set(_pyproject()) | set(_constraints())
     assert "pynvml" not in names, "the PyPI package pynvml downgrades nvidia-ml-py"
     assert "nvidia-ml-py" in names
+
+
+def test_widget_frontend_does_not_time_out_model_lookups() -> None:
+    """The installed widget frontend waits for voila's widget restore instead of a 2 s clock.
+
+    jupyterlab_widgets 3.0.17 (ipywidgets 8.1.9, ipywidgets#4033) made ``get_model`` poll for a
+    missing model for 2 s of wall-clock time. Voila renders cell outputs before its kernel
+    websocket has restored the widgets; the poll's last timer then fires late on a busy machine,
+    after the restore, and the output shows "Error displaying widget: model not found" for good.
+    Without the poll the lookup fails at once while the restore is pending, and the output is
+    re-rendered when the restore ends. README, "Stack notes".
+    """
+    static = Path(sys.prefix, "share/jupyter/labextensions/@jupyter-widgets/jupyterlab-manager",
+                  "static")
+    bodies = []
+    for js in sorted(static.glob("*.js")):
+        text = js.read_text(encoding="utf-8", errors="replace")
+        at = text.find("widget model not found")
+        while at >= 0:
+            bodies.append(text[text.rfind("get_model(", 0, at):at])
+            at = text.find("widget model not found", at + 1)
+    assert bodies, f"no get_model in the widget frontend under {static}"
+    for body in bodies:
+        assert "Date.now()" not in body and "setTimeout" not in body, (
+            "the installed jupyterlab_widgets times out get_model (3.0.17?): pin 3.0.16")

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from labkit.ui.messages import t
+
 __all__ = [
     "MAIN_INTERACTIONS",
     "Lesson",
@@ -189,8 +191,30 @@ class MainInteraction:
 
 #: Lesson stem -> its main interaction. Fill one in when a lesson lands (tests fail without it).
 MAIN_INTERACTIONS: dict[str, MainInteraction] = {
+    # the scenario switcher: a one-thread kernel keeps util.gpu ~100 % while SM activity drops
+    "01_observe": MainInteraction(widget="lk-scenario-scenario", how="select",
+                                  value=t("observe.scenario.tiny_kernel"),
+                                  chart="lk-scenario-activity"),
+    # the MIG board: start a class workload on the default layout
+    "02_mig": MainInteraction(widget="lk-board-start-4", how="click", value="",
+                              chart="lk-workload-chart"),
     "03_goodput": MainInteraction(widget="lk-worksheet-failure_stops", how="fill", value=100.0,
                                   chart="lk-waterfall"),
+    # checkpoint interval 60 -> 65 min: the chosen point moves on the waste curve
+    "04_reliability": MainInteraction(widget="lk-interval-interval_min", how="slider", value=65.0,
+                                      chart="lk-interval-chart"),
+    # utilization 40 % -> 10 %: the operating point moves left of the crossover
+    "05_break_even": MainInteraction(widget="lk-curves-utilization", how="slider", value=10.0,
+                                     chart="lk-curves-chart"),
+    # a school-sized demand: "3x faster = 1/3 of the racks" no longer holds
+    "06_benchmarks": MainInteraction(widget="lk-racks-demand_tokens_per_s", how="slider",
+                                     value=752.0, chart="lk-racks-chart"),
+    # PUE 1.5 -> 2.0: every monthly bill grows
+    "07_opex_lab": MainInteraction(widget="lk-room-pue", how="slider", value=2.0,
+                                   chart="lk-bills-chart"),
+    # FIFO -> greedy backfill: the school day's Gantt changes
+    "08_orchestration": MainInteraction(widget="lk-day-policy", how="select",
+                                        value=t("orch.policy.greedy"), chart="lk-gantt"),
 }
 
 

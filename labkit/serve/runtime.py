@@ -31,6 +31,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+# One detector for the whole package: labkit.serve.voila_guard (environment + parent process).
+from labkit.serve.voila_guard import (
+    SERVED_BY,
+    VOILA_ENV_VARIABLES,
+    VoilaForbiddenError,
+    forbid_under_voila,
+    running_under_voila,
+)
+
+
 __all__ = [
     "VOILA_ENV_VARIABLES",
     "VoilaForbiddenError",
@@ -40,59 +50,9 @@ __all__ = [
     "session_dir",
 ]
 
-#: Set by labkit's voila config in the server's environment, which every kernel inherits.
-SERVED_BY = "LABKIT_SERVED_BY"
-#: Variables voila itself puts in every kernel's environment (voila 0.5: handler.py and
-#: voila_kernel_manager.py), also when voila runs as a Jupyter server extension.
-VOILA_ENV_VARIABLES = ("VOILA_PREHEAT", "VOILA_KERNEL_ID", "VOILA_BASE_URL", "VOILA_SERVER_URL",
-                       "VOILA_REQUEST_URL", "VOILA_APP_PORT")
 DEFAULT_KERNEL_MEMORY_MIB = 2048
 
 log = logging.getLogger("labkit.serve")
-
-
-def _voila_in_environment() -> bool:
-    return (os.environ.get(SERVED_BY) == "voila"
-            or any(name in os.environ for name in VOILA_ENV_VARIABLES))
-
-
-# Decided once at import (before any lesson code runs) and sticky afterwards.
-_UNDER_VOILA_AT_IMPORT = _voila_in_environment()
-
-
-def running_under_voila() -> bool:
-    """Return True in a kernel that voila started (a page a student or teacher opened).
-
-    Detection uses the environment voila gives its kernels (``VOILA_*``) and the marker labkit's
-    voila config sets (``LABKIT_SERVED_BY=voila``); it does not depend on any ``LABKIT_ALLOW_*``
-    setting, and once true in a process it stays true.
-    """
-    return _UNDER_VOILA_AT_IMPORT or _voila_in_environment()
-
-
-class VoilaForbiddenError(PermissionError):
-    """An action that changes the machine was attempted from a voila app."""
-
-
-def forbid_under_voila(action: str) -> None:
-    """Raise :class:`VoilaForbiddenError` when called inside a voila kernel.
-
-    Call it first thing in any code path that changes the lab machine (MIG create/destroy, GPU
-    settings), whatever other switches (``LABKIT_ALLOW_MIG_APPLY``) say.
-
-    Parameters
-    ----------
-    action : str
-        What was attempted, for the message (e.g. ``"MIG apply"``).
-
-    Raises
-    ------
-    VoilaForbiddenError
-        Under voila (a ``PermissionError``).
-    """
-    if running_under_voila():
-        raise VoilaForbiddenError(
-            f"{action} is not allowed from a voila app: run it from JupyterLab or a terminal")
 
 
 @functools.cache

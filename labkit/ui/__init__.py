@@ -6,21 +6,35 @@ lesson does not import the others. Only ``labkit.ui`` imports ipywidgets and plo
 
 from __future__ import annotations
 
+import html
 import importlib
 import importlib.util
 from types import ModuleType
+from typing import Any
 
 import ipywidgets as widgets
 import plotly.io as pio
 
+from labkit.ui import messages
 from labkit.ui.messages import t
 
 __all__ = ["gpu_banner", "setup"]
 
+def _reason_text(status: Any) -> str:
+    """Return the Korean explanation of why the real GPU was not used."""
+    code = status.reason_code or "other"
+    if f"common.banner.reason.{code}" not in messages.KO:
+        code = "other"
+    return t(f"common.banner.reason.{code}", reason=status.reason or code)
+
+
 def gpu_banner() -> widgets.HTML:
     """Return the banner that says which lab GPU this lesson runs on (real or simulated).
 
-    Until the lab GPU layer reports a device, says that the lesson computes without one.
+    Real: the GPU's name and NVML version. Simulated: the model, and why the real GPU was not
+    used (in Korean: no driver, driver not loaded, version mismatch, ...). If a real GPU was
+    demanded (``LABKIT_GPU=real``) and is missing, says so and that the lesson computes
+    without one. Never raises.
     """
     try:
         gpu = importlib.import_module("labkit.gpu")
@@ -31,14 +45,16 @@ def gpu_banner() -> widgets.HTML:
         if status.kind == "real":
             text = t("common.banner.real", name=status.name, nvml_version=status.nvml_version)
             css = "lk-banner-real"
-        else:
+        elif status.kind == "sim":
             text = t("common.banner.sim", name=status.name)
             if status.reason:
-                text += " " + t("common.banner.fallback", reason=status.reason)
+                text += " " + t("common.banner.fallback", reason=_reason_text(status))
             css = "lk-banner-sim"
+        else:
+            text, css = t("common.banner.missing", reason=_reason_text(status)), "lk-banner-none"
     banner = widgets.HTML(
         f'<div style="padding:6px 10px;border-left:4px solid #3b6fb6;background:#eef3fb">'
-        f"{text}</div>"
+        f"{html.escape(text)}</div>"
     )
     banner.add_class("lk-banner")
     banner.add_class(css)

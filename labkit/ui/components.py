@@ -24,7 +24,6 @@ from typing import Any, Generic, TypeVar, cast
 import ipywidgets as widgets
 import plotly.graph_objects as go
 import plotly.io as pio
-from IPython.display import clear_output, display
 
 from labkit.ui.messages import error_text, t
 
@@ -73,6 +72,14 @@ class FigureOutput(widgets.Output):
 
     The last figure shown stays available as :attr:`figure` (tests read it server side); the
     browser gets it as plotly's own mimetype, rendered by the jupyterlab-plotly extension.
+
+    The figure is put into the widget's ``outputs`` trait directly, not captured from
+    ``display()`` inside ``with self:``. Capturing makes voila's executor (nbclient) mirror the
+    Output widget and send ``comm_msg`` updates on the kernel's shell channel while a cell runs;
+    under CPU load that races with the cell's ``execute_reply`` on the same zmq socket, the reply
+    is never seen, and voila hangs at "Executing N of M" (reproduced here: 3 of 12 page loads of
+    lesson 07 at load average 7). Setting the trait sends nothing on the shell channel, and is
+    safe from a background thread too.
     """
 
     def __init__(self, css_class: str | None = None, **kwargs: Any) -> None:
@@ -90,10 +97,9 @@ class FigureOutput(widgets.Output):
             spec.setdefault("layout", {})["template"] = _template_json(
                 str(pio.templates.default or "plotly_white"))
         spec["config"] = {"displaylogo": False, "responsive": True}
-        with self:
-            clear_output(wait=True)
-            display({PLOTLY_MIME: spec, "text/plain": f"<Figure: {fig.layout.title.text or ''}>"},
-                    raw=True)
+        title = fig.layout.title.text or ""
+        self.outputs = ({"output_type": "display_data", "metadata": {},
+                         "data": {PLOTLY_MIME: spec, "text/plain": f"<Figure: {title}>"}},)
 
 
 class Field:

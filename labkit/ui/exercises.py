@@ -17,7 +17,7 @@ from labkit.ui.messages import t
 
 __all__ = ["Exercise", "check_answer", "exercise_set", "parse_number"]
 
-_STRIP = re.compile(r"[,\s%원배hH]|GPU|장")
+_STRIP = re.compile(r"[,\s%원배분초hH]|GPU|장")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Exercise:
 
 
 def parse_number(text: str) -> float:
-    """Parse a typed answer: ``"86.1"``, ``"86.1 %"``, ``"5,201"``, ``"100h"``, ``"1.125배"``.
+    """Parse a typed answer: ``"86.1"``, ``"86.1 %"``, ``"5,201"``, ``"100h"``, ``"53.7분"``.
 
     Raises
     ------

@@ -99,11 +99,25 @@ def open_lesson(page: object, base_url: str, notebook: str) -> None:
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
 
 
-def plot_json(page: object, css: str) -> str:
-    """Return ``JSON.stringify`` of the data of the plot inside the element with class ``css``."""
+def plot_json(page: object, css: str) -> str | None:
+    """Return ``JSON.stringify`` of the data of the (last) plot inside the element ``.css``."""
     return page.evaluate(  # type: ignore[attr-defined]
-        "(css) => { const g = document.querySelector('.' + css + ' .js-plotly-plot');"
-        " return g ? JSON.stringify(g.data) : null; }", css)
+        "(css) => { const all = document.querySelectorAll('.' + css + ' .js-plotly-plot');"
+        " const g = all[all.length - 1]; return g && g.data ? JSON.stringify(g.data) : null; }",
+        css)
+
+
+def wait_for_plot_change(page: object, css: str, before: str | None) -> str:
+    """Wait until a plot inside ``.css`` holds data other than ``before``; return its JSON.
+
+    Looks at every plot under ``.css``: while an Output area swaps figures, the old plot element
+    can linger next to the new one for a moment.
+    """
+    handle = page.wait_for_function(  # type: ignore[attr-defined]
+        "([css, b]) => { for (const g of document.querySelectorAll('.' + css + ' .js-plotly-plot'))"
+        " { const j = g.data ? JSON.stringify(g.data) : null; if (j && j !== b) return j; }"
+        " return null; }", arg=[css, before])
+    return str(handle.json_value())
 
 
 def screenshot(page: object, name: str) -> Path:

@@ -18,6 +18,7 @@ from tests.browser.conftest import (
     assert_no_traceback,
     plot_json,
     screenshot,
+    wait_for_plot_change,
 )
 from tests.browser.servers import VoilaServer, voila_server
 
@@ -94,9 +95,7 @@ def test_lesson_opens_from_gallery_and_main_control_changes_main_chart(  # type:
     before = plot_json(page, interaction.chart)
     assert before is not None
     perform(page, interaction)
-    page.wait_for_function(
-        "([css, b]) => { const g = document.querySelector('.' + css + ' .js-plotly-plot');"
-        " return g && JSON.stringify(g.data) !== b; }", arg=[interaction.chart, before])
+    wait_for_plot_change(page, interaction.chart, before)
     assert_no_traceback(page)
     screenshot(page, f"app_{lesson.stem}")
 

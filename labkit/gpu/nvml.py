@@ -1,0 +1,93 @@
+"""The one place that touches pynvml's loading: put a simulated libnvidia-ml under pynvml.
+
+pynvml (nvidia-ml-py 13.615.71) looks every C function up with ``_nvmlGetFunctionPointer(name)``,
+i.e. ``getattr(pynvml.nvmlLib, name)``, cached in ``_nvmlGetFunctionPointer_cache``; ``nvmlInit``
+loads ``libnvidia-ml.so.1`` only while ``nvmlLib`` is None. Setting ``nvmlLib`` to the
+simulator's library object (and clearing the cache) makes every pynvml wrapper run unchanged on
+top of it. These are private names: nvidia-ml-py is pinned exactly in ``pyproject.toml`` and
+``tests/test_gpu_hook.py`` fails loudly if an upgrade breaks the hook.
+
+Also :func:`query`, the nvitop-style safe call: NVML errors become a default value (None), and
+each (function, error) pair is logged once.
+
+Used in: lessons 01 (observation) and 02 (MIG), through labkit.gpu
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["PYNVML_VERSION", "clear_function_cache", "install", "query", "try_query", "uninstall"]
+
+#: The nvidia-ml-py release whose private loader names this module relies on.
+PYNVML_VERSION = "13.615.71"
+
+T = TypeVar("T")
+_log = logging.getLogger("labkit.gpu")
+_warned: set[tuple[str, str]] = set()
+
+
+def install(library: object) -> None:
+    """Make pynvml call ``library`` (an object whose attributes are C functions) from now on."""
+    import pynvml
+
+    with pynvml.libLoadLock:
+        pynvml.nvmlLib = library
+        pynvml._nvmlGetFunctionPointer_cache.clear()
+
+
+def uninstall() -> None:
+    """Forget any installed library: the next ``nvmlInit`` loads the real libnvidia-ml."""
+    import pynvml
+
+    with pynvml.libLoadLock:
+        pynvml.nvmlLib = None
+        pynvml._nvmlGetFunctionPointer_cache.clear()
+
+
+def installed() -> object | None:
+    """Return the library pynvml currently calls (None before the first init)."""
+    import pynvml
+
+    return pynvml.nvmlLib
+
+
+def clear_function_cache() -> None:
+    """Drop pynvml's function-pointer cache (after the simulator removed or restored a function)."""
+    import pynvml
+
+    with pynvml.libLoadLock:
+        pynvml._nvmlGetFunctionPointer_cache.clear()
+
+
+def try_query(func: Callable[..., T], *args: Any) -> tuple[T | None, Exception | None]:
+    """Call an NVML function; return (value, None) or (None, the ``pynvml.NVMLError``).
+
+    Only ``pynvml.NVMLError`` is caught; anything else is a bug and propagates. Bytes results
+    are decoded.
+    """
+    import pynvml
+
+    try:
+        value = func(*args)
+    except pynvml.NVMLError as err:
+        key = (getattr(func, "__name__", repr(func)), type(err).__name__)
+        if key not in _warned:
+            _warned.add(key)
+            _log.info("%s failed: %s (%s)", key[0], err, key[1])
+        return None, err
+    if isinstance(value, bytes):
+        value = value.decode(errors="replace")  # type: ignore[assignment]
+    return value, None
+
+
+def query(func: Callable[..., T], *args: Any, default: Any = None) -> Any:
+    """Call an NVML function and return its value, or ``default`` on an NVML error.
+
+    For readings that may be missing on some boards (fan, power, ECC, GPM): the caller shows
+    "n/a" for None. Use :func:`try_query` to also get the reason.
+    """
+    value, err = try_query(func, *args)
+    return default if err is not None else value

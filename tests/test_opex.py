@@ -1,0 +1,285 @@
+"""labkit.opex: the school room's year through the shared cost model (OwnedCluster)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labkit import economics, loadprofile, opex
+from labkit.data import DataError
+from labkit.data.opex import load_opex_defaults, load_servers, smallest_mig_profile
+from labkit.data.school import load_school_calendar
+from labkit.data.tariff import load_tariff
+from labkit.validate import InputError
+
+GAP = "교육용(갑) 고압A 선택I"
+
+
+@pytest.fixture(scope="module")
+def tariff():  # type: ignore[no-untyped-def]
+    return load_tariff(GAP)
+
+
+@pytest.fixture(scope="module")
+def calendar() -> loadprofile.SchoolCalendar:
+    return load_school_calendar()
+
+
+@pytest.fixture(scope="module")
+def h100() -> opex.ServerSpec:
+    return load_servers(1400.0)["8×H100 서버"]
+
+
+def flat(u: float) -> loadprofile.Usage:
+    """Utilization ``u`` at every hour (an always-on share of u, nothing scheduled)."""
+    return loadprofile.Usage(0, 0, 0, 24, 0, u)
+
+
+def case1_design(server: opex.ServerSpec, **kw: object) -> opex.RoomDesign:
+    # cases/economics.md case 1: USD 300,000 x 1,400 = 420M KRW, 4-year straight line, 10.2 kW,
+    # idle 30 %, PUE 1.5, 0.2 FTE x 60M, maintenance 5 %, facility 40M over 10 years
+    args: dict[str, object] = dict(pue=1.5, idle_frac=0.3, staff_fte=0.2,
+                                   staff_krw_per_fte_year=60_000_000, maintenance_frac=0.05,
+                                   facility_upgrade_krw=40_000_000, facility_years=10,
+                                   depreciation_years=4, cost_of_capital=0.0)
+    args.update(kw)
+    return opex.RoomDesign(replace(server, server_capex_krw=420_000_000), **args)  # type: ignore[arg-type]
+
+
+# --- shared check case 1 through the cost model ----------------------------------------------
+
+def test_economics_case1_owned_h100_cost_per_gpu_hour(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    # Case 1 uses a flat all-in energy rate of 132.197 KRW/kWh and a base charge on 15.3 kW;
+    # here the electricity lines are 12 KEPCO bills of the same load. Tolerance: money +-0.5 %.
+    design = case1_design(h100)
+    full = opex.evaluate(design, tariff, calendar, flat(1.0))
+    assert full.tco_krw == pytest.approx(160_866_503, rel=0.005)
+    assert full.cost_per_used_gpu_h == pytest.approx(2_295, rel=0.005)
+    assert full.used_gpu_h == pytest.approx(70_080)
+    forty = opex.evaluate(design, tariff, calendar, flat(0.4))
+    assert forty.used_gpu_h == pytest.approx(28_032)
+    assert forty.tco_krw == pytest.approx(153_424_896, rel=0.005)
+    assert forty.cost_per_used_gpu_h == pytest.approx(5_473, rel=0.005)
+    # cost shares at 100 %: depreciation 65.3 %, maintenance 13.1 %, electricity 11.7 %,
+    # staff 7.5 %, facility 2.5 % (ratios +-0.01)
+    shares = full.breakdown.shares()
+    assert shares["capital"] == pytest.approx(0.653, abs=0.01)
+    assert shares["maintenance"] == pytest.approx(0.131, abs=0.01)
+    assert shares["energy"] + shares["base_charge"] == pytest.approx(0.117, abs=0.01)
+    assert shares["staff"] == pytest.approx(0.075, abs=0.01)
+    assert shares["facility"] == pytest.approx(0.025, abs=0.01)
+
+
+def test_economics_case1_cost_of_capital_variant(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    # r = 5 %, n = 4: CRF 0.28201, capital 118,444,970 KRW/yr; per GPU-hour at 100 %: 2,487
+    result = opex.evaluate(case1_design(h100, cost_of_capital=0.05), tariff, calendar, flat(1.0))
+    assert result.breakdown.capital_krw == pytest.approx(118_444_970, rel=0.005)
+    assert result.cost_per_used_gpu_h == pytest.approx(2_487, rel=0.005)
+
+
+def test_evaluate_matches_owned_cluster_outside_electricity(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    design = case1_design(h100)
+    result = opex.evaluate(design, tariff, calendar, flat(0.4))
+    cluster = design.cluster(tariff)
+    assert isinstance(cluster, economics.OwnedCluster)
+    plain = cluster.annual_cost_breakdown(0.4)
+    b = result.breakdown
+    for line in ("capital_krw", "staff_krw", "maintenance_krw", "facility_krw"):
+        assert getattr(b, line) == getattr(plain, line)
+    # the electricity lines are the bills: base x (1 + VAT + fund) + the rest of the amounts due
+    assert b.electricity_krw == pytest.approx(result.bills["total_krw"].sum())
+    assert b.base_charge_krw == pytest.approx(result.bills["base_krw"].sum() * 1.127)
+    # and the flat-rate model agrees within 0.5 % on energy
+    assert b.energy_krw == pytest.approx(plain.energy_krw, rel=0.005)
+
+
+# --- the school year ---------------------------------------------------------------------------
+
+def test_class_hours_scenario_is_17_percent(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    only = opex.class_hours_scenario(opex.RoomDesign(h100), tariff, calendar)
+    assert only.mean_utilization == pytest.approx(1520 / 8760)
+    assert only.used_gpu_h == pytest.approx(1520 * 8)
+
+
+def test_unit_costs_relations(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    design = opex.RoomDesign(h100, students_per_gpu=7, derate=0.5)
+    r = opex.evaluate(design, tariff, calendar, loadprofile.Usage())
+    assert r.calendar_gpu_h == 8 * 8760
+    assert r.cost_per_calendar_gpu_h == pytest.approx(r.tco_krw / (8 * 8760))
+    assert r.cost_per_used_gpu_h == pytest.approx(r.cost_per_calendar_gpu_h / r.mean_utilization)
+    assert r.cost_per_student_h == pytest.approx(r.cost_per_used_gpu_h / 7)
+    # tokens: used GPU-hours x 3,600 s x MLPerf 3,888.3 tokens/s x derate 0.5
+    assert r.tokens == pytest.approx(r.used_gpu_h * 3600 * 3888.3 * 0.5)
+    assert r.cost_per_m_tokens == pytest.approx(r.tco_krw / r.tokens * 1e6)
+    assert r.rent_same_work_krw == pytest.approx(r.used_gpu_h * design.rent_krw_per_gpu_hour)
+    assert r.api_same_work_krw == pytest.approx(r.tokens / 1e6 * 840)
+    assert r.opex_krw == pytest.approx(r.electricity_krw + 12_000_000 + 21_000_000)
+    assert r.tco_krw == pytest.approx(r.opex_krw + 105_000_000 + 4_000_000)
+
+
+def test_idle_share_is_zero_when_always_busy_and_large_when_idle(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    busy = opex.evaluate(opex.RoomDesign(h100), tariff, calendar, flat(1.0))
+    assert busy.idle_share == 0 and busy.idle_share_electricity == 0
+    half = opex.evaluate(opex.RoomDesign(h100), tariff, calendar, flat(0.5))
+    # half the fixed costs are idle; plus half the idle-power energy
+    fixed = sum(getattr(half.breakdown, k) for k in ("capital_krw", "staff_krw",
+                                                     "maintenance_krw", "facility_krw"))
+    idle_total, idle_elec = half.idle_costs()
+    assert idle_total - idle_elec == pytest.approx(fixed / 2)
+    assert 0 < half.idle_share_electricity < half.idle_share < 1
+
+
+def test_higher_pue_raises_every_bill(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    low = opex.evaluate(opex.RoomDesign(h100, pue=1.2), tariff, calendar, loadprofile.Usage())
+    high = opex.evaluate(opex.RoomDesign(h100, pue=2.0), tariff, calendar, loadprofile.Usage())
+    assert (high.bills["total_krw"] > low.bills["total_krw"]).all()
+    assert (high.bills["base_krw"] > low.bills["base_krw"]).all()
+    assert high.design.contract == 21  # ceil(10.2 x 2.0)
+
+
+def test_school_exception_lowers_base_when_contract_is_oversized(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    big = opex.RoomDesign(h100, contract_kw=100)
+    normal = opex.evaluate(big, tariff, calendar, flat(0.0))
+    school = opex.evaluate(replace(big, school_exception=True), tariff, calendar, flat(0.0))
+    assert normal.bills["billing_kw"].max() == 30
+    assert school.bills["billing_kw"].max() == 15
+    assert school.electricity_krw < normal.electricity_krw
+
+
+@settings(max_examples=15, deadline=None)
+@given(a=st.floats(0.01, 1.0), b=st.floats(0.01, 1.0))
+def test_cost_per_used_hour_falls_as_utilization_rises(a: float, b: float) -> None:
+    tariff, calendar = load_tariff(GAP), load_school_calendar()
+    server = load_servers(1400.0)["8×H100 서버"]
+    lo, hi = sorted((a, b))
+    r_lo = opex.evaluate(opex.RoomDesign(server), tariff, calendar, flat(lo))
+    r_hi = opex.evaluate(opex.RoomDesign(server), tariff, calendar, flat(hi))
+    assert r_hi.cost_per_used_gpu_h <= r_lo.cost_per_used_gpu_h * (1 + 1e-9)
+    assert r_hi.tco_krw >= r_lo.tco_krw - 1e-6
+
+
+# --- sensitivity ---------------------------------------------------------------------------
+
+def test_sensitivity_sorted_and_matches_direct_evaluation(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    design, usage = opex.RoomDesign(h100), loadprofile.Usage()
+    table = opex.sensitivity(design, tariff, calendar, usage)
+    assert list(table["swing_krw"]) == sorted(table["swing_krw"], reverse=True)
+    assert table.iloc[0]["key"] == "capex_scale"  # the server's price moves the year most
+    row = table.set_index("key").loc["pue"]
+    direct = opex.evaluate(replace(design, pue=2.0), tariff, calendar, usage).tco_krw
+    assert row["high_krw"] == pytest.approx(direct)
+    # a money-only input is repriced without new bills: same as a full evaluation
+    row = table.set_index("key").loc["staff_fte"]
+    direct = opex.evaluate(replace(design, staff_fte=0.5), tariff, calendar, usage).tco_krw
+    assert row["high_krw"] == pytest.approx(direct)
+
+
+def test_sensitivity_per_used_hour_is_led_by_utilization(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    table = opex.sensitivity(opex.RoomDesign(h100), tariff, calendar, loadprofile.Usage(),
+                             metric=lambda r: r.cost_per_used_gpu_h)
+    assert table.iloc[0]["key"] in ("class_frac", "always_on_frac")
+
+
+def test_summary_table_has_every_key_number(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    result = opex.evaluate(opex.RoomDesign(h100), tariff, calendar, loadprofile.Usage())
+    table = opex.summary_table(result).set_index("key")
+    assert table.loc["tco_krw", "value"] == result.tco_krw
+    assert table.loc["tariff_verified", "value"] is False
+    assert not table["unit"].isna().any()
+
+
+# --- data --------------------------------------------------------------------------------------
+
+def test_servers_come_from_data_economics() -> None:
+    servers = load_servers(1400.0)
+    h100 = servers["8×H100 서버"]
+    # hardware_prices.csv "8xH100 server (lesson default)" USD 300,000 x 1,400
+    assert h100.server_capex_krw == 420_000_000
+    assert h100.max_it_power_kw == 10.2  # power.csv DGX H100 / DGX H200, 10,200 W
+    assert h100.tokens_per_s_per_gpu == pytest.approx(3888.3)  # MLPerf v5.0 Server / 8
+    assert h100.mig_instances_per_gpu == 7
+    assert servers["8×H200 서버"].server_capex_krw == 375_000 * 1400  # middle of 350k-400k
+    assert servers["8×B200 서버"].max_it_power_kw == 14.3
+    rtx = servers["4×RTX PRO 6000 서버"]
+    assert (rtx.gpus_per_server, rtx.mig_instances_per_gpu) == (4, 4)
+
+
+def test_students_per_gpu_is_the_smallest_mig_profile_count() -> None:
+    # data/gpus (lesson 02's models): H100 1g.10gb fits 7 times; 1g.10gb+me only once
+    assert smallest_mig_profile("H100-80GB") == ("1g.10gb", 7)
+    assert smallest_mig_profile("RTX-PRO-6000") == ("1g.24gb", 4)
+    assert smallest_mig_profile("L40S") == ("", 1)  # no MIG: one student per GPU
+    with pytest.raises(DataError, match="gpu_model"):
+        smallest_mig_profile("Z999")
+
+
+def test_opex_defaults_cover_the_controls() -> None:
+    defaults = load_opex_defaults()
+    for key in ("pue", "idle_frac", "staff_fte", "depreciation_years", "fx_krw_per_usd",
+                "derate", "class_frac", "always_on_frac"):
+        d = defaults[key]
+        assert d.low <= d.value <= d.high and d.source
+
+
+def test_load_servers_names_a_missing_reference(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "data"
+    for sub in ("economics", "opex", "gpus"):
+        shutil.copytree(root / sub, tmp_path / sub)
+    path = tmp_path / "opex" / "servers.csv"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "8xH200 server,", "8xH201 server,"), encoding="utf-8")
+    monkeypatch.setenv("LABKIT_DATA", str(tmp_path))
+    with pytest.raises(DataError, match=r"servers.csv: row 2 \(8×H200 서버\): price_item"):
+        load_servers(1400.0)
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("kwargs", "field", "rule"),
+    [({"n_servers": 0}, "n_servers", "integer"), ({"n_servers": 65}, "n_servers", "at_most"),
+     ({"n_servers": 1.5}, "n_servers", "integer"), ({"pue": 0.8}, "pue", "at_least"),
+     ({"pue": math.nan}, "pue", "finite"), ({"idle_frac": 1.2}, "idle_frac", "fraction"),
+     ({"contract_kw": 0}, "contract_kw", "positive"),
+     ({"staff_fte": -1}, "staff_fte", "non_negative"),
+     ({"maintenance_frac": 2}, "maintenance_frac", "fraction"),
+     ({"facility_years": 0}, "facility_years", "positive"),
+     ({"depreciation_years": -4}, "depreciation_years", "positive"),
+     ({"cost_of_capital": 1.5}, "cost_of_capital", "fraction"),
+     ({"students_per_gpu": 0}, "students_per_gpu", "integer"),
+     ({"derate": 0}, "derate", "fraction"),
+     ({"rent_krw_per_gpu_hour": -1}, "rent_krw_per_gpu_hour", "non_negative"),
+     ({"api_krw_per_m_tokens": math.inf}, "api_krw_per_m_tokens", "finite")],
+)
+def test_room_design_rejects_bad_input(h100, kwargs, field, rule) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError) as err:
+        opex.RoomDesign(h100, **kwargs)
+    assert (err.value.field, err.value.rule) == (field, rule)
+
+
+def test_server_spec_and_evaluate_reject_bad_input(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError) as err:
+        opex.ServerSpec("x", -1, 8, 10.2, 3000)
+    assert err.value.field == "server_capex_krw"
+    with pytest.raises(InputError):
+        opex.RoomDesign("8×H100")  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        opex.evaluate("design", tariff, calendar, loadprofile.Usage())  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        opex.evaluate(opex.RoomDesign(h100), tariff, "2026", loadprofile.Usage())  # type: ignore[arg-type]
+
+
+def test_evaluate_leap_year_calendar(tariff, h100) -> None:  # type: ignore[no-untyped-def]
+    cal = loadprofile.SchoolCalendar(2028, [loadprofile.Term("1학기", date(2028, 3, 2),
+                                                             date(2028, 7, 18))])
+    r = opex.evaluate(opex.RoomDesign(h100), tariff, cal, flat(1.0))
+    assert r.calendar_gpu_h == 8 * 8784 and len(r.bills) == 12
+    assert r.bills.loc["2028-02", "days"] == 29

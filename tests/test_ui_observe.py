@@ -1,0 +1,324 @@
+"""Lesson 01's widgets, server side: panels and n/a reasons, scenarios, start/stop, the wall
+exercise, replay with validated uploads, the tables the notebook checks."""
+
+from __future__ import annotations
+
+import base64
+import re
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import labkit.gpu as gpu
+from labkit import observe as ob
+from labkit.ui import observe as ui
+from labkit.ui.components import find_by_class
+from tests.conftest import SimFactory
+
+FIXTURES = Path(__file__).parent / "fixtures" / "observe"
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+def _panel(app: Any, key: str) -> str:
+    return _text(app.cards[key].value)
+
+
+def _no_sampler_threads() -> bool:
+    return not any(t.name == "labkit-observe-sampler" and t.is_alive()
+                   for t in threading.enumerate())
+
+
+@pytest.fixture
+def board(sim: SimFactory) -> Any:
+    nv, lab = sim()
+    app = ui.dashboard(nv=nv, lab=lab, clock=lab.now, sleep=lab.advance)
+    yield app, lab
+    app.close()
+
+
+def test_dashboard_starts_stopped_with_a_first_look(board: Any) -> None:
+    app, _ = board
+    assert app.sampler is not None and not app.sampler.running and _no_sampler_threads()
+    assert app.sampler.ticks == 2  # one GPM interval, so SM activity has a value
+    assert _panel(app, "gpu_util").startswith("GPU 사용률 util.gpu 0.0 %")
+    assert "0.0 %" in _panel(app, "sm_active")
+    assert "70.0 W" in _panel(app, "power") and "700.0 W" in _panel(app, "power")
+    assert "n/a — 이 GPU에서 지원하지 않음 (NotSupported)" in _panel(app, "temperature")  # fan
+    assert "GpuIdle" in _panel(app, "clocks")
+    assert "이상 없음" in _panel(app, "errors")
+    assert "멈춤" in _text(app.status.value)
+    assert app.activity.figure is not None and app.power.figure is not None
+    assert app.scenario is None  # the scenario switcher is the scenario lab's
+    assert find_by_class(app, "lk-observe-run") is app.run
+
+
+def test_dashboard_follows_the_gpu_and_says_busy_but_not_working(board: Any) -> None:
+    app, lab = board
+    lab.start("collective_stall", 0)
+    app.sampler.run(3, sleep=lab.advance)
+    app.render(force=True)
+    assert "100.0 %" in _panel(app, "gpu_util")
+    assert "1.0 %" in _panel(app, "sm_active")
+    assert "바쁘지만 일하지 않음" in _text(app.signals.value)
+    activity = app.activity.figure
+    names = [tr.name for tr in activity.data]
+    sm = activity.data[names.index("SM 활동 (SM active)")].y
+    assert sm[-1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("preset", "panel", "still_ok"), [
+    ("vgpu", "pcie", "power"),          # case 2: PCIe counters missing in a VM
+    ("consumer", "power", "gpu_util"),  # case 3: no power sensor
+    ("old_driver", "sm_active", "gpu_util"),
+])
+def test_observe_cases_fault_makes_one_panel_na_page_alive(
+        sim: SimFactory, preset: str, panel: str, still_ok: str) -> None:
+    nv, lab = sim()
+    lab.apply_preset(preset)
+    app = ui.dashboard(nv=nv, lab=lab, clock=lab.now, sleep=lab.advance)
+    app.sampler.run(3, sleep=lab.advance)
+    app.render(force=True)
+    assert "n/a — " in _panel(app, panel)
+    assert "n/a" not in _panel(app, still_ok).split(" ", 3)[-1][:12]
+    assert app.error.value == ""
+    app.close()
+
+
+def test_observe_case8_lost_gpu_panels_and_fleet(sim: SimFactory) -> None:
+    nv, lab = sim("sim:4xH100-80GB")
+    app = ui.dashboard(nv=nv, lab=lab, clock=lab.now, sleep=lab.advance)
+    lab.xid(2, 79)
+    app.sampler.run(2, sleep=lab.advance)
+    app.gpu.value = 2
+    assert "GPU가 버스에서 떨어짐" in _panel(app, "power")
+    assert "LOST" in _panel(app, "errors") and "Xid 79" in _panel(app, "errors")
+    assert "건강한 GPU 3/4" in _text(app.status.value)
+    app.gpu.value = 1
+    assert "W" in _panel(app, "power") and "n/a" not in _panel(app, "power")
+    app.close()
+
+
+def test_observe_case1_no_gpu_page_explains_and_replay_still_works(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    gpu.disconnect()
+    monkeypatch.setenv("LABKIT_GPU", "real")
+    try:
+        app = ui.dashboard()
+        assert app.sampler is None
+        assert "GPU를 읽을 수 없습니다" in _text(find_by_class(app, "lk-observe-nogpu").value)
+        assert ui.scenario_lab().sampler is None
+        replay = ui.replay_app()
+        assert replay.trace is not None
+    finally:
+        gpu.disconnect()
+
+
+def test_start_stop_runs_and_ends_the_thread(sim: SimFactory) -> None:
+    nv, lab = sim(clock="wall")
+    app = ui.dashboard(nv=nv, lab=lab)
+    app.run.value = True
+    assert app.sampler.running and app.run.description == "■ 측정 멈춤"
+    app.run.value = False
+    assert not app.sampler.running and _no_sampler_threads()
+    assert app.run.description == "▶ 측정 시작"
+    app.close()
+
+
+def test_running_the_cell_again_stops_the_old_dashboard(sim: SimFactory) -> None:
+    nv, lab = sim(clock="wall")
+    first = ui.dashboard(nv=nv, lab=lab)
+    first.start()
+    second = ui.dashboard(nv=nv, lab=lab)
+    assert not first.sampler.running and not second.sampler.running
+    assert _no_sampler_threads()
+    second.close()
+
+
+def test_rate_and_scenario_inputs_are_validated(sim: SimFactory) -> None:
+    nv, lab = sim()
+    app = ui.scenario_lab(nv=nv, lab=lab, clock=lab.now, sleep=lab.advance)
+    app._on_rate({"new": 50})  # a browser can send any value
+    assert "최대 10 Hz" in _text(app.error.value)
+    assert app.sampler.rate_hz == 2.0
+    app._on_scenario({"new": "rm -rf /"})
+    assert "알 수 없는 작업" in _text(app.error.value)
+    assert lab.workloads(0) == []
+    app.close()
+
+
+def test_scenario_lab_switch_shows_what_reveals_it(sim: SimFactory) -> None:
+    nv, lab = sim()
+    app = ui.scenario_lab(nv=nv, lab=lab, clock=lab.now, sleep=lab.advance)
+    assert app.scenario is not None and app.scenario.value == "idle"
+    app.scenario.value = "tiny_kernel"
+    try:
+        assert [w.scenario.name for w in lab.workloads(0)] == ["tiny_kernel"]
+        assert app.sampler.running  # picking a scenario starts sampling
+        assert "SM 활동" in _text(app.reveal.value)
+    finally:
+        app.stop()
+    app.sampler.run(3, sleep=lab.advance)
+    app.render(force=True)
+    assert "100.0 %" in _panel(app, "gpu_util") and "0.8 %" in _panel(app, "sm_active")
+    app.scenario.value = "burn_in"
+    app.stop()
+    app.sampler.run(3, sleep=lab.advance)
+    app.render(force=True)
+    assert "SwPowerCap" in _panel(app, "clocks")
+    assert "클럭이 눌림" in _text(app.signals.value)
+    app.scenario.value = "idle"
+    app.stop()
+    assert lab.workloads(0) == []
+    app.close()
+
+
+def test_export_gives_a_csv_that_reads_back(board: Any) -> None:
+    app, _ = board
+    app.export.click()
+    href = re.search(r'base64,([A-Za-z0-9+/=]+)"', app.export_link.value)
+    assert href
+    text = base64.b64decode(href.group(1)).decode("utf-8")
+    log = ob.read_log(text, source="export.csv")
+    assert log.format == "labkit-tidy" and "power_usage_w" in set(log.frame.metric)
+    assert "NVIDIA H100 80GB HBM3" in log.metadata["source"]
+
+
+# --- the wall ----------------------------------------------------------------------------------
+
+
+def _wall(box: Any, situation: str, panels: list[str]) -> str:
+    for p in ob.PANELS:
+        find_by_class(box, f"lk-wall-{situation}-{p}").value = p in panels
+    find_by_class(box, f"lk-wall-{situation}-check").click()
+    return _text(find_by_class(box, f"lk-wall-{situation}-feedback").value)
+
+
+def test_wall_exercise_checks_and_explains() -> None:
+    box = ui.wall_exercise()
+    assert _wall(box, "night_oncall", ["errors", "temperature"]).startswith("✔ 좋은 선택")
+    wrong = _wall(box, "slow_training", ["gpu_util", "power"])
+    assert wrong.startswith("✘") and "SM 활동" in wrong and "클럭" in wrong
+    assert "util.gpu는 100 %로 똑같이" in wrong
+    too_many = _wall(box, "shared_class", ["memory", "sm_active", "errors", "power"])
+    assert "3개까지만" in too_many and "4" in too_many
+
+
+# --- replay ------------------------------------------------------------------------------------
+
+
+def _upload(name: str, data: bytes) -> tuple[dict[str, Any], ...]:
+    return ({"name": name, "type": "text/csv", "size": len(data),
+             "content": memoryview(data), "last_modified": datetime(2026, 11, 30)},)
+
+
+def test_replay_starts_on_the_shipped_trace_and_scrubs() -> None:
+    app = ui.replay_app()
+    assert app.trace is not None and app.source.value == "sim-h100_dcgm-exporter_scenarios.prom"
+    assert "0.0 %" in _panel(app, "gpu_util")  # idle at t = 0
+    app.time.value = 40  # t = 50 s: the collective stall
+    assert "100.0 %" in _panel(app, "gpu_util") and "1.0 %" in _panel(app, "sm_active")
+    assert "바쁘지만 일하지 않음" in _text(app.signals.value)
+    assert "이 로그에 없음" in _panel(app, "temperature")  # HBM temperature not exported
+    line = app.activity.figure.layout.shapes[0]
+    assert line.x0 == pytest.approx(50.0)
+    app.source.value = "sim-h100_nvidia-smi_scenarios.csv"
+    assert "SM 활동이 없습니다" in _text(app.info.value)
+    app.time.value = 50
+    assert "n/a" in _panel(app, "sm_active")
+    assert "전력/한도" in _text(app.signals.value)  # decided by power instead
+
+
+def test_replay_upload_reads_in_memory_and_clears_the_widget() -> None:
+    app = ui.replay_app()
+    data = (FIXTURES / "smi_units_multi_gpu.csv").read_bytes()
+    app.upload.value = _upload("night.csv", data)
+    assert app.log_import is not None and app.log_import.source == "night.csv"
+    assert app.upload.value == ()
+    assert [o[1] for o in app.gpu.options] == [0, 1]
+    assert app.error.value == ""
+
+
+def test_replay_upload_noheader_with_field_list_and_unparsed_rows() -> None:
+    app = ui.replay_app()
+    app.fields.value = "timestamp,index,utilization.gpu,power.draw,clocks.sm"
+    data = (FIXTURES / "smi_noheader_nounits.csv").read_bytes() + b"garbage, row\n"
+    app.upload.value = _upload("noheader.csv", data)
+    assert app.log_import is not None and app.log_import.rows == 5
+    assert "읽지 못한 줄 1개" in _text(app.info.value) and "5:" in _text(app.info.value)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    (_upload("big.csv", b"x" * (ui.MAX_UPLOAD_BYTES + 1)), "파일이 너무 큽니다"),
+    (_upload("run.exe", b"timestamp\n"), "받을 수 없습니다"),
+    (_upload("a.csv", b"x") + _upload("b.csv", b"y"), "하나만"),
+    (_upload("bin.csv", b"\xff\xfe\x00garbage"), "UTF-8"),
+    (_upload("notes.txt", b"dear diary\ntoday the GPU was hot\n"), "notes.txt, line 1"),
+    (({"name": "x.csv", "content": "not bytes"},), "읽지 못했습니다"),
+])
+def test_replay_bad_uploads_show_korean_errors_and_keep_the_log(value: Any,
+                                                                message: str) -> None:
+    app = ui.replay_app()
+    before = app.log_import
+    app._on_upload({"new": value})  # as the widget would, even with values a browser forged
+    assert message in _text(app.error.value)
+    assert app.log_import is before
+    assert app.upload.value == ()
+
+
+def test_replay_ignores_forged_trace_names_and_slider_values() -> None:
+    app = ui.replay_app()
+    app._on_source({"new": "../../etc/passwd"})
+    assert "없는 로그" in _text(app.error.value)
+    app.time.unobserve(app._on_position, names="value")
+    app.time.max = 10**6
+    app.time.value = 10**6  # past the trace: falls back to the start
+    app.render()
+    assert app.position()[1] == 0.0
+
+
+# --- tables ------------------------------------------------------------------------------------
+
+
+def test_reference_table_rows_and_names() -> None:
+    table = ui.reference_table()
+    assert len(table) == len(ob.CATALOG)
+    row = table.loc["GPU 사용률 (util.gpu)"]
+    assert list(row) == ["DCGM_FI_DEV_GPU_UTIL (203)", "nvmlDeviceGetUtilizationRates(h).gpu",
+                         "utilization.gpu", "% / % / %", "비율 0–1"]
+    assert table.loc["SM 활동 (SM active)"].iloc[2] == "—"
+
+
+def test_trace_summary_shows_the_lie() -> None:
+    table = ui.trace_summary()
+    assert list(table.index) == ["쉬는 중", "건강한 학습", "집합 통신 대기", "스레드 하나짜리 커널",
+                                 "데이터 로더 대기", "전력 한도 (번인)"]
+    tiny = table.loc["스레드 하나짜리 커널"]
+    train = table.loc["건강한 학습"]
+    assert tiny.iloc[0] == "100 %" and tiny.iloc[1] == "1 %" and tiny.iloc[-1] == "예"
+    assert train.iloc[-1] == "아니오"
+    assert table.loc["집합 통신 대기"].iloc[-1] == "예"
+
+
+def test_unit_pitfalls_table() -> None:
+    table = ui.unit_pitfalls()
+    values = list(table.iloc[:, 1])
+    assert values[:3] == ["4.0 W", "123.5 kJ", "71.4 W"]
+    assert values[3] == values[4] == "37.5 %"
+
+
+def test_with_gaps_breaks_lines_where_sampling_stopped() -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0]},
+                         index=pd.Index([0.0, 1.0, 2.0, 10.0], name="timestamp_s"))
+    out = ui.with_gaps(frame, 3.0)
+    assert list(out.index) == [0.0, 1.0, 2.0, 3.5, 10.0]
+    assert list(out["a"].fillna(-1)) == [1.0, 1.0, 3.0, -1, 4.0]  # carried, then a break
+    assert ui.with_gaps(frame.iloc[0:0], 3.0).empty

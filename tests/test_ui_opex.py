@@ -1,0 +1,222 @@
+"""Lesson 07's widgets, server side: live bills, linked views, Korean errors, export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from labkit.ui import opex as ui
+from labkit.ui.components import find_by_class
+
+
+@pytest.fixture
+def room() -> ui.RoomApp:
+    return ui.room_app()
+
+
+def _totals(room: ui.RoomApp) -> list[float]:
+    return list(room.chart.figure.data[-1].y)
+
+
+def test_room_app_shows_twelve_bills_and_unverified_warning(room: ui.RoomApp) -> None:
+    result = room.result
+    assert result is not None and len(result.bills) == 12
+    fig = room.chart.figure
+    assert [tr.name for tr in fig.data[:4]] == ["기본요금", "전력량요금", "기후환경·연료비조정",
+                                               "부가세·전력기금"]
+    assert len(fig.data[0].x) == 12 and fig.layout.barmode == "stack"
+    # each month's stacked parts add up to the amount due (within the 10-won truncation)
+    for i in range(12):
+        parts = sum(tr.y[i] for tr in fig.data[:4])
+        assert 0 <= parts - fig.data[-1].y[i] < 10
+    assert "한전 공식 요금표와 대조하지 않았습니다" in room.tariff_note.value
+    assert "연간 전기요금" in room.summary.value
+
+
+def test_pue_change_changes_every_monthly_bill(room: ui.RoomApp) -> None:
+    before = _totals(room)
+    room.fields["pue"].control.value = 2.0
+    after = _totals(room)
+    assert all(a > b for a, b in zip(after, before, strict=True))
+    assert room.result.design.pue == 2.0 and room.result.design.contract == 21
+
+
+def test_linked_views_follow_the_room(room: ui.RoomApp) -> None:
+    cost, unit = ui.cost_view(room), ui.unit_costs_view(room)
+    sens, hours = ui.sensitivity_app(room), ui.class_hours_view(room)
+    tco = room.result.tco_krw
+    assert "총소유비용" in cost.summary.value
+    assert "학생 7명" in unit.summary.value
+    assert sens.table is not None and hours.scenario is not None
+    room.fields["staff_fte"].control.value = 0.5
+    assert room.result.tco_krw == pytest.approx(tco + 0.3 * 60_000_000)
+    assert cost.chart.figure.data[0].x[3] == pytest.approx(30_000_000)  # staff line
+    assert sens.table["base_krw"].iloc[0] == pytest.approx(room.result.tco_krw)
+    assert hours.scenario.design.staff_fte == 0.5
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "text"),
+    [("pue", 0.9, "1 이상"), ("n_servers", 0, "정수"), ("idle_frac", -10, "허용 범위"),
+     ("staff_krw_per_fte_year", -1, "0 이상"), ("fx_krw_per_usd", 0, "0보다 커야"),
+     ("students_per_gpu", 2.5, "정수"), ("derate", math.nan, "유한한"),
+     ("class_end_h", 30, "수업 시간은"), ("after_school_end_h", 12, "방과 후 사용은"),
+     ("terms", "3월 3일부터 1학기", "학기를 확인하세요"),
+     ("terms", "2026-03-02 ~ 2026-07-17 1학기\n2026-07-01 ~ 2026-08-31 겹침", "학기를 확인하세요"),
+     ("exams", "2026-08-01 ~ 2026-08-03 방학 중 시험", "시험 기간을 확인하세요"),
+     ("closures", "2027-01-05 내년", "휴업일을 확인하세요")],
+)
+def test_bad_input_shows_korean_error_and_keeps_last_bills(room: ui.RoomApp, key: str,
+                                                           value: object, text: str) -> None:
+    good, good_fig = room.result, room.chart.figure
+    control = room.fields[key].control
+    if hasattr(control, "min"):  # a browser can move a slider's limits with its value
+        control.min, control.max = -1e9, 1e9
+    control.value = value
+    assert text in room.fields[key].error.value, room.fields[key].error.value
+    assert room.result is good and room.chart.figure is good_fig
+    assert "마지막으로 올바른 결과" in room.status.value
+    room.fields[key].control.value = room.fields[key].default
+    assert room.fields[key].error.value == ""
+    assert room.result is not good
+
+
+def test_browser_forced_values_are_validated(room: ui.RoomApp) -> None:
+    good = room.result
+    slider = room.fields["n_servers"].control
+    slider.max = 1e6  # a comm message can move max and value together
+    slider.value = 100_000
+    assert room.result is good and "이하" in room.fields["n_servers"].error.value
+    slider.value = 1
+    # a value the model does not know reaches compute (the dropdown is only a convenience)
+    for key, bad in (("server", "9×Z999 서버"), ("tariff_class", "가정용")):
+        control = room.fields[key].control
+        first = control.value
+        control.options = [*control.options, bad]
+        control.value = first
+        kept = room.result
+        control.value = bad
+        assert room.result is kept and "알 수 없는 값" in room.fields[key].error.value
+        control.value = first
+    kept = room.result
+    room.fields["terms"].control.value = "2026-03-03\n" * 5_000  # too long: rejected unparsed
+    assert room.result is kept and "4000 이하" in room.fields["terms"].error.value
+
+
+def test_server_choice_brings_its_price_and_mig_slices(room: ui.RoomApp) -> None:
+    room.fields["server"].control.value = "4×RTX PRO 6000 서버"
+    assert room.fields["server_price_usd"].control.value == 55_000
+    assert room.fields["students_per_gpu"].control.value == 4
+    result = room.result
+    assert result.design.server.name == "4×RTX PRO 6000 서버" and result.design.gpus == 4
+    assert result.design.server.server_capex_krw == 55_000 * 1400
+    assert result.design.students == 4
+
+
+def test_contract_and_tariff_controls(room: ui.RoomApp) -> None:
+    room.fields["contract_auto"].control.value = False
+    room.fields["contract_kw"].control.value = 100
+    assert room.result.bills["billing_kw"].max() == 30
+    room.fields["school_exception"].control.value = True
+    # this month's demand only, floor 15 % of 100 kW: class-hours peak 10.2 x (0.3 + 0.7 x
+    # 0.81) x 1.5 = 13.3 kW is below it
+    assert room.result.bills["billing_kw"].max() == pytest.approx(15)
+    room.fields["tariff_class"].control.value = "교육용(을) 고압A 선택I"
+    assert "energy_peak_krw" in room.result.bills.columns
+    room.fields["contract_kw"].control.value = 5
+    assert "계약전력 5 kW를 넘습니다" in room.tariff_note.value
+
+
+def test_calendar_edit_changes_the_year(room: ui.RoomApp) -> None:
+    before = room.result.mean_utilization
+    room.fields["terms"].control.value = "2026-03-03 ~ 2026-07-17 1학기"
+    # the 2nd-term exam weeks are now outside every term: said beside the exams box
+    assert "시험 기간을 확인하세요" in room.fields["exams"].error.value
+    room.fields["exams"].control.value = "2026-04-27 ~ 2026-04-30 중간고사"
+    assert room.fields["exams"].error.value == ""
+    assert room.result.mean_utilization < before
+    room.fields["closures"].control.value = "2026-04-06 ~ 2026-04-10 봄 방학"
+    day = room.result.utilization.loc["2026-04-07 10:00", "day_type"]
+    assert day == "closed"
+
+
+def test_sensitivity_metric_switch_and_bad_value(room: ui.RoomApp) -> None:
+    sens = ui.sensitivity_app(room)
+    assert sens.table.iloc[0]["key"] == "capex_scale"
+    # a bad room input keeps the last good inputs for the followers
+    room.fields["after_school_end_h"].control.value = 12
+    sens.metric.value = "used_gpu_h"
+    assert sens.table.iloc[0]["key"] in ("class_frac", "always_on_frac")
+    assert "GPU-시간" in sens.chart.figure.layout.title.text
+    assert sens.table["base_krw"].iloc[0] == pytest.approx(room.result.cost_per_used_gpu_h)
+    sens.metric.options = [*sens.metric.options, ("?", "nonsense")]
+    sens.metric.value = "nonsense"  # a browser can send any value
+    assert "알 수 없는 값" in sens.status.value
+
+
+def test_export_writes_csv_and_html_to_a_session_temp_folder(room: ui.RoomApp) -> None:
+    panel = ui.export_panel(room)
+    find_by_class(panel, "lk-export-button").click()
+    files = panel.files
+    assert set(files) == {"opex_scenario.csv", "opex_summary.html"}
+    folder = panel.folder
+    assert folder is not None and folder.parent == Path(tempfile.gettempdir())
+    assert folder.name.startswith("labkit-opex-")
+    assert all(p.parent == folder and p.stat().st_size > 0 for p in files.values())
+    assert sorted(p.name for p in folder.iterdir()) == sorted(files)
+    rows = list(csv.reader(io.StringIO(files["opex_scenario.csv"].read_text("utf-8-sig"))))
+    assert rows[0] == ["section", "key", "value", "unit"]
+    keys = {(r[0], r[1]): r[2] for r in rows[1:]}
+    assert keys[("input", "pue")] == "1.5"
+    assert float(keys[("result", "tco_krw")]) == pytest.approx(room.result.tco_krw)
+    assert ("bill", "2026-07.total_krw") in keys
+    assert keys[("source", "tariff_verified")] == "False"
+    page = files["opex_summary.html"].read_text("utf-8")
+    assert page.startswith("<!DOCTYPE html>") and 'lang="ko"' in page
+    assert "연간 운영비 요약" in page and "<svg" in page and "<script" not in page
+    assert "한전 공식 요금표와 대조하지 않았습니다" in page
+    assert "download=\"opex_summary.html\"" in panel.links.value
+    assert "data:text/csv" in panel.links.value
+    # a second export reuses the same session folder
+    panel.export()
+    assert panel.folder == folder
+
+
+def test_export_escapes_user_text(room: ui.RoomApp) -> None:
+    from dataclasses import replace
+
+    result = room.result
+    server = replace(result.design.server, name="<script>alert(1)</script>")
+    evil = replace(result, design=replace(result.design, server=server))
+    page = ui.summary_html(evil)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    inputs = {"terms": "=HYPERLINK(\"http://x\")", "pue": 1.5}
+    rows = list(csv.reader(io.StringIO(ui.csv_text(result, inputs))))
+    assert ["input", "terms", "'=HYPERLINK(\"http://x\")", ""] in rows
+    assert ["input", "pue", "1.5", ""] in rows
+
+
+def test_key_numbers_table_holds_case1_values() -> None:
+    text = ui.key_numbers().to_string()
+    for value in ("1억 6,086만 원", "2,295 원", "190 일", "17.4 %"):
+        assert value in text
+
+
+def test_exercises_are_answered_by_the_models() -> None:
+    from labkit.ui.exercises import check_answer
+
+    box = ui.exercises()
+    assert len(box.children) == 4
+    answer = find_by_class(box, "lk-opex-ex1-answer")
+    answer.value = "813,192원"
+    find_by_class(box, "lk-opex-ex1-check").click()
+    assert "정답" in find_by_class(box, "lk-opex-ex1-feedback").value
+    from labkit.ui.exercises import Exercise
+
+    assert check_answer(Exercise("opex.ex2", 30.0, 0.05, "kW"), "30")[0] is True
+    assert check_answer(Exercise("opex.ex3", 1520 / 8760 * 100, 0.11, "%"), "17.4")[0] is True
