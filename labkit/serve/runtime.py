@@ -33,13 +33,11 @@ from typing import Any
 
 # One detector for the whole package: labkit.serve.voila_guard (environment + parent process).
 from labkit.serve.voila_guard import (
-    SERVED_BY,
     VOILA_ENV_VARIABLES,
     VoilaForbiddenError,
     forbid_under_voila,
     running_under_voila,
 )
-
 
 __all__ = [
     "VOILA_ENV_VARIABLES",

@@ -17,10 +17,14 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from labkit.serve import CONFIG_DIR, notebooks_dir, voila_command
 from labkit.serve.lessons import Lesson, discover, main_interaction
 from labkit.serve.server import THUMBNAILS
+
+if TYPE_CHECKING:  # playwright is a test extra; imported only when the tool runs
+    from playwright.sync_api import ViewportSize
 
 CHROMIUM = os.environ.get("LABKIT_CHROMIUM", "/usr/bin/chromium")
 # An offline browser: every host but this machine fails at once (as in the browser tests).
@@ -28,7 +32,8 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage",
          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"]
-VIEWPORT = {"width": 760, "height": 900}  # charts about as wide as a gallery card allows
+# charts about as wide as a gallery card allows
+VIEWPORT: ViewportSize = {"width": 760, "height": 900}
 SCALE = 0.6  # device scale factor: ~450 px wide PNGs, small enough to commit
 TIMEOUT_MS = 180_000
 

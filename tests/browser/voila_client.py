@@ -276,7 +276,21 @@ def interaction_state(state: dict[str, Any], how: str, value: Any) -> dict[str, 
 
 
 def displayed_plots(messages: list[Message]) -> list[dict[str, Any]]:
-    """Return the plotly figures displayed (into Output widgets) among ``messages``."""
-    return [m.content["data"]["application/vnd.plotly.v1+json"] for m in messages
-            if m.msg_type == "display_data"
-            and "application/vnd.plotly.v1+json" in m.content.get("data", {})]
+    """Return the plotly figures shown (in Output widgets) among ``messages``.
+
+    A figure arrives either as a ``display_data`` message or, as
+    :class:`labkit.ui.components.FigureOutput` sends it, as a ``comm_msg`` that sets an Output
+    widget's ``outputs`` state.
+    """
+    mime = "application/vnd.plotly.v1+json"
+    plots: list[dict[str, Any]] = []
+    for m in messages:
+        if m.msg_type == "display_data" and mime in m.content.get("data", {}):
+            plots.append(m.content["data"][mime])
+        elif m.msg_type == "comm_msg":
+            data = m.content.get("data", {})
+            state = data.get("state", {}) if data.get("method") == "update" else {}
+            for out in state.get("outputs") or ():
+                if isinstance(out, dict) and mime in out.get("data", {}):
+                    plots.append(out["data"][mime])
+    return plots
