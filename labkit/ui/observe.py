@@ -817,8 +817,8 @@ def read_upload(value: Any, *, max_bytes: int = MAX_UPLOAD_BYTES,
                 suffixes: Sequence[str] = UPLOAD_SUFFIXES) -> tuple[str, bytes]:
     """Check a ``FileUpload`` value (one file, size-capped, allowed suffix); return (name, data).
 
-    Kept in memory: nothing is written to disk. A browser can set the widget's value to
-    anything, so every part is checked here.
+    The checks of :func:`labkit.ui.files.read_upload` with the log suffixes of this lesson.
+    Kept in memory: nothing is written to disk.
 
     Raises
     ------
@@ -826,27 +826,10 @@ def read_upload(value: Any, *, max_bytes: int = MAX_UPLOAD_BYTES,
         Field ``files`` (``at_least`` none, ``at_most`` more than one, ``other`` not an upload),
         ``size`` (``at_most``), ``suffix`` (``choice``).
     """
-    if not isinstance(value, (tuple, list)):
-        raise InputError("files", "other", type(value).__name__, "not a FileUpload value")
-    if len(value) == 0:
-        raise InputError("files", "at_least", 0, "no file chosen", limit=1)
-    if len(value) > 1:
-        raise InputError("files", "at_most", len(value), "one file at a time", limit=1)
-    item = value[0]
-    if not isinstance(item, Mapping):
-        raise InputError("files", "other", type(item).__name__, "not a FileUpload item")
-    name = PurePath(str(item.get("name", ""))).name or "upload"
-    content = item.get("content", b"")
-    if not isinstance(content, (bytes, bytearray, memoryview)):
-        raise InputError("files", "other", type(content).__name__, "content is not bytes")
-    size = content.nbytes if isinstance(content, memoryview) else len(content)
-    if size > max_bytes:
-        raise InputError("size", "at_most", f"{size / 2**20:.1f} MB", f"{name}: {size} bytes",
-                         limit=f"{max_bytes / 2**20:.0f} MB")
-    if not name.lower().endswith(tuple(suffixes)):
-        raise InputError("suffix", "choice", name, f"{name}: suffix not allowed",
-                         limit=", ".join(suffixes))
-    return name, bytes(content)
+    from labkit.ui.files import read_upload as read_checked
+
+    upload = read_checked(value, max_bytes=max_bytes, suffixes=suffixes)
+    return upload.name, upload.data
 
 
 class ReplayApp(widgets.VBox):
