@@ -95,6 +95,24 @@ def _put_handle(ref: Any, obj: Any) -> None:
     _c_void_p.from_buffer(_out(ref)).value = obj._addr
 
 
+def _put_handles(buf: Any, count_ref: Any, objs: list[Any]) -> int:
+    """Write ``objs``' handles into an NVML handle array; INSUFFICIENT_SIZE if it is too small.
+
+    NVML's ``...GetGpuInstances`` / ``...GetComputeInstances`` contract: ``count`` is always set
+    to the number found; a NULL array is INVALID_ARGUMENT.
+    """
+    if buf is None:
+        return N.NVML_ERROR_INVALID_ARGUMENT
+    arr = _out(buf)
+    size = len(arr) if hasattr(arr, "__len__") else 1
+    _out(count_ref).value = len(objs)
+    if len(objs) > size:
+        return N.NVML_ERROR_INSUFFICIENT_SIZE
+    for i, obj in enumerate(objs):
+        _c_void_p.from_buffer(arr, i * ctypes.sizeof(_c_void_p)).value = obj._addr
+    return N.NVML_SUCCESS
+
+
 def _put_str(buf: Any, size: Any, text: str) -> None:
     data = text.encode()
     if buf is None:
@@ -940,19 +958,9 @@ class NvmlApi:
         """GIs of one profile; the buffer must hold ``instanceCount`` (NULL: INVALID_ARGUMENT)."""
         dev = self._mig_on(handle)
         prof = self._gi_profile_by_id(dev, profile_id)
-        if buf is None:
-            return N.NVML_ERROR_INVALID_ARGUMENT
-        arr = _out(buf)
         found = sorted((gi for gi in dev.gpu_instances.values() if gi.profile.id == prof.id),
                        key=lambda gi: gi.id)
-        size = len(arr) if hasattr(arr, "__len__") else 1
-        if len(found) > size:
-            _out(count_ref).value = len(found)
-            return N.NVML_ERROR_INSUFFICIENT_SIZE
-        for i, gi in enumerate(found):
-            _c_void_p.from_buffer(arr, i * ctypes.sizeof(_c_void_p)).value = gi._addr
-        _out(count_ref).value = len(found)
-        return N.NVML_SUCCESS
+        return _put_handles(buf, count_ref, found)
 
     def nvmlDeviceGetGpuInstanceById(self, handle: Any, gi_id: Any, ref: Any) -> int:
         """The GI with this ID; NOT_FOUND if none."""
@@ -1112,19 +1120,9 @@ class NvmlApi:
         """CIs of one profile in the GI."""
         gi = self._gi(handle)
         ci_prof, _ = self._ci_profile(gi, profile)
-        if buf is None:
-            return N.NVML_ERROR_INVALID_ARGUMENT
-        arr = _out(buf)
         found = sorted((ci for ci in gi.compute_instances.values() if ci.profile.id == ci_prof.id),
                        key=lambda ci: ci.id)
-        size = len(arr) if hasattr(arr, "__len__") else 1
-        if len(found) > size:
-            _out(count_ref).value = len(found)
-            return N.NVML_ERROR_INSUFFICIENT_SIZE
-        for i, ci in enumerate(found):
-            _c_void_p.from_buffer(arr, i * ctypes.sizeof(_c_void_p)).value = ci._addr
-        _out(count_ref).value = len(found)
-        return N.NVML_SUCCESS
+        return _put_handles(buf, count_ref, found)
 
     def nvmlGpuInstanceGetComputeInstanceById(self, handle: Any, ci_id: Any, ref: Any) -> int:
         """The CI with this ID; NOT_FOUND if none."""
