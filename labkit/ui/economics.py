@@ -431,6 +431,30 @@ def _pricing_inputs(r: CurvesView) -> tuple[Any, ...]:
     return (r.view, r.api_price_krw_per_m, r.tokens_per_s_per_gpu, r.derate)
 
 
+class _PricingFollower(LiveApp[Any]):
+    """An app that recomputes when the cost curves' pricing inputs change (not utilization)."""
+
+    curves: CostCurvesApp
+
+    def _follow_curves(self, curves: CostCurvesApp, css: str) -> None:
+        """Lay out fields, status, summary ``lk-<css>-summary`` and chart ``lk-<css>-chart``."""
+        self.big = widgets.HTML()
+        self.big.add_class(f"lk-{css}-summary")
+        self.chart = FigureOutput(f"lk-{css}-chart")
+        self.children = [_field_box(list(self.fields.values())), self.status, self.big,
+                         self.chart]
+        self._inputs = _pricing_inputs(curves.result) if curves.result is not None else None
+        curves.on_result.append(self._follow)
+        self.update()
+
+    def _follow(self, r: CurvesView) -> None:
+        # Utilization moves only the curves' operating point: nothing here depends on it.
+        inputs = _pricing_inputs(r)
+        if inputs != self._inputs:
+            self._inputs = inputs
+            self.update()
+
+
 def curves_figure(r: CurvesView) -> go.Figure:
     """Return the cost-curves chart of a :class:`CurvesView` (x in 억 tokens, y in 만 원)."""
     finite_star = math.isfinite(r.n_star)
@@ -493,7 +517,7 @@ class DemandView:
     utilization: float
 
 
-class DemandApp(LiveApp[DemandView]):
+class DemandApp(_PricingFollower):
     """Students x requests x tokens -> monthly tokens and cost (see :func:`demand_app`)."""
 
     def __init__(self, curves: CostCurvesApp, defaults: Defaults) -> None:
@@ -509,22 +533,7 @@ class DemandApp(LiveApp[DemandView]):
                          d.value("days_per_month"), unit="일"),
         ]
         super().__init__("demand", fields, error_prefix="econ")
-        self._inputs: object = None
-        self.big = widgets.HTML()
-        self.big.add_class("lk-demand-summary")
-        self.chart = FigureOutput("lk-demand-chart")
-        self.children = [_field_box(list(self.fields.values())), self.status, self.big,
-                         self.chart]
-        curves.on_result.append(self._follow)
-        self._inputs = _pricing_inputs(curves.result) if curves.result is not None else None
-        self.update()
-
-    def _follow(self, r: CurvesView) -> None:
-        # Utilization moves only the curves' operating point: nothing here depends on it.
-        inputs = _pricing_inputs(r)
-        if inputs != self._inputs:
-            self._inputs = inputs
-            self.update()
+        self._follow_curves(curves, "demand")
 
     def compute(self, values: dict[str, Any]) -> DemandView:
         r = self.curves.result
@@ -719,7 +728,7 @@ TORNADO_PARAMETERS = (
 )
 
 
-class TornadoApp(LiveApp[pd.DataFrame]):
+class TornadoApp(_PricingFollower):
     """One-at-a-time sensitivity of the break-even tokens (see :func:`tornado_app`)."""
 
     def __init__(self, curves: CostCurvesApp, defaults: Defaults) -> None:
@@ -732,21 +741,7 @@ class TornadoApp(LiveApp[pd.DataFrame]):
                   slider_field("spread", t("econ.tornado.spread"), 20, min=5, max=50, step=5,
                                unit="%", readout_format=".0f", scale=100)]
         super().__init__("tornado", fields, error_prefix="econ")
-        self._inputs: object = None
-        self.big = widgets.HTML()
-        self.big.add_class("lk-tornado-summary")
-        self.chart = FigureOutput("lk-tornado-chart")
-        self.children = [_field_box(list(self.fields.values())), self.status, self.big,
-                         self.chart]
-        curves.on_result.append(self._follow)
-        self._inputs = _pricing_inputs(curves.result) if curves.result is not None else None
-        self.update()
-
-    def _follow(self, r: CurvesView) -> None:
-        inputs = _pricing_inputs(r)
-        if inputs != self._inputs:
-            self._inputs = inputs
-            self.update()
+        self._follow_curves(curves, "tornado")
 
     def scenario(self) -> model.BreakEvenScenario:
         """The scenario the cluster editor and the cost curves show now."""
