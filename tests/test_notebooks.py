@@ -64,3 +64,19 @@ def test_notebook_checks_some_numbers(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     assert any(c.cell_type == "code" and MARK in c.source for c in nb.cells), (
         f"{path.name}: mark the cells whose numbers must hold with # {MARK}")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_markdown_leaves_no_literal_emphasis(path: Path) -> None:
+    """Every ``**bold**`` renders: CommonMark does not close ``**`` between punctuation and a
+    Hangul letter (``**18.3 %**다``), and the page then shows the asterisks."""
+    import re
+
+    import mistune  # nbconvert's markdown renderer (CommonMark rules, as JupyterLab's)
+
+    render = mistune.create_markdown()
+    for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type != "markdown":
+            continue
+        html = re.sub(r"<code>.*?</code>", "", str(render(cell.source)), flags=re.S)
+        assert "**" not in html, f"{path.name} cell {i}: unrendered ** in {html[:200]!r}"

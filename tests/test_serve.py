@@ -218,13 +218,16 @@ def test_main_prints_token_url_and_execs_voila_from_config_dir(
                         lambda path, argv: calls.append((path, argv, os.getcwd())))
     monkeypatch.setattr(main_module.os, "chdir", lambda path: calls.append(("chdir", [], path)))
     monkeypatch.setattr(main_module.os, "environ", dict(os.environ))
+    monkeypatch.setattr(main_module, "reachable_hosts",
+                        lambda host: ["192.168.0.20"] if host == "0.0.0.0" else [host])
     lesson = discover()[0]
     main_module.main(["--host", "0.0.0.0", "--port", "9001", "--lesson", lesson.number,
                       "--warm", "30"])
     out = capsys.readouterr().out
     token = out.split("access token (give it to the class): ")[1].split()[0]
-    assert f"http://0.0.0.0:9001/?token={token}" in out
-    assert f"voila/render/{lesson.name}?token={token}" in out
+    assert "http://0.0.0.0:" not in out, "students cannot open a wildcard address"
+    assert f"http://192.168.0.20:9001/?token={token}" in out
+    assert f"http://192.168.0.20:9001/voila/render/{lesson.name}?token={token}" in out
     assert calls[0] == ("chdir", [], CONFIG_DIR)
     argv = calls[1][1]
     assert f"--token={token}" in argv and "--preheat_kernel=True" in argv
@@ -232,6 +235,22 @@ def test_main_prints_token_url_and_execs_voila_from_config_dir(
 
 
 # --- limits and the kernel cap -------------------------------------------------------------------
+
+
+def test_reachable_hosts_replace_a_wildcard_by_this_machines_addresses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from labkit.serve import reachable_hosts
+
+    assert reachable_hosts("127.0.0.1") == ["localhost"]
+    assert reachable_hosts("10.1.2.3") == ["10.1.2.3"]
+    monkeypatch.setattr(socket, "gethostname", lambda: "labserver")
+    monkeypatch.setattr(socket, "gethostbyname_ex",
+                        lambda name: (name, [], ["127.0.1.1", "192.168.0.20"]))
+    hosts = reachable_hosts("0.0.0.0")
+    assert "192.168.0.20" in hosts and not any(h.startswith("127.") for h in hosts)
+    assert len(hosts) == len(set(hosts))
 
 
 def test_limits_from_environ_defaults_and_errors() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import secrets
 import shutil
+import socket
 import sys
 from pathlib import Path
 
@@ -39,6 +40,7 @@ __all__ = [
     "forbid_under_voila",
     "harden_kernel",
     "notebooks_dir",
+    "reachable_hosts",
     "running_under_voila",
     "serve_environment",
     "session_dir",
@@ -49,6 +51,42 @@ __all__ = [
 CONFIG_DIR = Path(__file__).resolve().parent / "config"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 THEMES = ("light", "dark")
+
+
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+
+
+def reachable_hosts(host: str) -> list[str]:
+    """Return the addresses a student's PC can type for a server bound to ``host``.
+
+    A wildcard bind (``0.0.0.0``, ``::``) is not an address anyone can open: it becomes this
+    machine's IPv4 address on the route out (a UDP socket's source address; nothing is sent)
+    and the addresses its host name resolves to, loopback dropped. Any other host is returned
+    as given (``127.0.0.1`` as ``localhost``).
+
+    Returns
+    -------
+    list of str
+        At least one entry; ``[host]`` when no address can be found.
+    """
+    if host in LOCAL_HOSTS:
+        return ["localhost"]
+    if host not in WILDCARD_HOSTS:
+        return [host]
+    found: list[str] = []
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.254.254.254", 9))  # no packet: only picks the outgoing route
+            found.append(probe.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        found += socket.gethostbyname_ex(socket.gethostname())[2]
+    except OSError:
+        pass
+    unique = [a for i, a in enumerate(found)
+              if a not in found[:i] and not a.startswith("127.") and a != "0.0.0.0"]
+    return unique or [host or "0.0.0.0"]
 
 
 def notebooks_dir() -> Path:

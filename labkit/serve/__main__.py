@@ -16,9 +16,9 @@ from pathlib import Path
 
 from labkit.serve import (
     CONFIG_DIR,
-    LOCAL_HOSTS,
     THEMES,
     notebooks_dir,
+    reachable_hosts,
     serve_environment,
     voila_command,
 )
@@ -80,14 +80,17 @@ def main(argv: list[str] | None = None) -> None:
                             kernel_memory_mib=args.kernel_memory_mib)
     command, token = voila_command(args.host, args.port, args.token, root, theme=args.theme,
                                    warm=warm)
-    shown = "localhost" if args.host in LOCAL_HOSTS else args.host
     query = f"?token={token}" if token else ""
-    print(f"labkit: serving the lessons at http://{shown}:{args.port}/{query}", flush=True)
-    for name in lessons:
-        print(f"labkit: lesson {name} ({warm_n} warm kernels) at "
-              f"http://{shown}:{args.port}/voila/render/{name}{query}", flush=True)
+    for shown in reachable_hosts(args.host):
+        print(f"labkit: serving the lessons at http://{shown}:{args.port}/{query}", flush=True)
+        for name in lessons:
+            print(f"labkit: lesson {name} ({warm_n} warm kernels) at "
+                  f"http://{shown}:{args.port}/voila/render/{name}{query}", flush=True)
     if token:
         print(f"labkit: access token (give it to the class): {token}", flush=True)
+    if warm:
+        print("labkit: preheating; the class can come in when voila logs "
+              "'Kernel pool of ... is filled'", flush=True)
     os.environ.update(env)
     # voila's kernel_pools_config has no non-JSON command-line form; traitlets warns about it
     os.environ.setdefault("PYTHONWARNINGS", "ignore::DeprecationWarning:traitlets.traitlets")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labkit.serve import CONFIG_DIR, notebooks_dir, voila_command
-from labkit.serve.lessons import Lesson, discover, main_interaction
+from labkit.serve.lessons import Lesson, MainInteraction, discover, main_interaction
 from labkit.serve.server import THUMBNAILS
 
 if TYPE_CHECKING:  # playwright is a test extra; imported only when the tool runs
@@ -44,6 +44,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# A chart with something to see: some trace has a positive number (an idle chart is all zeros).
+_HAS_DATA = ("(g) => (g._fullData || g.data || []).some(d =>"
+             " [d.orientation === 'h' ? 'x' : 'y', 'values'].some(k =>"
+             " (Array.isArray(d[k]) || ArrayBuffer.isView(d[k]))"
+             " && Array.from(d[k]).some(v => typeof v === 'number' && v > 0)))")
+
+
 def _chart_selector(lesson: Lesson) -> str:
     try:
         return f".{main_interaction(lesson).chart} .js-plotly-plot"
@@ -51,6 +58,36 @@ def _chart_selector(lesson: Lesson) -> str:
         print(f"labkit: {lesson.stem} has no MAIN_INTERACTIONS entry; using its first chart",
               flush=True)
         return ".js-plotly-plot"
+
+
+def _value_text(value: float | str | bool) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def perform(page: object, interaction: MainInteraction) -> None:
+    """Do a lesson's main interaction in a Playwright page, the way a student would.
+
+    Used by the thumbnails (a chart that starts empty) and the generic browser tests.
+    """
+    widget = f".{interaction.widget}"
+    how, text = interaction.how, _value_text(interaction.value)
+    if how == "fill":
+        box = page.locator(f"{widget} input").first  # type: ignore[attr-defined]
+        box.fill(text)
+        box.press("Enter")
+    elif how == "slider":
+        readout = page.locator(f"{widget} .widget-readout").first  # type: ignore[attr-defined]
+        readout.click()
+        readout.press("Control+A")
+        readout.type(text)
+        readout.press("Enter")
+    elif how == "select":
+        page.locator(f"{widget} select").first.select_option(label=text)  # type: ignore[attr-defined]
+    elif how == "toggle":
+        checkbox = page.locator(f"{widget} input[type=checkbox]")  # type: ignore[attr-defined]
+        (checkbox.first if checkbox.count() else page.locator(widget).first).click()  # type: ignore[attr-defined]
+    else:
+        page.locator(widget).first.click()  # type: ignore[attr-defined]
 
 
 def capture(lessons: list[Lesson], out_dir: Path = THUMBNAILS) -> list[Path]:
@@ -94,6 +131,10 @@ def capture(lessons: list[Lesson], out_dir: Path = THUMBNAILS) -> list[Path]:
                           timeout=TIMEOUT_MS)
                 chart = page.locator(_chart_selector(lesson)).first
                 chart.locator(".main-svg").first.wait_for(timeout=TIMEOUT_MS)
+                if not chart.evaluate(_HAS_DATA):  # e.g. lesson 01: idle until a scenario runs
+                    perform(page, main_interaction(lesson))
+                    page.wait_for_timeout(8000)
+                    chart = page.locator(_chart_selector(lesson)).last
                 page.wait_for_timeout(800)  # plotly's transitions
                 path = out_dir / f"{lesson.stem}.png"
                 chart.screenshot(path=str(path))

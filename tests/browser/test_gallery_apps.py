@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from labkit.serve.lessons import Lesson, MainInteraction, discover, main_interaction
+from labkit.serve.lessons import Lesson, discover, main_interaction
 from labkit.serve.server import THUMBNAILS
+from labkit.serve.thumbnails import perform
 from tests.browser.conftest import (
     RENDER_TIMEOUT_MS,
     assert_no_traceback,
@@ -25,33 +26,6 @@ from tests.browser.servers import VoilaServer, voila_server
 pytestmark = pytest.mark.browser
 
 LESSONS = discover()
-
-
-def _value_text(value: float | str | bool) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def perform(page: object, interaction: MainInteraction) -> None:
-    """Do a lesson's main interaction the way a student would."""
-    widget = f".{interaction.widget}"
-    how, text = interaction.how, _value_text(interaction.value)
-    if how == "fill":
-        box = page.locator(f"{widget} input").first  # type: ignore[attr-defined]
-        box.fill(text)
-        box.press("Enter")
-    elif how == "slider":
-        readout = page.locator(f"{widget} .widget-readout").first  # type: ignore[attr-defined]
-        readout.click()
-        readout.press("Control+A")
-        readout.type(text)
-        readout.press("Enter")
-    elif how == "select":
-        page.locator(f"{widget} select").first.select_option(label=text)  # type: ignore[attr-defined]
-    elif how == "toggle":
-        checkbox = page.locator(f"{widget} input[type=checkbox]")  # type: ignore[attr-defined]
-        (checkbox.first if checkbox.count() else page.locator(widget).first).click()  # type: ignore[attr-defined]
-    else:
-        page.locator(widget).first.click()  # type: ignore[attr-defined]
 
 
 def test_gallery_lists_every_lesson_with_title_goals_and_thumbnail(page, voila_url):  # type: ignore[no-untyped-def]
