@@ -37,6 +37,10 @@ __all__ = [
 ]
 
 
+#: Longest period a ledger covers: one leap year (366 d x 24 h). A month is 720-744 h. [h]
+MAX_RESERVED_H = 8_784.0
+
+
 class Loss(StrEnum):
     """The worksheet's loss lines, in the order the course lists them."""
 
@@ -65,7 +69,8 @@ class Worksheet:
     ------
     labkit.validate.InputError (a ValueError)
         Naming the field (``reserved_h`` or ``losses.<name>``) for NaN/inf, a non-number,
-        ``reserved_h <= 0``, a negative loss, or losses summing above ``reserved_h``.
+        ``reserved_h <= 0`` or above :data:`MAX_RESERVED_H` (a leap year), a negative loss,
+        or losses summing above ``reserved_h``.
 
     Examples
     --------
@@ -81,7 +86,8 @@ class Worksheet:
     losses: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        reserved = validate.positive("reserved_h", self.reserved_h)
+        reserved = validate.at_most("reserved_h", validate.positive("reserved_h", self.reserved_h),
+                                    MAX_RESERVED_H, "one leap year")
         if not isinstance(self.losses, Mapping):
             raise validate.InputError(
                 "losses", "other", self.losses,

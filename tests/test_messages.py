@@ -64,3 +64,12 @@ def test_error_text_translates_rule_and_uses_specific_message() -> None:
     over = InputError("losses.rewind", "at_most", 900, "too much", limit=720.0)
     assert "예약된 시간(720 h)" in messages.error_text(over, prefix="goodput")
     assert messages.error_text(ValueError("boom")) == "입력을 확인하세요: boom"
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (1e308, "1e+308"), (10**308, "1e+308"), (3, "3"), (-1.5, "-1.5"),
+    (10**400, "1" + "0" * 22 + "…"), ("x" * 1000, "x" * 23 + "…"),
+])
+def test_error_text_echoes_a_huge_input_short(value: object, shown: str) -> None:
+    text = messages.error_text(InputError("n", "at_most", value, "too big", limit=200))
+    assert text == f"200 이하여야 합니다 (입력: {shown})."

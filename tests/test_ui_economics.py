@@ -107,10 +107,23 @@ def test_demand_app_school_case3(curves: ui.CostCurvesApp) -> None:
     demand.fields["students"].control.value = 20_000
     demand.fields["tokens_per_request"].control.value = 5_000
     assert demand.result.servers_needed == 2 and "자체 GPU가" in demand.big.value
-    demand.fields["students"].control.value = -3
-    assert "0 이상" in demand.fields["students"].error.value
-    demand.fields["students"].control.value = 1e15
-    assert "너무 커서" in demand.fields["students"].error.value
+    kept = demand.result
+    for bad, text in ((-3, "0보다 커야"), (0, "0보다 커야"), (1e15, "너무 커서"),
+                      (1e308, "너무 커서")):
+        demand.fields["students"].control.value = bad
+        assert text in demand.fields["students"].error.value, bad
+        assert demand.result is kept and "∞" not in demand.big.value
+
+
+def test_cluster_app_overflowing_cost_says_so_and_keeps_last_result(
+        server: ui.ClusterApp) -> None:
+    good = server.result
+    for key in ("base_charge_krw_per_kw_month",):
+        server.fields[key].control.value = 1e308
+        assert "너무 커서" in server.status.value, key
+        assert "inf" not in server.status.value and server.result is good
+        server.fields[key].control.value = server.fields[key].default
+        assert server.status.value == "" and server.result is not good
 
 
 def test_rent_app_break_even_utilization(server: ui.ClusterApp) -> None:

@@ -26,6 +26,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from labkit.ui.messages import error_text, t
+from labkit.validate import InputError
 
 __all__ = [
     "FONT_FAMILY",
@@ -247,11 +248,15 @@ class LiveApp(widgets.VBox, Generic[R]):
         for f in self.fields.values():
             f.clear_error()
         self.status.value = ""
+        values = self.values()
         try:
-            result = self.compute(self.values())
-        except ValueError as err:
-            message = error_text(err, prefix=self.error_prefix)
-            field = self._field_for(getattr(err, "field", ""))
+            result = self.compute(values)
+        except (ValueError, ArithmeticError) as err:
+            if _overflowed(err, values):  # 1e308 typed in a box: say so, not "input: inf"
+                message, field = t("error.arithmetic"), None
+            else:
+                message = error_text(err, prefix=self.error_prefix)  # type: ignore[arg-type]
+                field = self._field_for(getattr(err, "field", ""))
             kept = f" {t('common.kept_last')}" if self.result is not None else ""
             if field is not None:
                 field.set_error(message)
@@ -268,6 +273,22 @@ class LiveApp(widgets.VBox, Generic[R]):
         """Put every control back to its initial value."""
         for f in self.fields.values():
             f.control.value = f.default
+
+
+def _overflowed(err: Exception, values: dict[str, Any]) -> bool:
+    """True if ``err`` comes from arithmetic overflow on finite inputs, not from an input itself.
+
+    An ``ArithmeticError``, or a model's "must be finite" on an infinite intermediate (a cost
+    line) while every control holds a finite number.
+    """
+    if isinstance(err, ArithmeticError):
+        return True
+    if not (isinstance(err, InputError) and err.rule == "finite"):
+        return False
+    value = err.value
+    if not (isinstance(value, float) and math.isinf(value)):
+        return False
+    return all(math.isfinite(v) for v in values.values() if isinstance(v, float))
 
 
 def find_by_class(root: widgets.Widget, css_class: str) -> widgets.Widget:

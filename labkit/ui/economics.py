@@ -225,7 +225,9 @@ class ClusterApp(LiveApp[ClusterView]):
             maintenance_fraction_per_year=values["maintenance_fraction_per_year"],
             facility_krw_per_year=values["facility_krw_per_year"],
         )
-        return ClusterView(cluster, fx, values["server_capex_usd"])
+        view = ClusterView(cluster, fx, values["server_capex_usd"])
+        view.breakdown_full  # noqa: B018 - a cost line that overflows fails here, not in render
+        return view
 
     def render(self, result: ClusterView) -> None:
         b = result.breakdown_full
@@ -506,6 +508,10 @@ def cost_curves_app(source: ClusterApp | None = None,
 
 # -- a school's demand ---------------------------------------------------------------------------
 
+#: Most copies of the cluster the demand app sizes (beyond: "at most N students"). [count]
+MAX_CLUSTER_COPIES = 10_000
+
+
 @dataclass(frozen=True)
 class DemandView:
     """A school's monthly demand priced both ways."""
@@ -539,16 +545,22 @@ class DemandApp(_PricingFollower):
         r = self.curves.result
         if r is None:
             raise ValueError(t("econ.no_cluster"))
+        # A class has at least one student (0 leaves nothing to compare: "API is inf x cheaper")
+        validate.positive("students", values["students"])
         tokens = model.monthly_demand_tokens(values["students"], values["requests_per_day"],
                                              values["tokens_per_request"],
                                              values["days_per_month"])
         c = r.view.cluster
         # More demand than one cluster makes: copies of the servers (staff/facility shared).
-        copies = max(1, math.ceil(tokens / r.capacity_tokens)) if tokens > 0 else 1
-        if copies > 10_000:
+        ratio = tokens / r.capacity_tokens
+        if not ratio <= MAX_CLUSTER_COPIES:  # also inf / nan from 1e308 students
+            per_student = model.monthly_demand_tokens(1, values["requests_per_day"],
+                                                      values["tokens_per_request"],
+                                                      values["days_per_month"])
             raise InputError("students", "at_most", values["students"],
-                             "demand needs more than 10,000 copies of the cluster",
-                             limit=values["students"])
+                             f"demand needs more than {MAX_CLUSTER_COPIES:,} copies of the cluster",
+                             limit=math.floor(MAX_CLUSTER_COPIES * r.capacity_tokens / per_student))
+        copies = max(1, math.ceil(ratio))
         owned_cluster = replace(c, servers=c.servers * copies)
         owned = model.owned_cost_krw_per_month(owned_cluster, tokens, r.tokens_per_s_per_gpu,
                                                r.derate)

@@ -53,6 +53,7 @@ KO: dict[str, str] = {
     "error.integer": "{limit} 이상의 정수여야 합니다 (입력: {value}).",
     "error.choice": "알 수 없는 값입니다: {value}.",
     "error.other": "입력을 확인하세요: {message}",
+    "error.arithmetic": "값이 너무 커서(또는 작아서) 계산할 수 없습니다. 더 작은 값을 넣어 보세요.",
     "error.unexpected": "계산 중 오류가 났습니다: {message}",
     # --- lesson 03: goodput --------------------------------------------------------------------
     "goodput.reserved_h": "예약된 시간",
@@ -1209,6 +1210,20 @@ def t(key: str, /, **values: Any) -> str:
     return template.format(**values) if values else template
 
 
+def _shown(value: object, width: int = 24) -> object:
+    """A rejected input as the page echoes it: floats in ``g`` form, long text cut (a browser
+    can send a 309-digit number or a megabyte of text)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int) and abs(value) >= 10**15:
+        try:
+            value = float(value)
+        except OverflowError:  # beyond any float: cut below
+            pass
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def error_text(err: ValueError, *, prefix: str | None = None) -> str:
     """Return the user-facing text of a model error, in the UI language.
 
@@ -1223,7 +1238,7 @@ def error_text(err: ValueError, *, prefix: str | None = None) -> str:
             limit = ", ".join(map(str, limit))
         elif isinstance(limit, float):
             limit = f"{limit:g}"
-        values = {"value": err.value, "limit": limit, "message": str(err)}
+        values = {"value": _shown(err.value), "limit": limit, "message": str(err)}
         catalog = CATALOGS[language()]
         for key in ([f"{prefix}.{field}.{err.rule}", f"{prefix}.{err.rule}"] if prefix else []):
             if key in catalog or key in KO:
