@@ -87,8 +87,9 @@ def main() -> None:
                 "preheated_median_s": round(statistics.median(warm), 2),
                 "preheated_max_s": round(max(warm), 2),
             }
+            # saved after each lesson: the whole run takes ~3 min per lesson (pool refills)
+            save("voila_first_render", {"repeat": REPEAT, "results": results})
         browser.close()
-    save("voila_first_render", {"repeat": REPEAT, "results": results})
 
 
 if __name__ == "__main__":
