@@ -170,7 +170,9 @@ def dcgm_exporter_text(step_s: float = 1.25) -> str:
             if key == "xid":
                 value = f"{int(r.value or 0)}"
             elif not r.ok or r.value is None:
-                value = "9223372036854775794"  # DCGM blank: not supported
+                # DCGM_INT64_BLANK (0x7ffffffffffffff0) + 2 = not supported; + 0 = blank (a
+                # profiling field before its first sample period ends)
+                value = str(0x7FFFFFFFFFFFFFF0 + (2 if r.status is Status.NOT_SUPPORTED else 0))
             elif fmt == "int":
                 value = f"{r.value:.0f}"
             elif fmt == "pct":
