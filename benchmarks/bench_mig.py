@@ -11,7 +11,6 @@ Run: ``.venv/bin/python benchmarks/bench_mig.py``
 
 from __future__ import annotations
 
-import json
 import sys
 import textwrap
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.harness import percentiles, save
+from benchmarks.harness import percentiles, samples_from_kernel, save
 
 N_CLICKS = 200
 SETUP = """
@@ -53,27 +52,8 @@ print("SAMPLES" + _json.dumps(_samples))
 
 def time_clicks_in_kernel(n: int) -> dict[str, float]:
     """Time ``n`` board clicks (profile pick + place, or clear) in a fresh kernel. [ms]"""
-    from jupyter_client.manager import start_new_kernel
-
-    km, kc = start_new_kernel(kernel_name="python3")
-    out: list[str] = []
-
-    def hook(msg: dict[str, Any]) -> None:
-        if msg["msg_type"] == "stream":
-            out.append(msg["content"]["text"])
-        elif msg["msg_type"] == "error":
-            out.append("\n".join(msg["content"]["traceback"]))
-
-    try:
-        kc.execute_interactive(textwrap.dedent(SETUP) + textwrap.dedent(CLICKS.format(n=n)),
-                               output_hook=hook, timeout=600)
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
-    text = "".join(out)
-    if "SAMPLES" not in text:
-        raise RuntimeError(f"benchmark code failed:\n{text}")
-    return percentiles(json.loads(text.split("SAMPLES", 1)[1].splitlines()[0]))
+    code = textwrap.dedent(SETUP) + textwrap.dedent(CLICKS.format(n=n))
+    return percentiles(samples_from_kernel(code))
 
 
 def time_enumeration(model: str, repeat: int = 5) -> dict[str, Any]:

@@ -56,9 +56,6 @@ def time_callbacks_in_kernel(setup: str, control: str, values: Sequence[Any]) ->
     dict
         ``percentiles`` of the per-change milliseconds.
     """
-    from jupyter_client.manager import start_new_kernel
-
-    km, kc = start_new_kernel(kernel_name="python3")
     code = textwrap.dedent(setup) + textwrap.dedent(f"""
         import json as _json, time as _time
         from labkit.ui.components import find_by_class as _find
@@ -70,6 +67,20 @@ def time_callbacks_in_kernel(setup: str, control: str, values: Sequence[Any]) ->
             _samples.append((_time.perf_counter() - _t) * 1000)
         print("SAMPLES" + _json.dumps(_samples))
     """)
+    return percentiles(samples_from_kernel(code))
+
+
+def samples_from_kernel(code: str) -> list[float]:
+    """Run ``code`` in a fresh IPython kernel; return the list it prints after ``SAMPLES``.
+
+    Raises
+    ------
+    RuntimeError
+        If the code fails (its traceback is in the message) or prints no ``SAMPLES`` line.
+    """
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
     out: list[str] = []
 
     def hook(msg: dict[str, Any]) -> None:
@@ -86,4 +97,4 @@ def time_callbacks_in_kernel(setup: str, control: str, values: Sequence[Any]) ->
     text = "".join(out)
     if "SAMPLES" not in text:
         raise RuntimeError(f"benchmark code failed:\n{text}")
-    return percentiles(json.loads(text.split("SAMPLES", 1)[1].splitlines()[0]))
+    return [float(x) for x in json.loads(text.split("SAMPLES", 1)[1].splitlines()[0])]
