@@ -164,11 +164,13 @@ class KernelClient:
             return decode_v1(data)
         return decode_legacy_binary(data)
 
-    def collect(self, msg_id: str, timeout: float | None = None) -> list[Message]:
-        """Return every message answering ``msg_id`` until the kernel is idle and replied."""
+    def collect(self, msg_id: str, timeout: float | None = None, *,
+                reply: bool = True) -> list[Message]:
+        """Return every message answering ``msg_id`` until the kernel is idle (and, with
+        ``reply``, has sent its shell reply)."""
         deadline = time.monotonic() + (timeout or self.timeout)
         got: list[Message] = []
-        idle = replied = False
+        idle, replied = False, not reply
         while not (idle and replied):
             left = deadline - time.monotonic()
             if left <= 0:
@@ -186,19 +188,7 @@ class KernelClient:
 
     def iopub_only(self, msg_id: str, timeout: float | None = None) -> list[Message]:
         """Like :meth:`collect` for requests with no shell reply (``comm_msg``)."""
-        deadline = time.monotonic() + (timeout or self.timeout)
-        got: list[Message] = []
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"no idle for {msg_id} within the timeout")
-            msg = self.recv(left)
-            if msg.parent_id != msg_id:
-                self.backlog.append(msg)
-                continue
-            got.append(msg)
-            if msg.msg_type == "status" and msg.content.get("execution_state") == "idle":
-                return got
+        return self.collect(msg_id, timeout, reply=False)
 
     def kernel_info(self, timeout: float | None = None) -> dict[str, Any]:
         """Ask for kernel_info (proves the kernel answers); return the reply content."""
