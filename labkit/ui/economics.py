@@ -155,11 +155,9 @@ class ClusterView:
     cluster: model.OwnedCluster
     fx_krw_per_usd: float
     server_capex_usd: float
-
-    @property
-    def breakdown_full(self) -> model.CostBreakdown:
-        """The yearly cost at 100 % utilization."""
-        return self.cluster.annual_cost_breakdown(1.0)
+    #: The yearly cost at 100 % utilization (computed with the view, so a cost line that
+    #: overflows is an input error, not a failure while drawing).
+    breakdown_full: model.CostBreakdown
 
 
 LINE_ORDER = ("capital", "maintenance", "energy", "staff", "facility", "base_charge")
@@ -225,9 +223,8 @@ class ClusterApp(LiveApp[ClusterView]):
             maintenance_fraction_per_year=values["maintenance_fraction_per_year"],
             facility_krw_per_year=values["facility_krw_per_year"],
         )
-        view = ClusterView(cluster, fx, values["server_capex_usd"])
-        view.breakdown_full  # noqa: B018 - a cost line that overflows fails here, not in render
-        return view
+        return ClusterView(cluster, fx, values["server_capex_usd"],
+                           cluster.annual_cost_breakdown(1.0))
 
     def render(self, result: ClusterView) -> None:
         b = result.breakdown_full
