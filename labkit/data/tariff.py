@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from labkit.data import DataError, data_dir, get_field, load_yaml
+from labkit.data import DataError, data_dir, get_field, load_yaml, parse_iso_date
 from labkit.tariff import Band, Season, Tariff, TouSchedule, parse_hour_ranges
 from labkit.validate import InputError
 
@@ -44,8 +42,8 @@ def _pick_file(as_of: date | str | None) -> tuple[str, Path]:
         key = max(files)
         return key, files[key]
     try:
-        day = pd.Timestamp(as_of).date().isoformat()
-    except (TypeError, ValueError):
+        day = parse_iso_date(as_of.date() if isinstance(as_of, datetime) else as_of)
+    except ValueError:
         raise InputError("as_of", "other", as_of,
                          f"as_of must be a date such as '2026-06-01', got {as_of!r}") from None
     usable = [k for k in files if k <= day]
