@@ -11,6 +11,7 @@ Field types used across families:
 
 - :data:`IsoDate`: a calendar date ``YYYY-MM-DD`` parsed with :meth:`datetime.date.fromisoformat`
   (never "today" or "now"), kept as its ISO text;
+- :data:`Day`: the same date as a :class:`datetime.date`;
 - :data:`Text`: a non-empty string (surrounding spaces stripped);
 - :data:`NonNegative` / :data:`Positive`: floats ``>= 0`` / ``> 0``;
 - :data:`OptionalNonNegative`: an optional float ``>= 0`` whose empty CSV cell becomes NaN
@@ -39,6 +40,7 @@ from pydantic import (
 )
 
 __all__ = [
+    "Day",
     "Document",
     "IsoDate",
     "NonNegative",
@@ -93,7 +95,12 @@ def _nan_if_none(value: float | None) -> float:
     return math.nan if value is None else value
 
 
+def _day(value: object) -> date:
+    return date.fromisoformat(parse_iso_date(value))
+
+
 IsoDate = Annotated[str, BeforeValidator(parse_iso_date)]
+Day = Annotated[date, BeforeValidator(_day)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 NonNegative = Annotated[float, Field(ge=0)]
 Positive = Annotated[float, Field(gt=0)]
@@ -187,7 +194,7 @@ def _sentence(error: Any, columns: bool) -> str:
         text = f"must be <= {ctx['le']}"
     elif kind == "less_than":
         text = f"must be < {ctx['lt']}"
-    elif kind == "literal_error":
+    elif kind in ("literal_error", "enum"):
         text = f"must be one of {ctx.get('expected')}"
     elif kind in ("value_error", "assertion_error"):
         text = str(ctx.get("error", error["msg"]))
