@@ -65,6 +65,7 @@ __all__ = [
 
 Kind = Literal["str", "float", "int", "bool", "date"]
 S = TypeVar("S", bound=Schema)
+D = TypeVar("D", bound=Document)
 
 
 class DataError(ValueError):

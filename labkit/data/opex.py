@@ -63,7 +63,7 @@ class ServerRow(EconomicsRow):
 
     @model_validator(mode="after")
     def _has_power(self) -> Self:
-        if self.power_item is None and math.isnan(self.max_it_power_kw):
+        if self.power_item is None and math.isnan(self.max_it_power_kw or math.nan):
             raise ValueError(f"({self.server}): give power_item or max_it_power_kw")
         return self
 

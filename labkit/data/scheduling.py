@@ -15,8 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from pydantic import Field
+
 from labkit import validate
 from labkit.data import DataError, load_csv, load_document
+from labkit.data.gpus import available_models, load_gpu_model
 from labkit.data.schema import (
     Document,
     IsoDate,
@@ -29,7 +32,6 @@ from labkit.data.schema import (
     Text,
     one_of,
 )
-from labkit.data.gpus import available_models, load_gpu_model
 from labkit.scheduling import KINDS, Cluster, JobGroup, Tenant, TraceDistribution
 from labkit.validate import InputError
 
@@ -109,7 +111,7 @@ class GroupEntry(Schema):
     mig_profile: str | None = None
     checkpoint_interval_h: float | None = None
     hours_jitter: float = 0.0
-    variants: dict[str, dict[str, Any]] = {}
+    variants: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
 class SchoolDayFile(Document):

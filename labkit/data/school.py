@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from pydantic import Field
+
 from labkit.data import DataError, load_document
 from labkit.data.schema import Day, Document, Schema, Text, one_of
 from labkit.loadprofile import HOLIDAY_KINDS, ClosedDay, Holiday, SchoolCalendar, Term
@@ -44,10 +46,10 @@ class CalendarFile(Document):
     year: int
     class_start_h: float
     class_end_h: float
-    terms: list[TermEntry] = []
-    exams: list[TermEntry] = []
-    closures: list[ClosureEntry] = []
-    holidays: list[HolidayEntry] = []
+    terms: list[TermEntry] = Field(default_factory=list)
+    exams: list[TermEntry] = Field(default_factory=list)
+    closures: list[ClosureEntry] = Field(default_factory=list)
+    holidays: list[HolidayEntry] = Field(default_factory=list)
 
 
 def load_school_calendar(path: str = DEFAULT_CALENDAR) -> SchoolCalendar:
