@@ -22,11 +22,13 @@ from labkit.data import (
     gpus,
     load_csv,
     load_document,
+    observe,
     opex,
     reliability,
     scheduling,
     school,
     tariff,
+    traces,
 )
 from labkit.data.schema import Document, Row
 
@@ -36,6 +38,12 @@ GAP = "교육용(갑) 고압A 선택I"
 
 def _tariff() -> Any:
     return tariff.load_tariff(GAP)
+
+
+def _trace(name: str) -> Callable[[], Any]:
+    def load() -> Any:
+        return traces.check_trace_header(observe.load_trace(name).metadata, name)
+    return load
 
 
 def _gpu(name: str) -> Callable[[], Any]:
@@ -101,6 +109,12 @@ CASES: list[tuple[str, str, str, str, Callable[[], Any], str]] = [
      r"kepco_2026-06-01.yaml: saturday_peak_band must be one of"),
     ("tariffs", TARIFF, "\nverified: false", "\nverified: maybe", _tariff,
      r"kepco_2026-06-01.yaml: verified must be bool"),
+    ("traces", "traces/sim-h100_nvidia-smi_scenarios.csv", "# as_of: 2026-11-30",
+     "# as_of: today", _trace("sim-h100_nvidia-smi_scenarios.csv"),
+     r"nvidia-smi_scenarios.csv: header: as_of must be a date YYYY-MM-DD, got 'today'"),
+    ("traces", "traces/sim-h100_dcgm-exporter_scenarios.prom",
+     "# license: CC0 (constructed data)\n", "", _trace("sim-h100_dcgm-exporter_scenarios.prom"),
+     r"scenarios.prom: header: license is missing"),
     ("gpus", "gpus/L40S.yaml", "sm_count: 142", "sm_count: many", _gpu("L40S"),
      r"L40S.yaml: device.sm_count must be int, got 'many'"),
     ("gpus", "gpus/H100-80GB.yaml", "  tdp_w: 700", "  tdp_w: 700\n  tdp_colour: red",
@@ -133,7 +147,7 @@ def test_a_broken_copy_of_a_real_file_names_file_and_place(
 
 
 def test_every_family_has_a_case() -> None:
-    families = {p.name for p in data_dir().iterdir() if p.is_dir()} - {"traces"}
+    families = {p.name for p in data_dir().iterdir() if p.is_dir()}
     assert families == {c[0] for c in CASES}
 
 
