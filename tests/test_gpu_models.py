@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,7 @@ def test_profile_name_and_bad_sizes() -> None:
 
 
 @pytest.fixture
-def data_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def data_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     shutil.copytree(ROOT / "data" / "gpus", tmp_path / "gpus")
     monkeypatch.setenv("LABKIT_DATA", str(tmp_path))
     load_gpu_model.cache_clear()
