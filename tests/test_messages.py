@@ -37,7 +37,7 @@ class Call:
 
 
 def _pattern(node: ast.JoinedStr) -> re.Pattern[str]:
-    parts = [re.escape(v.value) if isinstance(v, ast.Constant) else r"[A-Za-z0-9_.-]+"
+    parts = [re.escape(str(v.value)) if isinstance(v, ast.Constant) else r"[A-Za-z0-9_.-]+"
              for v in node.values]
     return re.compile("".join(parts))
 
