@@ -5,6 +5,7 @@ The family schemas' bad-input cases are one table in tests/test_data_schemas.py.
 
 from __future__ import annotations
 
+import math
 from datetime import date, datetime
 from pathlib import Path
 
@@ -20,8 +21,18 @@ from labkit.data import (
     parse_iso_date,
 )
 from labkit.data.goodput import load_worksheet_seed
+from labkit.data.schema import NonNegative, Row, Text
 
-SCHEMA = [Column("gpu"), Column("power_w", "float", minimum=0), Column("count", "int")]
+
+class GpuRow(Row):
+    """A test schema: a GPU, its power [W] and a count."""
+
+    gpu: Text
+    power_w: NonNegative
+    count: int
+
+
+SCHEMA = GpuRow
 
 
 def test_parse_csv_reads_header_meta_and_types() -> None:
@@ -74,6 +85,17 @@ def test_parse_csv_per_row_source() -> None:
 def test_parse_csv_rejects_bad_files(text: str, message: str) -> None:
     with pytest.raises(DataError, match=message):
         parse_csv(text, SCHEMA, name="t.csv")
+
+
+def test_a_list_of_columns_is_the_same_schema() -> None:
+    columns = [Column("gpu"), Column("power_w", "float", minimum=0), Column("count", "int"),
+               Column("note", nullable=True), Column("w_max", "float", nullable=True)]
+    text = "gpu,power_w,count,note,w_max,source,as_of\nH100,700,8,,,s,2026-01-01\n"
+    row = parse_csv(text, columns).iloc[0]
+    assert (row["gpu"], row["power_w"], row["count"]) == ("H100", 700.0, 8)
+    assert row["note"] is None and math.isnan(row["w_max"])
+    with pytest.raises(DataError, match="t.csv:2: column 'power_w' must be >= 0"):
+        parse_csv(text.replace(",700,", ",-7,"), columns, name="t.csv")
 
 
 def test_load_csv_missing_file_names_it(tmp_path: Path) -> None:
