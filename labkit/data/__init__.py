@@ -169,6 +169,27 @@ def validate(schema: type[S], data: Any, where: str, *, columns: bool = False) -
         raise DataError(f"{where}: {describe(err, columns=columns)}") from None
 
 
+def _header_lines(lines: Sequence[str], name: str) -> tuple[dict[str, str], int]:
+    """Return the ``# key: value`` lines at the top (dates checked) and the header row's index."""
+    meta: dict[str, str] = {}
+    first = 0
+    while first < len(lines) and (lines[first].startswith("#") or not lines[first].strip()):
+        body = lines[first].lstrip("#").strip()
+        if ":" in body:
+            key, value = body.split(":", 1)
+            meta[key.strip()] = value.strip()
+        first += 1
+    if first >= len(lines):
+        raise DataError(f"{name}: no header row")
+    for key in ("as_of", "retrieved"):
+        if key in meta:
+            try:
+                parse_iso_date(meta[key])
+            except ValueError as err:
+                raise DataError(f"{name}: header line '# {key}:' {err}") from None
+    return meta, first
+
+
 def parse_csv(text: str, schema: type[Row] | Sequence[Column], *,
               name: str = "<text>") -> pd.DataFrame:
     """Parse CSV text with ``#`` header lines against ``schema``.
@@ -200,22 +221,7 @@ def parse_csv(text: str, schema: type[Row] | Sequence[Column], *,
     """
     model = schema if isinstance(schema, type) else _row_model(tuple(schema))
     lines = text.splitlines()
-    meta: dict[str, str] = {}
-    first = 0
-    while first < len(lines) and (lines[first].startswith("#") or not lines[first].strip()):
-        body = lines[first].lstrip("#").strip()
-        if ":" in body:
-            key, value = body.split(":", 1)
-            meta[key.strip()] = value.strip()
-        first += 1
-    if first >= len(lines):
-        raise DataError(f"{name}: no header row")
-    for key in ("as_of", "retrieved"):
-        if key in meta:
-            try:
-                parse_iso_date(meta[key])
-            except ValueError as err:
-                raise DataError(f"{name}: header line '# {key}:' {err}") from None
+    meta, first = _header_lines(lines, name)
     reader = csv.reader(io.StringIO("\n".join(lines[first:])))
     header = [h.strip() for h in next(reader)]
     for key in _META_COLUMNS:
