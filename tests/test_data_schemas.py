@@ -121,6 +121,11 @@ CASES: list[tuple[str, str, str, str, Callable[[], Any], str]] = [
      _gpu("H100-80GB"), r"H100-80GB.yaml: board.tdp_colour is not a known key"),
     ("gpus", "gpus/A30.yaml", "as_of: 2026-11-30", "as_of: now", _gpu("A30"),
      r"A30.yaml: as_of must be a date"),
+    # YAML scalars are strict: PyYAML typed them, a quoted number or a 1 for true is a mistake
+    ("gpus", "gpus/L40S.yaml", "  ecc: true", "  ecc: 1", _gpu("L40S"),
+     r"L40S.yaml: device.ecc must be bool \(true/false\), got 1"),
+    ("reliability", "reliability/month_model.yaml", "hours: 720", "hours: '720'",
+     reliability.load_month_model, r"month_model.yaml: hours must be float, got '720'"),
 ]
 
 

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from labkit.data import DataError, load_document
-from labkit.data.schema import Document, IsoDate, NonNegative, Positive, PositiveInt, Schema, Text
+from labkit.data.schema import (
+    Document,
+    IsoDate,
+    Lax,
+    NonNegative,
+    Positive,
+    PositiveInt,
+    Schema,
+    Text,
+)
 from labkit.goodput import Loss, Worksheet
 from labkit.validate import InputError
 
@@ -27,7 +37,7 @@ class WorksheetFile(Document):
 
     cluster_gpus: PositiveInt
     reserved_h: Positive
-    losses: dict[Loss, NonNegative]
+    losses: dict[Annotated[Loss, Lax], NonNegative]
     comparison_goodput: float
     gpu_price: GpuPrice
 

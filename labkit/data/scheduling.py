@@ -23,6 +23,7 @@ from labkit.data.gpus import available_models, load_gpu_model
 from labkit.data.schema import (
     Document,
     IsoDate,
+    Lax,
     NonNegative,
     NonNegativeInt,
     Positive,
@@ -102,7 +103,7 @@ class GroupEntry(Schema):
     name: Text
     kind: Kind
     count: int
-    submit_h: tuple[float, float]
+    submit_h: Annotated[tuple[float, float], Lax]
     gpus: float
     hours: float
     tenant: str | None = None

@@ -35,6 +35,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    Strict,
     StringConstraints,
     ValidationError,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "Day",
     "Document",
     "IsoDate",
+    "Lax",
     "NonNegative",
     "NonNegativeInt",
     "OptionalNonNegative",
@@ -109,6 +111,11 @@ PositiveInt = Annotated[int, Field(ge=1)]
 OptionalNonNegative = Annotated[NonNegative | None, AfterValidator(_nan_if_none)]
 
 
+Lax = Strict(False)
+"""Annotation for a field of a strict schema that converts: an enum from its name, a tuple from
+a YAML list (``Annotated[Season, Lax]``)."""
+
+
 def one_of(choices: Sequence[str]) -> AfterValidator:
     """Return a validator restricting a ``str`` field to ``choices`` (use in ``Annotated``).
 
@@ -126,18 +133,24 @@ def one_of(choices: Sequence[str]) -> AfterValidator:
 
 
 class Schema(BaseModel):
-    """Base of every data schema: unknown keys are errors, floats must be finite."""
+    """Base of every data schema: unknown keys are errors, floats must be finite.
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+    YAML scalars are checked strictly (``"720"`` is not a number, ``1`` is not a bool): PyYAML
+    has already typed them. Where YAML text stands for an enum (a season name) or a list for a
+    fixed-length tuple, the field is annotated with :data:`Lax`.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True, strict=True)
 
 
 class Row(Schema):
     """One data row of a CSV file of ``data/``: every row has a ``source`` and an ``as_of``.
 
-    Columns the schema does not name are kept, as text, by :func:`labkit.data.parse_csv`.
+    Columns the schema does not name are kept, as text, by :func:`labkit.data.parse_csv`. Cells
+    are text, so a row converts them (``"700"`` to a float) instead of being strict.
     """
 
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True, strict=False)
 
     source: Text
     as_of: IsoDate

@@ -15,7 +15,7 @@ from typing import Annotated, Literal, Self
 from pydantic import Field, model_validator
 
 from labkit.data import DataError, data_dir, load_document, parse_iso_date
-from labkit.data.schema import Document, IsoDate, Schema, Text
+from labkit.data.schema import Document, IsoDate, Lax, Schema, Text
 from labkit.tariff import Band, Season, Tariff, TouSchedule, parse_hour_ranges
 from labkit.validate import InputError
 
@@ -59,15 +59,17 @@ def _pick_file(as_of: date | str | None) -> tuple[str, Path]:
 
 Month = Annotated[int, Field(ge=1, le=12)]
 Rate = Annotated[float, Field(ge=0)]
+LaxBand = Annotated[Band, Lax]
+LaxSeason = Annotated[Season, Lax]
 
 
 class TouScheduleEntry(Schema):
     """One of ``tou_schedules``: weekday hour ranges per season and band (``"22-08"``)."""
 
     note: str = ""
-    summer: dict[Band, list[str]]
-    spring_fall: dict[Band, list[str]]
-    winter: dict[Band, list[str]]
+    summer: dict[LaxBand, list[str]]
+    spring_fall: dict[LaxBand, list[str]]
+    winter: dict[LaxBand, list[str]]
 
 
 class ClassEntry(Schema):
@@ -80,7 +82,7 @@ class ClassEntry(Schema):
 
     tou: Literal[False] | Text = False
     base_krw_per_kw_month: Rate
-    energy: dict[Season, Rate | tuple[Rate, Rate, Rate]]
+    energy: dict[LaxSeason, Rate | Annotated[tuple[Rate, Rate, Rate], Lax]]
     base_basis: Literal["billing_demand", "contract"] = "billing_demand"
 
     @model_validator(mode="after")
@@ -115,7 +117,7 @@ class BillingDemand(Schema):
     """``billing_demand``: how 요금적용전력 is measured (기본공급약관 제68조)."""
 
     interval_min: Annotated[int, Field(ge=1)]
-    bands: list[Band]
+    bands: list[LaxBand]
     ratchet_months: list[Month]
     floor_frac: Annotated[float, Field(ge=0, le=1)]
     school_exception: SchoolException
@@ -126,11 +128,11 @@ class TariffFile(Document):
 
     effective_date: IsoDate
     verified: bool
-    seasons: dict[Season, list[Month]]
+    seasons: dict[LaxSeason, list[Month]]
     tou_schedules: dict[str, TouScheduleEntry]
     flat_class_schedule: Text
-    saturday_peak_band: Band
-    sunday_holiday_band: Band
+    saturday_peak_band: LaxBand
+    sunday_holiday_band: LaxBand
     holiday_kinds: list[str]
     adders: Adders
     billing_demand: BillingDemand

@@ -22,9 +22,12 @@ __all__ = ["TraceHeader", "check_trace_header"]
 
 
 class TraceHeader(Document):
-    """The header lines of a trace file; other ``# key: value`` lines are kept as they are."""
+    """The header lines of a trace file; other ``# key: value`` lines are kept as they are.
 
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False, frozen=True)
+    Header values are text, so the schema converts them (``interval_s: 1.25``).
+    """
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, frozen=True, strict=False)
 
     title: Text
     license: Text
