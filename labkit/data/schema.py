@@ -140,7 +140,8 @@ class Schema(BaseModel):
     fixed-length tuple, the field is annotated with :data:`Lax`.
     """
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True, strict=True,
+                              defer_build=True)
 
 
 class Row(Schema):
