@@ -65,6 +65,9 @@ __all__ = [
 
 Kind = Literal["str", "float", "int", "bool", "date"]
 S = TypeVar("S", bound=Schema)
+#: PyYAML's safe loader, in C (libyaml) when the wheel has it: the same documents, ~10x faster
+#: (a GPU model file takes ~40 ms in pure Python).
+_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 D = TypeVar("D", bound=Document)
 
 
@@ -294,7 +297,7 @@ def load_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     p = _resolve(path)
     try:
-        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+        doc = yaml.load(p.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     except OSError as err:
         raise DataError(f"{p}: cannot read ({err.strerror})") from err
     except yaml.YAMLError as err:
