@@ -88,14 +88,18 @@ def _resolve(path: str | os.PathLike[str]) -> Path:
 
 @dataclass(frozen=True)
 class Column:
-    """One CSV column of a schema.
+    """One CSV column of a quick schema: a list of them is turned into a ``Row`` model.
+
+    The file families of ``data/`` declare their rows as :class:`~labkit.data.schema.Row`
+    subclasses; a list of columns is for a small reader (or a test) that needs no model of its
+    own, and is validated by the same machinery.
 
     Parameters
     ----------
     name : str
         Column name as in the header row.
     kind : {"str", "float", "int", "bool", "date"}, default "str"
-        How cells are parsed; ``date`` is ISO 8601 (``2026-11-30``).
+        How cells are parsed; ``date`` is strict ``YYYY-MM-DD`` (:func:`parse_iso_date`).
     nullable : bool, default False
         Whether empty cells are allowed (they become NaN / None).
     choices : tuple of str, optional
@@ -353,6 +357,9 @@ def load_json(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def get_field(doc: Mapping[str, Any], key: str, kind: type, *, where: str) -> Any:
     """Return ``doc[key]`` checked to be of ``kind`` (``float`` accepts ints).
+
+    Kept for readers not yet given a schema; a file family validates through its pydantic
+    model (:func:`load_document`) instead.
 
     Raises
     ------
