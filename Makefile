@@ -92,7 +92,6 @@ bench: $(VENV)/.test-installed
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 lint: $(VENV)/.test-installed
-	$(PIP) install -q -c $(CONSTRAINTS) -e ".[lab,test,dev]"
 	$(BIN)/python -m ruff check labkit tests benchmarks
 	$(BIN)/python -m mypy
 

@@ -16,7 +16,7 @@ from benchmarks.harness import percentiles, save, time_callbacks_in_kernel
 N = 200
 
 
-def _bill_times(freq: str, periods: int, runs: int) -> dict[str, float]:
+def _bill_times(freq: str, periods: int, runs: int) -> dict[str, dict[str, float]]:
     import numpy as np
     import pandas as pd
 

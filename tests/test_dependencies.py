@@ -22,7 +22,7 @@ def _pyproject() -> dict[str, Requirement]:
 
 
 def _pins(lines: list[str]) -> dict[str, str]:
-    pins = {}
+    pins: dict[str, str] = {}
     for line in lines:
         line = line.split("#", 1)[0].strip()
         if not line or line.startswith("-"):

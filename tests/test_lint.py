@@ -1,4 +1,9 @@
-"""ruff over labkit, tests and benchmarks (the house style's lint rules, pyproject.toml)."""
+"""ruff and mypy over labkit, tests and benchmarks (the house style's gates, pyproject.toml).
+
+Both run as part of ``make test`` (CI runs exactly that). mypy reads its settings (files,
+disallow_untyped_defs, the tests' override) from pyproject.toml and keeps its cache in
+``.mypy_cache/``: about 20 s cold on a 2-core machine, under 1 s warm.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_ruff_is_clean() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--no-cache", "labkit", "tests", "benchmarks"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_is_clean() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-error-summary", "--hide-error-context"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

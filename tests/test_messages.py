@@ -1,9 +1,19 @@
-"""The UI catalog: every literal key used in labkit/ui exists; languages agree."""
+"""The UI catalog against its call sites, and the machinery for a second language.
+
+The call sites are read from the source of labkit/ui, labkit/serve and labkit/hub with
+:mod:`ast`: every ``t("key", a=..., b=...)`` names a key of the catalog, and passes exactly the
+placeholders that key's text uses (a missing one raises KeyError in a lesson; an extra one is a
+value the text forgot to show). An f-string key (``t(f"goodput.loss.{name}")``) cannot be
+resolved statically: at least one key must match it and take the placeholders passed.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
 import string
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -11,50 +21,171 @@ import pytest
 from labkit.ui import messages
 from labkit.validate import InputError
 
-UI_DIR = Path(messages.__file__).parent
-KEY_CALL = re.compile(r"""\bt\(\s*["']([a-z0-9_.]+)["']""")
-PREFIX_CALL = re.compile(r"""\bt\(\s*f["']([a-z0-9_.]+)\.\{""")
+LABKIT = Path(messages.__file__).resolve().parents[1]
+CALLERS = ("ui", "serve", "hub")
 
 
-def _used(pattern: re.Pattern[str]) -> set[str]:
-    found: set[str] = set()
-    for path in UI_DIR.rglob("*.py"):
-        found |= set(pattern.findall(path.read_text(encoding="utf-8")))
-    return found
+@dataclass(frozen=True)
+class Call:
+    """One ``t(...)`` call site: where, the key (or key pattern) and the keywords passed."""
+
+    where: str
+    keys: tuple[str, ...]  # literal keys (two for ``t("a" if x else "b")``)
+    pattern: re.Pattern[str] | None  # an f-string key, as a regex over catalog keys
+    passed: frozenset[str]
+    open_ended: bool  # the call passes **values: only the named ones can be checked
 
 
-def test_every_literal_key_exists() -> None:
-    missing = sorted(k for k in _used(KEY_CALL) if k not in messages.KO)
-    assert not missing, f"keys used but not in the catalog: {missing}"
+def _pattern(node: ast.JoinedStr) -> re.Pattern[str]:
+    parts = [re.escape(str(v.value)) if isinstance(v, ast.Constant) else r"[A-Za-z0-9_.-]+"
+             for v in node.values]
+    return re.compile("".join(parts))
 
 
-def test_every_dynamic_prefix_has_keys() -> None:
-    prefixes = _used(PREFIX_CALL)
-    assert prefixes, "expected f-string keys such as goodput.loss.{name}"
-    for prefix in prefixes:
-        assert any(k.startswith(prefix + ".") for k in messages.KO), prefix
+def _names_t(func: ast.expr) -> bool:
+    if isinstance(func, ast.Name):
+        return func.id == "t"
+    return isinstance(func, ast.Attribute) and func.attr == "t"
+
+
+def _calls() -> Iterator[Call]:
+    for folder in CALLERS:
+        for path in sorted((LABKIT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if not (isinstance(node, ast.Call) and node.args and _names_t(node.func)):
+                    continue
+                arg = node.args[0]
+                where = f"{path.relative_to(LABKIT.parent)}:{node.lineno}"
+                passed = frozenset(kw.arg for kw in node.keywords if kw.arg)
+                star = any(kw.arg is None for kw in node.keywords)
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    yield Call(where, (arg.value,), None, passed, star)
+                elif isinstance(arg, ast.IfExp) and all(
+                        isinstance(b, ast.Constant) for b in (arg.body, arg.orelse)):
+                    keys = (str(ast.literal_eval(arg.body)), str(ast.literal_eval(arg.orelse)))
+                    yield Call(where, keys, None, passed, star)
+                elif isinstance(arg, ast.JoinedStr):
+                    yield Call(where, (), _pattern(arg), passed, star)
+                # a key held in a variable is checked where the variable is built (not here)
+
+
+CALLS = list(_calls())
+
+
+def _fields(text: str) -> set[str]:
+    return {re.split(r"[.\[]", f)[0] for _, f, _, _ in string.Formatter().parse(text) if f}
+
+
+def _placeholder_problem(call: Call, key: str, catalog: Mapping[str, str]) -> str | None:
+    need = _fields(catalog[key])
+    if call.open_ended:
+        extra = call.passed - need
+        return f"{call.where}: {key} does not use {sorted(extra)}" if extra else None
+    if call.passed != need:
+        return (f"{call.where}: {key} uses {sorted(need)}, the call passes "
+                f"{sorted(call.passed)}")
+    return None
+
+
+def test_the_scan_finds_the_call_sites() -> None:
+    """Guard against a scan that silently finds nothing (the tests below would pass)."""
+    literal = [c for c in CALLS if c.keys]
+    assert len(literal) > 500 and sum(c.pattern is not None for c in CALLS) > 30
+    assert any(c.where.startswith("labkit/serve/") for c in CALLS)
+    assert any(c.keys == ("goodput.big",) and c.passed == {"pct"} for c in CALLS)
+
+
+def test_every_key_used_exists() -> None:
+    missing = [f"{c.where}: {k}" for c in CALLS for k in c.keys if k not in messages.KO]
+    assert not missing, "keys used but not in the catalog:\n" + "\n".join(missing)
+
+
+def test_every_call_passes_the_placeholders_its_text_uses() -> None:
+    problems = [p for c in CALLS for k in c.keys if k in messages.KO
+                if (p := _placeholder_problem(c, k, messages.KO))]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_f_string_key_matches_a_key_that_takes_its_placeholders() -> None:
+    problems = []
+    for call in (c for c in CALLS if c.pattern is not None):
+        assert call.pattern is not None
+        keys = [k for k in messages.KO if call.pattern.fullmatch(k)]
+        if not keys:
+            problems.append(f"{call.where}: no key matches {call.pattern.pattern}")
+        elif all(_placeholder_problem(call, k, messages.KO) for k in keys):
+            problems.append(f"{call.where}: no key matching {call.pattern.pattern} takes "
+                            f"{sorted(call.passed)}")
+    assert not problems, "\n".join(problems)
+
+
+def test_placeholder_check_catches_a_mismatch() -> None:
+    """The check above can fail: a call that forgets a placeholder, or passes an extra one."""
+    catalog = {"x.greet": "{name} 님, {n}번째 방문입니다."}
+    call = Call("here:1", ("x.greet",), None, frozenset({"name"}), open_ended=False)
+    assert "uses ['n', 'name']" in str(_placeholder_problem(call, "x.greet", catalog))
+    extra = Call("here:2", ("x.greet",), None, frozenset({"name", "n", "typo"}), True)
+    assert "does not use ['typo']" in str(_placeholder_problem(extra, "x.greet", catalog))
+    ok = Call("here:3", ("x.greet",), None, frozenset({"name", "n"}), open_ended=False)
+    assert _placeholder_problem(ok, "x.greet", catalog) is None
 
 
 def test_every_validation_rule_has_a_message() -> None:
-    rules = set(re.findall(r'"(\w+)"', InputError.__doc__.split("rule : str")[1].split("value")[0]))
+    doc = InputError.__doc__ or ""
+    rules = set(re.findall(r'"(\w+)"', doc.split("rule : str")[1].split("value")[0]))
     assert rules, "InputError docstring lists the rules"
-    for rule in rules:
-        assert f"error.{rule}" in messages.KO, rule
+    missing = sorted(rule for rule in rules if f"error.{rule}" not in messages.KO)
+    assert not missing, missing
 
 
-@pytest.mark.parametrize("lang", sorted(messages.CATALOGS))
-def test_catalogs_share_keys_and_placeholders(lang: str) -> None:
-    catalog = messages.CATALOGS[lang]
-    assert set(catalog) == set(messages.KO)
-    for key, text in catalog.items():
-        fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
-        ko_fields = {f for _, f, _, _ in string.Formatter().parse(messages.KO[key]) if f}
-        assert fields == ko_fields, key
+# -- a second language: the machinery, on a tiny test-only catalog --------------------------
+def catalog_problems(reference: Mapping[str, str], other: Mapping[str, str]) -> list[str]:
+    """What ``other`` lacks against ``reference``: keys, and placeholders per shared key."""
+    problems = [f"missing key {k!r}" for k in reference if k not in other]
+    problems += [f"unknown key {k!r}" for k in other if k not in reference]
+    problems += [f"{k!r}: placeholders {sorted(_fields(other[k]))} != "
+                 f"{sorted(_fields(reference[k]))}"
+                 for k in reference if k in other and _fields(other[k]) != _fields(reference[k])]
+    return problems
 
 
-def test_t_formats_and_rejects_unknown_key() -> None:
+TINY_KO = {"x.title": "전력 {kw} kW", "x.ok": "확인", "x.count": "{n}개"}
+
+
+@pytest.mark.parametrize(("other", "expected"), [
+    ({"x.title": "Power {kw} kW", "x.ok": "OK", "x.count": "{n} items"}, []),
+    ({"x.title": "Power {kw} kW", "x.count": "{n} items"}, ["missing key 'x.ok'"]),
+    ({"x.title": "Power {watts} W", "x.ok": "OK", "x.count": "{n} items"},
+     ["'x.title': placeholders ['watts'] != ['kw']"]),
+    ({"x.title": "Power {kw} kW", "x.ok": "OK", "x.count": "{n}", "x.new": "New"},
+     ["unknown key 'x.new'"]),
+])
+def test_catalog_problems_on_a_tiny_catalog(other: dict[str, str], expected: list[str]) -> None:
+    assert catalog_problems(TINY_KO, other) == expected
+
+
+@pytest.mark.parametrize("lang", sorted(set(messages.CATALOGS) - {messages.DEFAULT_LANGUAGE}))
+def test_every_other_language_has_every_key_of_the_default(lang: str) -> None:
+    """Runs once a second catalog exists in messages.CATALOGS (none yet: no cases)."""
+    assert catalog_problems(messages.KO, messages.CATALOGS[lang]) == []
+
+
+def test_t_uses_the_chosen_language_and_falls_back_to_korean(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    english = {"goodput.big": "Goodput is {pct}"}  # a partial test-only catalog
+    monkeypatch.setitem(messages.CATALOGS, "en", english)
+    monkeypatch.setenv("LABKIT_LANG", "en")
+    assert messages.language() == "en"
+    assert messages.t("goodput.big", pct="88.9 %") == "Goodput is 88.9 %"
+    assert messages.t("common.reset") == "초기값으로"  # not translated yet: Korean
+    monkeypatch.setenv("LABKIT_LANG", "tlh")  # no such catalog
+    assert messages.language() == "ko"
     assert messages.t("goodput.big", pct="88.9 %") == "Goodput 88.9 %"
-    with pytest.raises(KeyError):
+
+
+def test_t_rejects_an_unknown_key() -> None:
+    with pytest.raises(KeyError, match="no.such.key"):
         messages.t("no.such.key")
 
 

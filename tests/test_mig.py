@@ -7,6 +7,7 @@ captures, §2.1; counts by enumeration, §3); cases from shared/cases/mig.md.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 import yaml
@@ -68,7 +69,7 @@ def test_mig_case3_driver_names_7g_80gb_and_3g_40gb() -> None:
     lay = Layout("A100-80GB")
     assert lay.profile("7g.80gb").memory_mib == 80896
     assert lay.profile("3g.40gb").memory_mib == 40192
-    config = {"version": "v1", "mig-configs": {"big": [
+    config: dict[str, Any] = {"version": "v1", "mig-configs": {"big": [
         {"devices": "all", "mig-enabled": True, "mig-devices": {"7g.80gb": 1}}]}}
     assert mig.layout_from_mig_parted(config, "A100-80GB").counts() == {"7g.80gb": 1}
     config["mig-configs"]["big"][0]["mig-devices"] = {"7g.79gb": 1}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -463,7 +464,8 @@ def test_scenario_reveals_names_known_panels() -> None:
         assert set(panels) <= set(ob.PANELS)
 
 
-_SMI_FIELDS = {  # nvidia-smi field -> (header unit, value formatter, metric, labkit value)
+_SMI_FIELDS: dict[str, tuple[str | None, Callable[[int], str], str, Callable[[int], float]]] = {
+    # nvidia-smi field -> (header unit, value formatter, metric, labkit value)
     "utilization.gpu": ("%", lambda v: f"{v} %", "gpu_util_frac", lambda v: v / 100),
     "memory.used": ("MiB", lambda v: f"{v} MiB", "fb_used_mib", float),
     "power.draw": ("W", lambda v: f"{v}.25 W", "power_usage_w", lambda v: v + 0.25),

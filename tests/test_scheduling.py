@@ -492,6 +492,7 @@ def assert_invariants(r: sched.SimulationResult, jobs: list[Job], tenants: list[
                                    & (r.schedule["end_h"] > t + 1e-9)]
             held = live_runs.groupby(live_runs["tenant"].fillna(""))["gpus"].sum()
             for name, q in quotas.items():
+                assert q.quota_gpus is not None  # the strategy gives every tenant a quota
                 limit = q.quota_gpus + (math.inf if q.borrowing_limit_gpus is None
                                         else q.borrowing_limit_gpus)
                 assert held.get(name, 0.0) <= limit + 1e-9

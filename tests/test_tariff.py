@@ -234,10 +234,10 @@ def test_tou_across_midnight_in_a_bill(eul: T.Tariff) -> None:
 
 
 def test_tou_before_2026_schedule_crosses_midnight_at_23(eul: T.Tariff) -> None:
-    from labkit.data import load_yaml
-    from labkit.data.tariff import _schedule  # the older bands, for comparison
+    from labkit.data import load_document
+    from labkit.data.tariff import TariffFile, _schedule  # the older bands, for comparison
 
-    doc = load_yaml("tariffs/kepco_2026-06-01.yaml")
+    doc = load_document("tariffs/kepco_2026-06-01.yaml", TariffFile)
     old = T.Tariff(**{**eul.__dict__, "schedule": _schedule(doc, "before_2026", "t")})
     assert T.band_of(old, "2026-07-15 22:00") == T.Band.MID
     assert T.band_of(old, "2026-07-15 23:00") == T.Band.LIGHT

@@ -153,6 +153,7 @@ def test_sensitivity_metric_switch_and_bad_value(room: ui.RoomApp) -> None:
     sens.metric.value = "used_gpu_h"
     assert sens.table.iloc[0]["key"] in ("class_frac", "always_on_frac")
     assert "GPU-시간" in sens.chart.figure.layout.title.text
+    assert sens.table is not None
     assert sens.table["base_krw"].iloc[0] == pytest.approx(room.result.cost_per_used_gpu_h)
     sens.metric.options = [*sens.metric.options, ("?", "nonsense")]
     sens.metric.value = "nonsense"  # a browser can send any value
@@ -191,6 +192,7 @@ def test_export_escapes_user_text(room: ui.RoomApp) -> None:
     from dataclasses import replace
 
     result = room.result
+    assert result is not None
     server = replace(result.design.server, name="<script>alert(1)</script>")
     evil = replace(result, design=replace(result.design, server=server))
     page = ui.summary_html(evil)

@@ -11,10 +11,20 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Annotated, Literal, Self, get_args
 
 import pandas as pd
+from pydantic import model_validator
 
-from labkit.data import Column, DataError, load_csv
+from labkit.data import DataError, load_csv
+from labkit.data.schema import (
+    NonNegative,
+    OptionalNonNegative,
+    PositiveInt,
+    Row,
+    Text,
+    one_of,
+)
 from labkit.economics import (
     DIVISIONS,
     PRECISION_BITS,
@@ -28,8 +38,16 @@ __all__ = [
     "DEFAULTS_PATH",
     "MLPERF_PATH",
     "RELIABILITY",
+    "ApiPriceRow",
+    "CloudPriceRow",
     "Default",
+    "DefaultRow",
     "Defaults",
+    "EconomicsRow",
+    "HardwarePriceRow",
+    "MlperfRow",
+    "ParameterRow",
+    "PowerRow",
     "benchmark_results",
     "load_api_prices",
     "load_cloud_prices",
@@ -40,13 +58,82 @@ __all__ = [
     "scenario_from_defaults",
 ]
 
-RELIABILITY = ("primary", "secondary", "teaching assumption")
+Reliability = Literal["primary", "secondary", "teaching assumption"]
+RELIABILITY: tuple[str, ...] = get_args(Reliability)
 """How far a figure can be trusted: a primary document (vendor, MLCommons, KEPCO), a secondary
 report (press, blog, aggregator), or an assumption made for teaching."""
 
 DEFAULTS_PATH = "economics/defaults.csv"
 MLPERF_PATH = "economics/mlperf_inference_llm.csv"
-_TAG = Column("reliability", choices=RELIABILITY)
+
+
+class EconomicsRow(Row):
+    """A row of ``data/economics/``: ``source``, ``as_of`` and a :data:`RELIABILITY` tag."""
+
+    reliability: Reliability
+
+
+class ParameterRow(EconomicsRow):
+    """A lesson parameter: its default ``value`` inside its control range [low, high]."""
+
+    parameter: Text
+    value: float
+    unit: Text
+    low: float
+    high: float
+    step: NonNegative
+
+    @model_validator(mode="after")
+    def _value_in_range(self) -> Self:
+        if not self.low <= self.value <= self.high:
+            raise ValueError(f"parameter {self.parameter!r}: value {self.value:g} is outside "
+                             f"[{self.low:g}, {self.high:g}]")
+        return self
+
+
+class DefaultRow(ParameterRow):
+    """A row of ``economics/defaults.csv``: a parameter of lesson 05 or 06."""
+
+    lesson: Text
+
+
+class PowerRow(EconomicsRow):
+    """A row of ``power.csv``: rated or measured power [W] of an accelerator, server or rack."""
+
+    item: Text
+    kind: Literal["accelerator", "server", "rack"]
+    mlperf_accelerator: Text | None = None
+    power_w: NonNegative
+    power_w_high: OptionalNonNegative = None
+    basis: Literal["tdp", "max", "measured", "range"]
+
+
+class HardwarePriceRow(EconomicsRow):
+    """A row of ``hardware_prices.csv``: a GPU or server price range [USD]."""
+
+    item: Text
+    kind: Literal["gpu", "server"]
+    gpus: PositiveInt
+    price_usd_low: NonNegative
+    price_usd_high: NonNegative
+
+
+class CloudPriceRow(EconomicsRow):
+    """A row of ``cloud_gpu_prices.csv``: a rental price [USD per GPU-hour]."""
+
+    gpu: Text
+    provider: Text
+    offer: Text
+    usd_per_gpu_hour: NonNegative
+
+
+class ApiPriceRow(EconomicsRow):
+    """A row of ``api_prices.csv``: an API's prices [USD per 1M tokens]."""
+
+    model: Text
+    provider: Text
+    usd_per_m_input: NonNegative
+    usd_per_m_output: NonNegative
 
 
 @dataclass(frozen=True)
@@ -120,19 +207,13 @@ def load_defaults(path: str | Path = DEFAULTS_PATH) -> Defaults:
 
     Used in: notebooks/05_break_even.ipynb, notebooks/06_benchmarks.ipynb
     """
-    schema = [Column("lesson"), Column("parameter"), Column("value", "float"), Column("unit"),
-              Column("low", "float"), Column("high", "float"),
-              Column("step", "float", minimum=0), _TAG]
-    frame = load_csv(path, schema)
+    frame = load_csv(path, DefaultRow)
     name = frame.attrs["path"]
     items: dict[str, Default] = {}
     for i, row in frame.iterrows():
         key = str(row["parameter"])
         if key in items:
-            raise DataError(f"{name}: parameter {key!r} appears twice (row {int(i) + 1})")
-        if not row["low"] <= row["value"] <= row["high"]:
-            raise DataError(f"{name}: parameter {key!r}: value {row['value']:g} is outside "
-                            f"[{row['low']:g}, {row['high']:g}]")
+            raise DataError(f"{name}: parameter {key!r} appears twice (row {int(str(i)) + 1})")
         items[key] = Default(key, float(row["value"]), str(row["unit"]), float(row["low"]),
                              float(row["high"]), float(row["step"]), str(row["source"]),
                              str(row["as_of"]), str(row["reliability"]))
@@ -187,12 +268,7 @@ def load_power(path: str | Path = "economics/power.csv") -> pd.DataFrame:
 
     Used in: notebooks/05_break_even.ipynb, notebooks/06_benchmarks.ipynb
     """
-    schema = [Column("item"), Column("kind", choices=("accelerator", "server", "rack")),
-              Column("mlperf_accelerator", nullable=True),
-              Column("power_w", "float", minimum=0),
-              Column("power_w_high", "float", nullable=True, minimum=0),
-              Column("basis", choices=("tdp", "max", "measured", "range")), _TAG]
-    return load_csv(path, schema)
+    return load_csv(path, PowerRow)
 
 
 def load_hardware_prices(path: str | Path = "economics/hardware_prices.csv") -> pd.DataFrame:
@@ -205,10 +281,7 @@ def load_hardware_prices(path: str | Path = "economics/hardware_prices.csv") -> 
 
     Used in: notebooks/05_break_even.ipynb
     """
-    schema = [Column("item"), Column("kind", choices=("gpu", "server")),
-              Column("gpus", "int", minimum=1), Column("price_usd_low", "float", minimum=0),
-              Column("price_usd_high", "float", minimum=0), _TAG]
-    return load_csv(path, schema)
+    return load_csv(path, HardwarePriceRow)
 
 
 def load_cloud_prices(path: str | Path = "economics/cloud_gpu_prices.csv") -> pd.DataFrame:
@@ -221,9 +294,7 @@ def load_cloud_prices(path: str | Path = "economics/cloud_gpu_prices.csv") -> pd
 
     Used in: notebooks/05_break_even.ipynb
     """
-    schema = [Column("gpu"), Column("provider"), Column("offer"),
-              Column("usd_per_gpu_hour", "float", minimum=0), _TAG]
-    return load_csv(path, schema)
+    return load_csv(path, CloudPriceRow)
 
 
 def load_api_prices(path: str | Path = "economics/api_prices.csv") -> pd.DataFrame:
@@ -236,9 +307,43 @@ def load_api_prices(path: str | Path = "economics/api_prices.csv") -> pd.DataFra
 
     Used in: notebooks/05_break_even.ipynb
     """
-    schema = [Column("model"), Column("provider"), Column("usd_per_m_input", "float", minimum=0),
-              Column("usd_per_m_output", "float", minimum=0), _TAG]
-    return load_csv(path, schema)
+    return load_csv(path, ApiPriceRow)
+
+
+class MlperfRow(EconomicsRow):
+    """A row of ``mlperf_inference_llm.csv``: one MLPerf Inference LLM result (lesson 06).
+
+    ``total_accel`` must be ``accel_per_node x nodes``.
+    """
+
+    version: Text
+    division: Annotated[str, one_of(DIVISIONS)]
+    submitter: Text
+    system: Text
+    accelerator: Text
+    accel_per_node: PositiveInt
+    nodes: PositiveInt
+    total_accel: PositiveInt
+    benchmark: Text
+    scenario: Annotated[str, one_of(SCENARIOS)]
+    slo: Annotated[str, one_of(SCENARIOS)]
+    result: NonNegative
+    unit: Literal["tokens/s"]
+    result_per_accel: NonNegative
+    power_w_system: OptionalNonNegative = None
+    tokens_per_joule: OptionalNonNegative = None
+    precision: Annotated[str, one_of(tuple(PRECISION_BITS))]
+    sparsity: bool
+    precision_note: Text | None = None
+    availability: Literal["available", "preview", "rdi"]
+    notes: Text | None = None
+
+    @model_validator(mode="after")
+    def _total(self) -> Self:
+        if self.total_accel != self.accel_per_node * self.nodes:
+            raise ValueError(f"({self.system}): total_accel {self.total_accel} != "
+                             f"accel_per_node x nodes = {self.accel_per_node * self.nodes}")
+        return self
 
 
 def load_mlperf(path: str | Path = MLPERF_PATH,
@@ -263,26 +368,8 @@ def load_mlperf(path: str | Path = MLPERF_PATH,
 
     Used in: notebooks/06_benchmarks.ipynb
     """
-    schema = [
-        Column("version"), Column("division", choices=DIVISIONS), Column("submitter"),
-        Column("system"), Column("accelerator"), Column("accel_per_node", "int", minimum=1),
-        Column("nodes", "int", minimum=1), Column("total_accel", "int", minimum=1),
-        Column("benchmark"), Column("scenario", choices=SCENARIOS),
-        Column("slo", choices=SCENARIOS), Column("result", "float", minimum=0),
-        Column("unit", choices=("tokens/s",)), Column("result_per_accel", "float", minimum=0),
-        Column("power_w_system", "float", nullable=True, minimum=0),
-        Column("tokens_per_joule", "float", nullable=True, minimum=0),
-        Column("precision", choices=tuple(PRECISION_BITS)), Column("sparsity", "bool"),
-        Column("precision_note", nullable=True),
-        Column("availability", choices=("available", "preview", "rdi")), _TAG,
-        Column("notes", nullable=True),
-    ]
-    frame = load_csv(path, schema)
+    frame = load_csv(path, MlperfRow)
     name = frame.attrs["path"]
-    for i, row in frame.iterrows():
-        if row["total_accel"] != row["accel_per_node"] * row["nodes"]:
-            raise DataError(f"{name}: row {int(i) + 1} ({row['system']}): total_accel "
-                            f"{row['total_accel']} != accel_per_node x nodes")
     power = load_power(power_path)
     tdp = power[(power["kind"] == "accelerator") & (power["basis"] == "tdp")
                 & power["mlperf_accelerator"].notna()]

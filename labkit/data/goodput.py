@@ -3,15 +3,43 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated
 
-from labkit.data import DataError, get_field, load_yaml
+from labkit.data import DataError, load_document
+from labkit.data.schema import (
+    Document,
+    IsoDate,
+    Lax,
+    NonNegative,
+    Positive,
+    PositiveInt,
+    Schema,
+    Text,
+)
 from labkit.goodput import Loss, Worksheet
 from labkit.validate import InputError
 
-__all__ = ["WorksheetSeed", "load_worksheet_seed"]
+__all__ = ["WorksheetFile", "WorksheetSeed", "load_worksheet_seed"]
 
 PATH = "goodput/worksheet.yaml"
+
+
+class GpuPrice(Schema):
+    """``gpu_price``: the teaching price of one GPU [KRW], with its own provenance."""
+
+    krw_per_gpu: NonNegative
+    source: Text
+    as_of: IsoDate
+
+
+class WorksheetFile(Document):
+    """``worksheet.yaml``: the course worksheet (hours per loss line) and the lesson's defaults."""
+
+    cluster_gpus: PositiveInt
+    reserved_h: Positive
+    losses: dict[Annotated[Loss, Lax], NonNegative]
+    comparison_goodput: float
+    gpu_price: GpuPrice
 
 
 @dataclass(frozen=True)
@@ -40,25 +68,12 @@ def load_worksheet_seed(path: str = PATH) -> WorksheetSeed:
     labkit.data.DataError
         Naming the file and key if a key is missing, mistyped, or a value is invalid.
     """
-    doc: dict[str, Any] = load_yaml(path)
-    where = path
-    losses = get_field(doc, "losses", dict, where=where)
-    unknown = [k for k in losses if k not in {m.value for m in Loss}]
-    if unknown:
-        known = [m.value for m in Loss]
-        raise DataError(f"{where}: unknown loss line(s) {unknown}; known: {known}")
-    price = get_field(doc, "gpu_price", dict, where=where)
+    doc = load_document(path, WorksheetFile)
     try:
-        ws = Worksheet(get_field(doc, "reserved_h", float, where=where),
-                       {k: get_field(losses, k, float, where=f"{where}: losses") for k in losses})
-        seed = WorksheetSeed(
-            worksheet=ws,
-            cluster_gpus=get_field(doc, "cluster_gpus", int, where=where),
-            comparison_goodput=get_field(doc, "comparison_goodput", float, where=where),
-            gpu_price_krw=get_field(price, "krw_per_gpu", float, where=f"{where}: gpu_price"),
-            source=str(doc["source"]),
-            as_of=str(doc["as_of"]),
-        )
+        ws = Worksheet(doc.reserved_h, {k.value: v for k, v in doc.losses.items()})
     except InputError as err:
-        raise DataError(f"{where}: {err}") from err
-    return seed
+        raise DataError(f"{path}: {err}") from err
+    return WorksheetSeed(worksheet=ws, cluster_gpus=doc.cluster_gpus,
+                         comparison_goodput=doc.comparison_goodput,
+                         gpu_price_krw=doc.gpu_price.krw_per_gpu, source=doc.source,
+                         as_of=doc.as_of)

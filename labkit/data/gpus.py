@@ -17,33 +17,129 @@ Used in: lessons 01 (observation) and 02 (MIG), through labkit.gpu
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Self
 
-from labkit.data import DataError, data_dir, get_field, load_yaml
+from pydantic import ConfigDict, Field, model_validator
+
+from labkit.data import DataError, data_dir, load_document
+from labkit.data.schema import (
+    Document,
+    NonNegative,
+    NonNegativeInt,
+    PositiveInt,
+    Schema,
+    Text,
+    one_of,
+)
 from labkit.gpu.models import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
 
-__all__ = ["available_models", "load_gpu_model"]
+__all__ = ["GpuModelFile", "available_models", "load_gpu_model"]
 
 DIR = "gpus"
 
-_DEVICE_FIELDS: dict[str, type] = {
-    "name": str, "architecture": str, "compute_capability": str, "pci_device_id": int,
-    "memory_total_mib": int, "sm_count": int, "ecc": bool, "fan": bool, "gpm": bool,
-}
-_BOARD_FIELDS: dict[str, type] = {
-    "tdp_w": float, "min_power_limit_w": float, "max_power_limit_w": float,
-    "idle_power_w": float, "sm_clock_max_mhz": int, "sm_clock_idle_mhz": int,
-    "mem_clock_max_mhz": int, "ambient_c": float, "temp_at_tdp_c": float,
-    "thermal_time_constant_s": float, "slowdown_temp_c": int, "shutdown_temp_c": int,
-    "max_operating_temp_c": int, "memory_temp_offset_c": float, "pcie_gen": int,
-    "pcie_width": int, "nvlink_links": int, "power_averaged": bool, "memory_reserved_mib": int,
-}
-_PROFILE_FIELDS: dict[str, type] = {
-    "name": str, "id": int, "nvml_profile": int, "compute_slices": int, "memory_slices": int,
-    "memory_mib": int, "max_count": int, "sm_count": int, "copy_engines": int, "decoders": int,
-    "encoders": int, "jpeg": int, "ofa": int, "source": str,
-}
+
+class DeviceSection(Schema):
+    """``device``: the identity NVML reports (nvmlDeviceGetName, ...GetCudaComputeCapability)."""
+
+    name: Text
+    architecture: Annotated[str, one_of(sorted(ARCHITECTURES))]
+    compute_capability: Annotated[str, Field(pattern=r"^\d+\.\d+$")]
+    pci_device_id: NonNegativeInt
+    memory_total_mib: NonNegativeInt
+    sm_count: NonNegativeInt
+    ecc: bool
+    fan: bool
+    gpm: bool
+
+
+class BoardSection(Schema):
+    """``board``: power [W], clocks [MHz], thermals [degC, s], PCIe/NVLink (the simulator's)."""
+
+    tdp_w: NonNegative
+    min_power_limit_w: NonNegative
+    max_power_limit_w: NonNegative
+    idle_power_w: NonNegative
+    sm_clock_max_mhz: NonNegativeInt
+    sm_clock_idle_mhz: NonNegativeInt
+    mem_clock_max_mhz: NonNegativeInt
+    ambient_c: NonNegative
+    temp_at_tdp_c: NonNegative
+    thermal_time_constant_s: NonNegative
+    slowdown_temp_c: NonNegativeInt
+    shutdown_temp_c: NonNegativeInt
+    max_operating_temp_c: NonNegativeInt
+    memory_temp_offset_c: NonNegative
+    pcie_gen: NonNegativeInt
+    pcie_width: NonNegativeInt
+    nvlink_links: NonNegativeInt
+    power_averaged: bool
+    memory_reserved_mib: NonNegativeInt
+
+    @model_validator(mode="after")
+    def _power_limits(self) -> Self:
+        if not self.min_power_limit_w <= self.tdp_w <= self.max_power_limit_w:
+            raise ValueError("board: need min_power_limit_w <= tdp_w <= max_power_limit_w")
+        if self.idle_power_w >= self.tdp_w:
+            raise ValueError("board: idle_power_w must be below tdp_w")
+        return self
+
+
+class ProfileEntry(Schema):
+    """One of ``mig.profiles``: a GPU instance profile as ``nvidia-smi mig -lgip`` lists it."""
+
+    name: Text
+    id: NonNegativeInt
+    nvml_profile: NonNegativeInt
+    compute_slices: PositiveInt
+    memory_slices: PositiveInt
+    memory_mib: NonNegativeInt
+    max_count: NonNegativeInt
+    sm_count: NonNegativeInt
+    copy_engines: NonNegativeInt
+    decoders: NonNegativeInt
+    encoders: NonNegativeInt
+    jpeg: NonNegativeInt
+    ofa: NonNegativeInt
+    source: Text
+    placements: list[int]
+    inferred: list[str]
+
+
+class MigSection(Schema):
+    """``mig``: the MIG table (``nvidia-smi mig -lgip`` / ``-lgipp``) in lgip order."""
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
+
+    compute_slices: PositiveInt
+    memory_units: PositiveInt
+    source: Text | list[Text]
+    default_placement_order: dict[int, list[int]]
+    default_placement_order_source: Text
+    default_placement_order_inferred: bool = True
+    driver_observed: str = ""
+    profiles: list[ProfileEntry]
+
+
+class GpuModelFile(Document):
+    """``data/gpus/<short_name>.yaml``: one GPU model.
+
+    ``device``, ``board`` and each MIG profile accept only their documented keys (add a new
+    figure as an optional field here first); other top-level keys are ignored.
+    """
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
+
+    short_name: Text
+    device: DeviceSection
+    board: BoardSection
+    sources: dict[str, Text]
+    inferred: list[str]
+    inferred_note: str = ""
+    mig: MigSection | None
+
+
+_DEVICE_FIELDS = tuple(DeviceSection.model_fields)
+_BOARD_FIELDS = tuple(BoardSection.model_fields)
 
 
 def available_models() -> list[str]:
@@ -74,118 +170,62 @@ def load_gpu_model(short_name: str) -> GpuModel:
     if short_name not in known:
         raise DataError(f"{DIR}/: no GPU model {short_name!r}; known: {', '.join(known)}")
     path = f"{DIR}/{short_name}.yaml"
-    doc = load_yaml(path)
-    if doc.get("short_name") != short_name:
-        raise DataError(f"{path}: short_name must be {short_name!r}, got {doc.get('short_name')!r}")
-    device = get_field(doc, "device", dict, where=path)
-    board = get_field(doc, "board", dict, where=path)
-    values = {k: get_field(device, k, t, where=f"{path}: device")
-              for k, t in _DEVICE_FIELDS.items()}
-    board_values = {k: get_field(board, k, t, where=f"{path}: board")
-                    for k, t in _BOARD_FIELDS.items()}
-    _unknown_keys(device, _DEVICE_FIELDS, f"{path}: device")
-    _unknown_keys(board, _BOARD_FIELDS, f"{path}: board")
+    doc = load_document(path, GpuModelFile)
+    if doc.short_name != short_name:
+        raise DataError(f"{path}: short_name must be {short_name!r}, got {doc.short_name!r}")
+    device = doc.device
     inferred = _check_sources(doc, [*_DEVICE_FIELDS, *_BOARD_FIELDS, "mig"], path)
-    if values["architecture"] not in ARCHITECTURES:
-        raise DataError(f"{path}: device: architecture must be one of {sorted(ARCHITECTURES)}, "
-                        f"got {values['architecture']!r}")
-    try:
-        major, minor = (int(x) for x in values["compute_capability"].split("."))
-    except ValueError:
-        raise DataError(f"{path}: device: compute_capability must look like '9.0', "
-                        f"got {values['compute_capability']!r}") from None
-    for key, value in {**values, **board_values}.items():
-        if not isinstance(value, (bool, str)) and value < 0:
-            raise DataError(f"{path}: {key} must be >= 0, got {value}")
-    if not (board_values["min_power_limit_w"] <= board_values["tdp_w"]
-            <= board_values["max_power_limit_w"]):
-        raise DataError(f"{path}: board: need min_power_limit_w <= tdp_w <= max_power_limit_w")
-    if board_values["idle_power_w"] >= board_values["tdp_w"]:
-        raise DataError(f"{path}: board: idle_power_w must be below tdp_w")
-    mig = _load_mig(doc.get("mig", "missing"), values["memory_total_mib"], path)
+    major, minor = (int(x) for x in device.compute_capability.split("."))
+    mig = _load_mig(doc.mig, device.memory_total_mib, path)
     return GpuModel(
-        short_name=short_name, name=values["name"], architecture=values["architecture"],
-        compute_capability=(major, minor), pci_device_id=values["pci_device_id"],
-        memory_total_mib=values["memory_total_mib"], sm_count=values["sm_count"],
-        board=BoardSpec(**board_values), ecc=values["ecc"], fan=values["fan"], gpm=values["gpm"],
-        mig=mig, source=str(doc["source"]), as_of=str(doc["as_of"]), inferred=tuple(inferred),
+        short_name=short_name, name=device.name, architecture=device.architecture,
+        compute_capability=(major, minor), pci_device_id=device.pci_device_id,
+        memory_total_mib=device.memory_total_mib, sm_count=device.sm_count,
+        board=BoardSpec(**doc.board.model_dump()), ecc=device.ecc, fan=device.fan,
+        gpm=device.gpm, mig=mig, source=doc.source, as_of=doc.as_of, inferred=tuple(inferred),
     )
 
 
-def _unknown_keys(section: Mapping[str, Any], fields: Mapping[str, type], where: str) -> None:
-    unknown = sorted(set(section) - set(fields))
-    if unknown:
-        raise DataError(f"{where}: unknown key(s) {unknown}")
-
-
-def _check_sources(doc: Mapping[str, Any], keys: list[str], path: str) -> list[str]:
-    sources = get_field(doc, "sources", dict, where=path)
-    inferred = get_field(doc, "inferred", list, where=path)
-    for key in [*sources, *inferred]:
+def _check_sources(doc: GpuModelFile, keys: list[str], path: str) -> list[str]:
+    for key in [*doc.sources, *doc.inferred]:
         if key not in keys:
             raise DataError(f"{path}: sources/inferred name {key!r}, which is not a figure")
-    for key, text in sources.items():
-        if not isinstance(text, str) or not text.strip():
-            raise DataError(f"{path}: sources: {key!r} needs a source text")
-    missing = [k for k in keys if k not in sources and k not in inferred]
+    missing = [k for k in keys if k not in doc.sources and k not in doc.inferred]
     if missing:
         raise DataError(f"{path}: figure(s) {missing} have neither a source nor an inferred mark")
-    if inferred and not str(doc.get("inferred_note", "")).strip():
+    if doc.inferred and not doc.inferred_note.strip():
         raise DataError(f"{path}: inferred figures need an 'inferred_note' saying what they are")
-    return [str(k) for k in inferred]
+    return [str(k) for k in doc.inferred]
 
 
-def _load_mig(section: Any, total_mib: int, path: str) -> MigSpec | None:
-    if section == "missing":
-        raise DataError(f"{path}: missing key 'mig' (null for a board without MIG)")
+def _load_mig(section: MigSection | None, total_mib: int, path: str) -> MigSpec | None:
     if section is None:
         return None
     where = f"{path}: mig"
-    if not isinstance(section, dict):
-        raise DataError(f"{where}: must be a mapping or null")
-    slices = get_field(section, "compute_slices", int, where=where)
-    units = get_field(section, "memory_units", int, where=where)
-    sources = section.get("source")
-    if not sources:
-        raise DataError(f"{where}: missing 'source'")
-    order_doc = get_field(section, "default_placement_order", dict, where=where)
-    get_field(section, "default_placement_order_source", str, where=where)
-    order: dict[int, tuple[int, ...]] = {}
-    for size, starts in order_doc.items():
-        if not isinstance(size, int) or not isinstance(starts, list):
-            raise DataError(f"{where}: default_placement_order: {size!r} must map an int to a list")
-        order[size] = tuple(int(s) for s in starts)
-    rows = get_field(section, "profiles", list, where=where)
-    profiles = [_load_profile(row, i, slices, units, total_mib, where)
-                for i, row in enumerate(rows)]
+    profiles = [_load_profile(row, i, section.compute_slices, section.memory_units, total_mib,
+                              where) for i, row in enumerate(section.profiles)]
     for attr in ("id", "nvml_profile", "name"):
         seen = [getattr(p, attr) for p in profiles]
         dupes = sorted({str(v) for v in seen if seen.count(v) > 1})
         if dupes:
             raise DataError(f"{where}: profiles: duplicate {attr} {dupes}")
+    sources = section.source
     return MigSpec(
-        compute_slices=slices, memory_units=units, profiles=tuple(profiles),
-        default_order=order,
-        driver_observed=str(section.get("driver_observed", "")),
-        source="; ".join(sources) if isinstance(sources, list) else str(sources),
-        default_order_inferred=bool(section.get("default_placement_order_inferred", True)),
+        compute_slices=section.compute_slices, memory_units=section.memory_units,
+        profiles=tuple(profiles),
+        default_order={k: tuple(v) for k, v in section.default_placement_order.items()},
+        driver_observed=section.driver_observed,
+        source="; ".join(sources) if isinstance(sources, list) else sources,
+        default_order_inferred=section.default_placement_order_inferred,
     )
 
 
-def _load_profile(row: Any, index: int, slices: int, units: int, total_mib: int,
+def _load_profile(row: ProfileEntry, index: int, slices: int, units: int, total_mib: int,
                   where: str) -> GiProfile:
-    here = f"{where}: profiles[{index}]"
-    if not isinstance(row, dict):
-        raise DataError(f"{here}: must be a mapping")
-    values = {k: get_field(row, k, t, where=here) for k, t in _PROFILE_FIELDS.items()}
-    here = f"{where}: profiles[{index}] ({values['name']})"
-    placements = get_field(row, "placements", list, where=here)
-    inferred = get_field(row, "inferred", list, where=here)
-    unknown = sorted(set(row) - set(_PROFILE_FIELDS) - {"placements", "inferred"})
-    if unknown:
-        raise DataError(f"{here}: unknown key(s) {unknown}")
-    profile = GiProfile(**values, placements=tuple(int(p) for p in placements),
-                        inferred=tuple(str(x) for x in inferred))
+    here = f"{where}: profiles[{index}] ({row.name})"
+    values = row.model_dump(exclude={"placements", "inferred"})
+    profile = GiProfile(**values, placements=tuple(row.placements),
+                        inferred=tuple(row.inferred))
     expected = profile_name(profile.compute_slices, profile.memory_mib, total_mib, profile.suffix)
     if profile.name != expected:
         raise DataError(f"{here}: name must be {expected!r} by NVIDIA's naming rule "

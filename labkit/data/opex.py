@@ -14,21 +14,58 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Self
 
 import pandas as pd
+from pydantic import model_validator
 
-from labkit.data import Column, DataError, load_csv
-from labkit.data.economics import load_hardware_prices, load_mlperf, load_power
+from labkit.data import DataError, load_csv
+from labkit.data.economics import (
+    EconomicsRow,
+    ParameterRow,
+    load_hardware_prices,
+    load_mlperf,
+    load_power,
+)
 from labkit.data.gpus import load_gpu_model
+from labkit.data.schema import OptionalNonNegative, PositiveInt, Text
 from labkit.opex import ServerSpec
 from labkit.validate import InputError
 
-__all__ = ["OpexDefault", "load_opex_defaults", "load_servers", "smallest_mig_profile"]
+__all__ = [
+    "OpexDefault",
+    "ServerRow",
+    "load_opex_defaults",
+    "load_servers",
+    "smallest_mig_profile",
+]
 
 SERVERS_PATH = "opex/servers.csv"
 DEFAULTS_PATH = "opex/defaults.csv"
-_TAG = Column("reliability", choices=("primary", "secondary", "teaching assumption"))
+
+
+class ServerRow(EconomicsRow):
+    """A row of ``servers.csv``: a server type and the rows of lesson 05/06's tables it joins.
+
+    Power is ``power_item`` (a row of ``power.csv``) or the row's own ``max_it_power_kw``.
+    """
+
+    server: Text
+    gpus_per_server: PositiveInt
+    price_item: Text
+    power_item: Text | None = None
+    max_it_power_kw: OptionalNonNegative = None
+    mlperf_version: Text
+    mlperf_system: Text
+    mlperf_benchmark: Text
+    mlperf_scenario: Text
+    gpu_model: Text
+
+    @model_validator(mode="after")
+    def _has_power(self) -> Self:
+        if self.power_item is None and math.isnan(self.max_it_power_kw or math.nan):
+            raise ValueError(f"({self.server}): give power_item or max_it_power_kw")
+        return self
 
 
 def _one(frame: pd.DataFrame, mask: Any, what: str, where: str) -> pd.Series:
@@ -59,12 +96,7 @@ def load_servers(fx_krw_per_usd: float, path: str | Path = SERVERS_PATH) -> dict
     labkit.data.DataError
         Naming the file and line if a referenced row is missing or ambiguous, or a value is bad.
     """
-    schema = [Column("server"), Column("gpus_per_server", "int", minimum=1),
-              Column("price_item"), Column("power_item", nullable=True),
-              Column("max_it_power_kw", "float", nullable=True, minimum=0),
-              Column("mlperf_version"), Column("mlperf_system"), Column("mlperf_benchmark"),
-              Column("mlperf_scenario"), Column("gpu_model"), _TAG]
-    frame = load_csv(path, schema)
+    frame = load_csv(path, ServerRow)
     name = frame.attrs["path"]
     prices, power, mlperf = load_hardware_prices(), load_power(), load_mlperf()
     servers: dict[str, ServerSpec] = {}
@@ -78,10 +110,8 @@ def load_servers(fx_krw_per_usd: float, path: str | Path = SERVERS_PATH) -> dict
         if power_item:
             kw = float(_one(power, power["item"] == power_item, "power_item",
                             where)["power_w"]) / 1000
-        elif not math.isnan(row["max_it_power_kw"]):
-            kw = float(row["max_it_power_kw"])
         else:
-            raise DataError(f"{where}: give power_item or max_it_power_kw")
+            kw = float(row["max_it_power_kw"])
         perf = _one(mlperf, (mlperf["version"] == row["mlperf_version"])
                     & (mlperf["system"] == row["mlperf_system"])
                     & (mlperf["benchmark"] == row["mlperf_benchmark"])
@@ -155,19 +185,13 @@ def load_opex_defaults(path: str | Path = DEFAULTS_PATH) -> MappingProxyType[str
         Naming the file and line for a schema error, a repeated parameter or a default outside
         its own range.
     """
-    schema = [Column("parameter"), Column("value", "float"), Column("unit"),
-              Column("low", "float"), Column("high", "float"),
-              Column("step", "float", minimum=0), _TAG]
-    frame = load_csv(path, schema)
+    frame = load_csv(path, ParameterRow)
     name = frame.attrs["path"]
     items: dict[str, OpexDefault] = {}
     for i, row in frame.iterrows():
         where = f"{name}: row {int(str(i)) + 1} ({row['parameter']})"
         if row["parameter"] in items:
             raise DataError(f"{where}: parameter listed twice")
-        if not row["low"] <= row["value"] <= row["high"]:
-            raise DataError(f"{where}: value {row['value']} outside [{row['low']}, "
-                            f"{row['high']}]")
         items[row["parameter"]] = OpexDefault(
             row["parameter"], float(row["value"]), row["unit"], float(row["low"]),
             float(row["high"]), float(row["step"]), row["source"], row["as_of"])

@@ -18,17 +18,35 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import pandas as pd
+from pydantic import Field
 
 from labkit import fault_trace
-from labkit.data import Column, DataError, data_dir, get_field, load_csv, load_yaml
+from labkit.data import DataError, data_dir, load_csv, load_document
+from labkit.data.schema import (
+    Document,
+    NonNegative,
+    NonNegativeInt,
+    Positive,
+    PositiveInt,
+    Row,
+    Text,
+)
 from labkit.validate import InputError
 
 __all__ = [
     "STEPFUN_TABLES",
+    "DalyRow",
+    "FailureRateRow",
+    "Llama3Row",
     "MonthModel",
+    "MonthModelFile",
+    "MttfRow",
+    "StepfunFaultRateRow",
+    "StepfunRepairRow",
+    "StepfunStatisticRow",
     "derive_stepfun_tables",
     "find_stepfun_trace",
     "load_daly_intervals",
@@ -41,33 +59,100 @@ __all__ = [
 ]
 
 DIR = "reliability"
-LLAMA3_CATEGORIES = ("GPU", "Dependency", "Network", "Unplanned Maintenance", "Host", "Unknown")
-RATE_KINDS = ("published", "derived", "measured", "anecdotal")
 
-_LLAMA3 = [Column("component"), Column("category", choices=LLAMA3_CATEGORIES),
-           Column("interruptions", "int", minimum=0), Column("printed_pct", "float", minimum=0)]
-_RATES = [Column("cluster"), Column("hardware"), Column("period"), Column("counted"),
-          Column("rate_per_1000_node_days", "float", minimum=0),
-          Column("kind", choices=RATE_KINDS), Column("note", nullable=True)]
-_MTTF = [Column("n_gpus", "int", minimum=1), Column("mttf_h", "float", minimum=0),
-         Column("kind", choices=("measured", "projected"))]
-_DALY = [Column("checkpoint_cost_min", "float", minimum=0), Column("mtbf_min", "float", minimum=0),
-         Column("restart_min", "float", minimum=0),
-         Column("published_optimum_min", "float", minimum=0)]
 
-#: The derived InfiniteHBD tables: file stem -> schema.
-STEPFUN_TABLES: dict[str, list[Column]] = {
-    "stepfun_fault_rates": [Column("level"), Column("class"),
-                            Column("fault_starts", "int", minimum=0),
-                            Column("rate_per_1000_node_days", "float", minimum=0)],
-    "stepfun_repair_days": [Column("group"), Column("faults", "int", minimum=0),
-                            Column("median_days", "float", minimum=0),
-                            Column("mean_days", "float", minimum=0),
-                            Column("p90_days", "float", minimum=0),
-                            Column("max_days", "float", minimum=0),
-                            Column("zero_length", "int", minimum=0)],
-    "stepfun_interarrival": [Column("statistic"), Column("value", "float"), Column("unit")],
+
+class Llama3Row(Row):
+    """A row of ``llama3_interruptions.csv``: Llama 3 Table 5 (arXiv 2407.21783)."""
+
+    component: Text
+    category: Literal["GPU", "Dependency", "Network", "Unplanned Maintenance", "Host", "Unknown"]
+    interruptions: NonNegativeInt
+    printed_pct: NonNegative
+
+
+class FailureRateRow(Row):
+    """A row of ``failure_rates.csv``: failures per 1,000 node-days from one source."""
+
+    cluster: Text
+    hardware: Text
+    period: Text
+    counted: Text
+    rate_per_1000_node_days: NonNegative
+    kind: Literal["published", "derived", "measured", "anecdotal"]
+    note: Text | None = None
+
+
+class MttfRow(Row):
+    """A row of ``meta_mttf.csv``: Meta RSC-1's MTTF [h] at one job size (arXiv 2410.21680)."""
+
+    n_gpus: PositiveInt
+    mttf_h: NonNegative
+    kind: Literal["measured", "projected"]
+
+
+class DalyRow(Row):
+    """A row of ``daly_intervals.csv``: one of Daly 2006's published optimum intervals [min]."""
+
+    checkpoint_cost_min: NonNegative
+    mtbf_min: NonNegative
+    restart_min: NonNegative
+    published_optimum_min: NonNegative
+
+
+class StepfunFaultRateRow(Row):
+    """A row of ``stepfun_fault_rates.csv`` (derived from the InfiniteHBD trace)."""
+
+    level: Text
+    class_: Text = Field(alias="class")
+    fault_starts: NonNegativeInt
+    rate_per_1000_node_days: NonNegative
+
+
+class StepfunRepairRow(Row):
+    """A row of ``stepfun_repair_days.csv`` (derived from the InfiniteHBD trace) [d]."""
+
+    group: Text
+    faults: NonNegativeInt
+    median_days: NonNegative
+    mean_days: NonNegative
+    p90_days: NonNegative
+    max_days: NonNegative
+    zero_length: NonNegativeInt
+
+
+class StepfunStatisticRow(Row):
+    """A row of ``stepfun_interarrival.csv`` (derived from the InfiniteHBD trace)."""
+
+    statistic: Text
+    value: float
+    unit: Text
+
+
+LLAMA3_CATEGORIES: tuple[str, ...] = get_args(Llama3Row.model_fields["category"].annotation)
+RATE_KINDS: tuple[str, ...] = get_args(FailureRateRow.model_fields["kind"].annotation)
+
+#: The derived InfiniteHBD tables: file stem -> row schema.
+STEPFUN_TABLES: dict[str, type[Row]] = {
+    "stepfun_fault_rates": StepfunFaultRateRow,
+    "stepfun_repair_days": StepfunRepairRow,
+    "stepfun_interarrival": StepfunStatisticRow,
 }
+
+
+class MonthModelFile(Document):
+    """``month_model.yaml``: the defaults of the Monte Carlo month (checked by the model too)."""
+
+    n_gpus: PositiveInt
+    hours: Positive
+    maintenance_h: NonNegative
+    gpu_mtbf_h: Positive
+    checkpoint_interval_h: Positive
+    checkpoint_write_h: NonNegative
+    restart_h: NonNegative
+    straggler_slowdown: Positive
+    trials: PositiveInt
+    seed: NonNegativeInt
 
 
 def load_llama3_interruptions() -> pd.DataFrame:
@@ -78,22 +163,22 @@ def load_llama3_interruptions() -> pd.DataFrame:
     labkit.data.DataError
         Naming the file and line for a bad row (unknown category, negative count, ...).
     """
-    return load_csv(f"{DIR}/llama3_interruptions.csv", _LLAMA3)
+    return load_csv(f"{DIR}/llama3_interruptions.csv", Llama3Row)
 
 
 def load_failure_rates() -> pd.DataFrame:
     """Load the failure rates per 1,000 node-days, one row per source (with ``kind``)."""
-    return load_csv(f"{DIR}/failure_rates.csv", _RATES)
+    return load_csv(f"{DIR}/failure_rates.csv", FailureRateRow)
 
 
 def load_meta_mttf() -> pd.DataFrame:
     """Load Meta RSC-1's MTTF by job size: ``n_gpus``, ``mttf_h`` [h], ``kind``."""
-    return load_csv(f"{DIR}/meta_mttf.csv", _MTTF)
+    return load_csv(f"{DIR}/meta_mttf.csv", MttfRow)
 
 
 def load_daly_intervals() -> pd.DataFrame:
     """Load Daly 2006's validation cases (minutes): cost, MTBF, restart, published optimum."""
-    return load_csv(f"{DIR}/daly_intervals.csv", _DALY)
+    return load_csv(f"{DIR}/daly_intervals.csv", DalyRow)
 
 
 def load_stepfun_table(name: str) -> pd.DataFrame:
@@ -143,13 +228,7 @@ def load_month_model(path: str = f"{DIR}/month_model.yaml") -> MonthModel:
     """
     from labkit import reliability
 
-    doc = load_yaml(path)
-    floats = ("hours", "maintenance_h", "gpu_mtbf_h", "checkpoint_interval_h",
-              "checkpoint_write_h", "restart_h", "straggler_slowdown")
-    values: dict[str, Any] = {k: get_field(doc, k, float, where=path) for k in floats}
-    for k in ("n_gpus", "trials", "seed"):
-        values[k] = get_field(doc, k, int, where=path)
-    model = MonthModel(**values, source=str(doc["source"]), as_of=str(doc["as_of"]))
+    model = MonthModel(**load_document(path, MonthModelFile).model_dump())
     try:
         reliability.expected_month(**model.kwargs())
     except InputError as err:

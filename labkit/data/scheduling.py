@@ -13,25 +13,142 @@ Files (``data/scheduling/``):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from labkit import validate
-from labkit.data import Column, DataError, get_field, load_csv, load_yaml
+from labkit.data import DataError, load_csv, load_document
 from labkit.data.gpus import available_models, load_gpu_model
+from labkit.data.schema import (
+    Document,
+    IsoDate,
+    Lax,
+    NonNegative,
+    NonNegativeInt,
+    Positive,
+    PositiveInt,
+    Row,
+    Schema,
+    Text,
+    one_of,
+)
 from labkit.scheduling import KINDS, Cluster, JobGroup, Tenant, TraceDistribution
 from labkit.validate import InputError
 
-__all__ = ["SchoolDay", "load_cluster", "load_school_day", "load_trace_distribution"]
+__all__ = [
+    "DurationRow",
+    "GpuShareRow",
+    "GroupEntry",
+    "JobSizeRow",
+    "SchoolDay",
+    "SchoolDayFile",
+    "TenantEntry",
+    "load_cluster",
+    "load_school_day",
+    "load_trace_distribution",
+]
 
 SCHOOL_DAY = "scheduling/school_day.yaml"
 SIZES = "scheduling/philly_job_sizes.csv"
 DURATIONS = "scheduling/philly_durations.csv"
 SHARES = "scheduling/alibaba_gpu_shares.csv"
 
-_GROUP_KEYS = {"name": str, "kind": str, "count": int, "submit_h": list, "gpus": float,
-               "hours": float}
-_GROUP_OPTIONAL = {"tenant", "priority", "value_per_gpu_h", "mig_profile",
-                   "checkpoint_interval_h", "hours_jitter", "variants"}
+Kind = Annotated[str, one_of(KINDS)]
+
+
+class Sourced(Schema):
+    """A section of a YAML file with its own ``source`` and ``as_of``."""
+
+    source: Text
+    as_of: IsoDate
+
+
+class ClusterSection(Schema):
+    """``cluster``: nodes x GPUs per node of one GPU model of ``data/gpus/``."""
+
+    nodes: PositiveInt
+    gpus_per_node: PositiveInt
+    gpu_model: Text
+
+
+class CalendarCost(Sourced):
+    """``calendar_cost``: what one installed GPU costs per calendar hour [KRW per GPU-h]."""
+
+    krw_per_gpu_h: NonNegative
+
+
+class WorkValues(Sourced):
+    """``values``: the value of one GPU-hour of completed work, by kind [KRW per GPU-h]."""
+
+    krw_per_gpu_h: dict[Kind, float]
+
+
+class TenantEntry(Schema):
+    """One of ``tenants``: the fields of :class:`labkit.scheduling.Tenant`."""
+
+    name: Text
+    share: float = 1.0
+    quota_gpus: float | None = None
+    borrowing_limit_gpus: float | None = None
+    lending_limit_gpus: float | None = None
+
+
+class GroupEntry(Schema):
+    """One of ``groups``: the fields of :class:`labkit.scheduling.JobGroup`.
+
+    ``value_per_gpu_h`` defaults to the group's kind's value in ``values``.
+    """
+
+    name: Text
+    kind: Kind
+    count: int
+    submit_h: Annotated[tuple[float, float], Lax]
+    gpus: float
+    hours: float
+    tenant: str | None = None
+    priority: int = 0
+    value_per_gpu_h: float | None = None
+    mig_profile: str | None = None
+    checkpoint_interval_h: float | None = None
+    hours_jitter: float = 0.0
+    variants: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class SchoolDayFile(Document):
+    """``school_day.yaml``: the lesson-08 scenario."""
+
+    cluster: ClusterSection
+    day_h: Positive
+    calendar_cost: CalendarCost
+    values: WorkValues
+    tenants: list[TenantEntry | Text]
+    specialization_quotas: dict[str, NonNegative]
+    groups: list[GroupEntry]
+
+
+class JobSizeRow(Row):
+    """A row of ``philly_job_sizes.csv``: jobs per GPU count (Philly trace, CC-BY-4.0)."""
+
+    num_gpu: PositiveInt
+    jobs: NonNegativeInt
+    job_frac: NonNegative
+
+
+class DurationRow(Row):
+    """A row of ``philly_durations.csv``: one run-time quantile [h] per GPU count."""
+
+    num_gpu: PositiveInt
+    quantile: NonNegative
+    duration_h: NonNegative
+
+
+class GpuShareRow(Row):
+    """A row of ``alibaba_gpu_shares.csv``: a requested GPU share of single-GPU pods."""
+
+    gpu_share: NonNegative
+    pods: NonNegativeInt
+    pod_frac: NonNegative
 
 
 def load_cluster(nodes: int, gpus_per_node: int, gpu_model: str = "A100-80GB") -> Cluster:
@@ -85,22 +202,10 @@ class SchoolDay:
     as_of: str
 
 
-def _group(raw: Any, where: str, values: dict[str, float]) -> JobGroup:
-    if not isinstance(raw, dict):
-        raise DataError(f"{where}: must be a mapping")
-    unknown = sorted(set(raw) - set(_GROUP_KEYS) - _GROUP_OPTIONAL)
-    if unknown:
-        raise DataError(f"{where}: unknown key(s) {unknown}")
-    fields = {k: get_field(raw, k, kind, where=where) for k, kind in _GROUP_KEYS.items()}
-    submit = fields["submit_h"]
-    if len(submit) != 2:
-        raise DataError(f"{where}: submit_h must be [first, last], got {submit!r}")
-    fields["submit_h"] = (submit[0], submit[1])
-    fields.update({k: raw[k] for k in _GROUP_OPTIONAL if k in raw})
-    kind = fields["kind"]
-    if kind not in KINDS:
-        raise DataError(f"{where}: kind must be one of {KINDS}, got {kind!r}")
-    fields.setdefault("value_per_gpu_h", values.get(kind, 0.0))
+def _group(entry: GroupEntry, where: str, values: dict[str, float]) -> JobGroup:
+    fields = entry.model_dump()
+    if fields["value_per_gpu_h"] is None:
+        fields["value_per_gpu_h"] = values.get(entry.kind, 0.0)
     try:
         return JobGroup(**fields)
     except (InputError, TypeError) as err:
@@ -119,36 +224,19 @@ def load_school_day(path: str = SCHOOL_DAY) -> SchoolDay:
     labkit.data.DataError
         Naming the file and the key or group when something is missing, mistyped or invalid.
     """
-    doc: dict[str, Any] = load_yaml(path)
+    doc = load_document(path, SchoolDayFile)
     where = path
-    c = get_field(doc, "cluster", dict, where=where)
-    cost = get_field(doc, "calendar_cost", dict, where=where)
-    values_doc = get_field(doc, "values", dict, where=where)
-    values_raw = get_field(values_doc, "krw_per_gpu_h", dict, where=f"{where}: values")
-    values = {k: get_field(values_raw, k, float, where=f"{where}: values") for k in values_raw}
-    unknown = sorted(set(values) - set(KINDS))
-    if unknown:
-        raise DataError(f"{where}: values for unknown kind(s) {unknown}")
+    values = dict(doc.values.krw_per_gpu_h)
+    c = doc.cluster
     try:
-        cluster = load_cluster(get_field(c, "nodes", int, where=f"{where}: cluster"),
-                               get_field(c, "gpus_per_node", int, where=f"{where}: cluster"),
-                               get_field(c, "gpu_model", str, where=f"{where}: cluster"))
-        tenants = tuple(
-            Tenant(**t) if isinstance(t, dict) else Tenant(t)
-            for t in get_field(doc, "tenants", list, where=where))
+        cluster = load_cluster(c.nodes, c.gpus_per_node, c.gpu_model)
+        tenants = tuple(Tenant(**t.model_dump()) if isinstance(t, TenantEntry) else Tenant(t)
+                        for t in doc.tenants)
     except (InputError, TypeError) as err:
         raise DataError(f"{where}: {err}") from err
-    groups = tuple(_group(g, f"{where}: groups[{i}]", values)
-                   for i, g in enumerate(get_field(doc, "groups", list, where=where)))
-    spec = get_field(doc, "specialization_quotas", dict, where=where)
-    spec_quotas = {k: get_field(spec, k, float, where=f"{where}: specialization_quotas")
-                   for k in spec}
-    day_h = get_field(doc, "day_h", float, where=where)
-    krw = get_field(cost, "krw_per_gpu_h", float, where=f"{where}: calendar_cost")
-    if day_h <= 0 or krw < 0:
-        raise DataError(f"{where}: day_h must be > 0 and calendar cost >= 0")
-    return SchoolDay(cluster, day_h, krw, values, tenants, spec_quotas, groups,
-                     str(doc["source"]), str(doc["as_of"]))
+    groups = tuple(_group(g, f"{where}: groups[{i}]", values) for i, g in enumerate(doc.groups))
+    return SchoolDay(cluster, doc.day_h, doc.calendar_cost.krw_per_gpu_h, values, tenants,
+                     dict(doc.specialization_quotas), groups, doc.source, doc.as_of)
 
 
 def load_trace_distribution() -> TraceDistribution:
@@ -166,14 +254,9 @@ def load_trace_distribution() -> TraceDistribution:
         Naming the file and line of a bad row, or the file whose rows do not form a
         distribution.
     """
-    sizes = load_csv(SIZES, [Column("num_gpu", "int", minimum=1), Column("jobs", "int", minimum=0),
-                             Column("job_frac", "float", minimum=0)])
-    durations = load_csv(DURATIONS, [Column("num_gpu", "int", minimum=1),
-                                     Column("quantile", "float", minimum=0),
-                                     Column("duration_h", "float", minimum=0)])
-    shares = load_csv(SHARES, [Column("gpu_share", "float", minimum=0),
-                               Column("pods", "int", minimum=0),
-                               Column("pod_frac", "float", minimum=0)])
+    sizes = load_csv(SIZES, JobSizeRow)
+    durations = load_csv(DURATIONS, DurationRow)
+    shares = load_csv(SHARES, GpuShareRow)
     quantiles = {
         int(g): tuple((float(q), float(h)) for q, h in zip(grp["quantile"], grp["duration_h"],
                                                            strict=True))

@@ -2,24 +2,54 @@
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Any
+from typing import Annotated
 
-from labkit.data import DataError, data_dir, get_field, load_yaml
-from labkit.loadprofile import ClosedDay, Holiday, SchoolCalendar, Term
+from pydantic import Field
+
+from labkit.data import DataError, load_document
+from labkit.data.schema import Day, Document, Schema, Text, one_of
+from labkit.loadprofile import HOLIDAY_KINDS, ClosedDay, Holiday, SchoolCalendar, Term
 from labkit.validate import InputError
 
-__all__ = ["DEFAULT_CALENDAR", "load_school_calendar"]
+__all__ = ["DEFAULT_CALENDAR", "CalendarFile", "load_school_calendar"]
 
 DEFAULT_CALENDAR = "school/calendar_2026.yaml"
 
 
-def _entries(doc: dict[str, Any], key: str, where: str) -> list[dict[str, Any]]:
-    items = get_field(doc, key, list, where=where) if key in doc else []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise DataError(f"{where}: {key}[{i}] must be a mapping, got {item!r}")
-    return items
+class TermEntry(Schema):
+    """A term or exam week: ``name``, ``start``, ``end`` (inclusive)."""
+
+    name: Text
+    start: Day
+    end: Day
+
+
+class HolidayEntry(Schema):
+    """A public holiday: ``date``, ``name``, ``kind`` (public | substitute | temporary)."""
+
+    date: Day
+    name: Text
+    kind: Annotated[str, one_of(HOLIDAY_KINDS)] = "public"
+
+
+class ClosureEntry(Schema):
+    """A school-specific day off (개교기념일, 재량휴업일)."""
+
+    date: Day
+    name: Text
+
+
+class CalendarFile(Document):
+    """``calendar_<year>.yaml``: one school year's terms, exams, closures and holidays."""
+
+    name: str = ""
+    year: int
+    class_start_h: float
+    class_end_h: float
+    terms: list[TermEntry] = Field(default_factory=list)
+    exams: list[TermEntry] = Field(default_factory=list)
+    closures: list[ClosureEntry] = Field(default_factory=list)
+    holidays: list[HolidayEntry] = Field(default_factory=list)
 
 
 def load_school_calendar(path: str = DEFAULT_CALENDAR) -> SchoolCalendar:
@@ -38,35 +68,19 @@ def load_school_calendar(path: str = DEFAULT_CALENDAR) -> SchoolCalendar:
 
     Used in: notebooks/07_opex_lab.ipynb
     """
+    doc = load_document(path, CalendarFile)
     try:
-        doc = load_yaml(path)
-    except DataError:
-        raise
-    except ValueError as err:  # PyYAML builds dates itself: 2026-02-30 raises here
-        raise DataError(f"{data_dir() / path}: invalid value ({err})") from err
-    where = path
-    try:
-        def term(kind: str, i: int, e: dict[str, Any]) -> Term:
-            w = f"{where}: {kind}[{i}]"
-            return Term(get_field(e, "name", str, where=w), get_field(e, "start", date, where=w),
-                        get_field(e, "end", date, where=w))
-
         return SchoolCalendar(
-            year=get_field(doc, "year", int, where=where),
-            terms=[term("terms", i, e) for i, e in enumerate(_entries(doc, "terms", where))],
-            exams=[term("exams", i, e) for i, e in enumerate(_entries(doc, "exams", where))],
-            holidays=[Holiday(get_field(e, "date", date, where=f"{where}: holidays"),
-                              get_field(e, "name", str, where=f"{where}: holidays"),
-                              e.get("kind", "public"))
-                      for e in _entries(doc, "holidays", where)],
-            closures=[ClosedDay(get_field(e, "date", date, where=f"{where}: closures"),
-                                get_field(e, "name", str, where=f"{where}: closures"))
-                      for e in _entries(doc, "closures", where)],
-            class_start_h=get_field(doc, "class_start_h", float, where=where),
-            class_end_h=get_field(doc, "class_end_h", float, where=where),
-            name=str(doc.get("name", "")),
-            source=str(doc["source"]).strip(),
-            as_of=str(doc["as_of"]),
+            year=doc.year,
+            terms=[Term(e.name, e.start, e.end) for e in doc.terms],
+            exams=[Term(e.name, e.start, e.end) for e in doc.exams],
+            holidays=[Holiday(e.date, e.name, e.kind) for e in doc.holidays],
+            closures=[ClosedDay(e.date, e.name) for e in doc.closures],
+            class_start_h=doc.class_start_h,
+            class_end_h=doc.class_end_h,
+            name=doc.name,
+            source=doc.source,
+            as_of=doc.as_of,
         )
     except InputError as err:
-        raise DataError(f"{where}: {err}") from err
+        raise DataError(f"{path}: {err}") from err

@@ -8,18 +8,18 @@ picks the file in effect on ``as_of`` and builds one class of it as a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Literal, Self
 
-import pandas as pd
+from pydantic import Field, model_validator
 
-from labkit.data import DataError, data_dir, get_field, load_yaml
+from labkit.data import DataError, data_dir, load_document, parse_iso_date
+from labkit.data.schema import Document, IsoDate, Lax, Schema, Text
 from labkit.tariff import Band, Season, Tariff, TouSchedule, parse_hour_ranges
 from labkit.validate import InputError
 
-__all__ = ["TARIFF_DIR", "load_tariff", "tariff_classes", "tariff_files"]
+__all__ = ["TARIFF_DIR", "TariffFile", "load_tariff", "tariff_classes", "tariff_files"]
 
 TARIFF_DIR = "tariffs"
 _FILE = re.compile(r"^kepco_(\d{4}-\d{2}-\d{2})\.yaml$")
@@ -44,8 +44,8 @@ def _pick_file(as_of: date | str | None) -> tuple[str, Path]:
         key = max(files)
         return key, files[key]
     try:
-        day = pd.Timestamp(as_of).date().isoformat()
-    except (TypeError, ValueError):
+        day = parse_iso_date(as_of.date() if isinstance(as_of, datetime) else as_of)
+    except ValueError:
         raise InputError("as_of", "other", as_of,
                          f"as_of must be a date such as '2026-06-01', got {as_of!r}") from None
     usable = [k for k in files if k <= day]
@@ -57,48 +57,119 @@ def _pick_file(as_of: date | str | None) -> tuple[str, Path]:
     return key, files[key]
 
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        return load_yaml(path)
-    except DataError:
-        raise
-    except ValueError as err:  # PyYAML builds dates itself: 2026-02-30 raises here
-        raise DataError(f"{path}: invalid value ({err})") from err
+Month = Annotated[int, Field(ge=1, le=12)]
+Rate = Annotated[float, Field(ge=0)]
+LaxBand = Annotated[Band, Lax]
+LaxSeason = Annotated[Season, Lax]
 
 
-def _seasons(doc: Mapping[str, Any], where: str) -> tuple[Season, ...]:
-    seasons = get_field(doc, "seasons", dict, where=where)
+class TouScheduleEntry(Schema):
+    """One of ``tou_schedules``: weekday hour ranges per season and band (``"22-08"``)."""
+
+    note: str = ""
+    summer: dict[LaxBand, list[str]]
+    spring_fall: dict[LaxBand, list[str]]
+    winter: dict[LaxBand, list[str]]
+
+
+class ClassEntry(Schema):
+    """One of ``classes``: a KEPCO tariff class.
+
+    ``tou`` is false (one energy rate per season) or the name of a ``tou_schedules`` entry
+    (``energy`` per season is then ``[light, mid, peak]``) [KRW/kWh]; the base charge is
+    [KRW/kW per month].
+    """
+
+    tou: Literal[False] | Text = False
+    base_krw_per_kw_month: Rate
+    energy: dict[LaxSeason, Rate | Annotated[tuple[Rate, Rate, Rate], Lax]]
+    base_basis: Literal["billing_demand", "contract"] = "billing_demand"
+
+    @model_validator(mode="after")
+    def _energy_shape(self) -> Self:
+        missing = [str(s) for s in Season if s not in self.energy]
+        if missing:
+            raise ValueError(f"energy: missing season(s) {missing}")
+        for season, value in self.energy.items():
+            if isinstance(self.tou, str) != isinstance(value, tuple):
+                shape = "[light, mid, peak]" if isinstance(self.tou, str) else "one rate"
+                raise ValueError(f"energy.{season} must be {shape} (tou: {self.tou!r})")
+        return self
+
+
+class Adders(Schema):
+    """``adders``: per-kWh adders [KRW/kWh] and the levy and VAT fractions."""
+
+    climate_krw_per_kwh: Rate
+    fuel_krw_per_kwh: float
+    fund_levy_frac: Annotated[float, Field(ge=0, le=1)]
+    vat_frac: Annotated[float, Field(ge=0, le=1)]
+
+
+class SchoolException(Schema):
+    """``billing_demand.school_exception``: the school rule's floor (and no ratchet)."""
+
+    floor_frac: Annotated[float, Field(ge=0, le=1)]
+    ratchet: bool = False
+
+
+class BillingDemand(Schema):
+    """``billing_demand``: how 요금적용전력 is measured (기본공급약관 제68조)."""
+
+    interval_min: Annotated[int, Field(ge=1)]
+    bands: list[LaxBand]
+    ratchet_months: list[Month]
+    floor_frac: Annotated[float, Field(ge=0, le=1)]
+    school_exception: SchoolException
+
+
+class TariffFile(Document):
+    """``kepco_<effective-date>.yaml``: one KEPCO tariff table."""
+
+    effective_date: IsoDate
+    verified: bool
+    seasons: dict[LaxSeason, list[Month]]
+    tou_schedules: dict[str, TouScheduleEntry]
+    flat_class_schedule: Text
+    saturday_peak_band: LaxBand
+    sunday_holiday_band: LaxBand
+    holiday_kinds: list[str]
+    adders: Adders
+    billing_demand: BillingDemand
+    classes: dict[str, ClassEntry]
+
+
+def _read(path: Path) -> TariffFile:
+    return load_document(path, TariffFile)
+
+
+def _seasons(doc: TariffFile, where: str) -> tuple[Season, ...]:
     by_month: dict[int, Season] = {}
     for name in Season:
-        months = get_field(seasons, str(name), list, where=f"{where}: seasons")
-        for m in months:
-            if not isinstance(m, int) or not 1 <= m <= 12 or m in by_month:
-                raise DataError(f"{where}: seasons.{name}: bad or repeated month {m!r}")
+        for m in doc.seasons.get(name, []):
+            if m in by_month:
+                raise DataError(f"{where}: seasons.{name}: repeated month {m!r}")
             by_month[m] = name
     if sorted(by_month) != list(range(1, 13)):
         raise DataError(f"{where}: seasons must cover months 1-12 once each")
     return tuple(by_month[m] for m in range(1, 13))
 
 
-def _schedule(doc: Mapping[str, Any], name: str, where: str) -> TouSchedule:
-    schedules = get_field(doc, "tou_schedules", dict, where=where)
-    if name not in schedules:
-        raise DataError(f"{where}: unknown tou schedule {name!r}; known: {sorted(schedules)}")
-    entry = schedules[name]
-    weekday = {}
-    for season in Season:
-        ranges = get_field(entry, str(season), dict, where=f"{where}: tou_schedules.{name}")
-        weekday[season] = parse_hour_ranges(f"tou_schedules.{name}.{season}", ranges)
-    return TouSchedule(name, weekday,
-                       Band(get_field(doc, "saturday_peak_band", str, where=where)),
-                       Band(get_field(doc, "sunday_holiday_band", str, where=where)))
+def _schedule(doc: TariffFile, name: str, where: str) -> TouSchedule:
+    if name not in doc.tou_schedules:
+        raise DataError(f"{where}: unknown tou schedule {name!r}; "
+                        f"known: {sorted(doc.tou_schedules)}")
+    entry = doc.tou_schedules[name]
+    weekday = {season: parse_hour_ranges(f"tou_schedules.{name}.{season}",
+                                         {str(b): r for b, r in getattr(entry, season).items()})
+               for season in Season}
+    return TouSchedule(name, weekday, doc.saturday_peak_band, doc.sunday_holiday_band)
 
 
 def tariff_classes(as_of: date | str | None = None) -> list[str]:
     """Return the class names (KEPCO's own) of the table in effect on ``as_of``, file order."""
     _, path = _pick_file(as_of)
-    doc = _read(path)
-    return list(get_field(doc, "classes", dict, where=str(path)))
+    return list(_read(path).classes)
 
 
 def load_tariff(class_name: str, as_of: date | str | None = None) -> Tariff:
@@ -132,65 +203,48 @@ def load_tariff(class_name: str, as_of: date | str | None = None) -> Tariff:
     effective, path = _pick_file(as_of)
     doc = _read(path)
     where = str(path)
-    classes = get_field(doc, "classes", dict, where=where)
-    if class_name not in classes:
+    if class_name not in doc.classes:
         raise InputError("class_name", "choice", class_name,
-                         f"class_name must be one of {', '.join(classes)}; got {class_name!r}",
-                         limit=tuple(classes))
-    entry = get_field(classes, class_name, dict, where=f"{where}: classes")
+                         f"class_name must be one of {', '.join(doc.classes)}; got {class_name!r}",
+                         limit=tuple(doc.classes))
+    entry = doc.classes[class_name]
     cwhere = f"{where}: classes.{class_name}"
     seasons = _seasons(doc, where)
-    tou = entry.get("tou", False)
-    if not (tou is False or isinstance(tou, str)):
-        raise DataError(f"{cwhere}: tou must be false or a tou_schedules name, got {tou!r}")
-    schedule_name = tou if isinstance(tou, str) else get_field(
-        doc, "flat_class_schedule", str, where=where)
+    schedule_name = entry.tou if isinstance(entry.tou, str) else doc.flat_class_schedule
     try:
         schedule = _schedule(doc, schedule_name, where)
     except (InputError, ValueError) as err:
         if isinstance(err, DataError):
             raise
         raise DataError(f"{where}: tou_schedules.{schedule_name}: {err}") from err
-    energy_doc = get_field(entry, "energy", dict, where=cwhere)
     energy: dict[Season, dict[Band, float]] = {}
-    for season in Season:
-        if season not in energy_doc:
-            raise DataError(f"{cwhere}: energy: missing season {season!r}")
-        value = energy_doc[season]
-        if isinstance(tou, str):
-            if not (isinstance(value, list) and len(value) == 3):
-                raise DataError(f"{cwhere}: energy.{season} must be [light, mid, peak]")
-            energy[season] = {b: get_field({"v": v}, "v", float, where=f"{cwhere}: energy")
-                              for b, v in zip(Band, value, strict=True)}
-        else:
-            rate = get_field(energy_doc, str(season), float, where=f"{cwhere}: energy")
-            energy[season] = dict.fromkeys(Band, rate)
-    adders = get_field(doc, "adders", dict, where=where)
-    demand = get_field(doc, "billing_demand", dict, where=where)
-    school = get_field(demand, "school_exception", dict, where=f"{where}: billing_demand")
+    for season, value in entry.energy.items():
+        rates = value if isinstance(value, tuple) else (value,) * len(Band)
+        energy[season] = dict(zip(Band, rates, strict=True))
+    demand = doc.billing_demand
     try:
         return Tariff(
             class_name=class_name,
-            tou=isinstance(tou, str),
-            base_krw_per_kw_month=get_field(entry, "base_krw_per_kw_month", float, where=cwhere),
+            tou=isinstance(entry.tou, str),
+            base_krw_per_kw_month=entry.base_krw_per_kw_month,
             energy_krw_per_kwh=energy,
             schedule=schedule,
             season_of_month=seasons,
-            climate_krw_per_kwh=get_field(adders, "climate_krw_per_kwh", float, where=where),
-            fuel_krw_per_kwh=get_field(adders, "fuel_krw_per_kwh", float, where=where),
-            fund_levy_frac=get_field(adders, "fund_levy_frac", float, where=where),
-            vat_frac=get_field(adders, "vat_frac", float, where=where),
-            demand_bands=tuple(Band(b) for b in get_field(demand, "bands", list, where=where)),
-            demand_interval_min=get_field(demand, "interval_min", int, where=where),
-            ratchet_months=tuple(get_field(demand, "ratchet_months", list, where=where)),
-            floor_frac=get_field(demand, "floor_frac", float, where=where),
-            school_floor_frac=get_field(school, "floor_frac", float, where=where),
-            base_basis=entry.get("base_basis", "billing_demand"),
-            holiday_kinds=tuple(get_field(doc, "holiday_kinds", list, where=where)),
-            effective_date=str(doc.get("effective_date", effective)),
-            source=str(doc["source"]).strip(),
-            as_of=str(doc["as_of"]),
-            verified=get_field(doc, "verified", bool, where=where),
+            climate_krw_per_kwh=doc.adders.climate_krw_per_kwh,
+            fuel_krw_per_kwh=doc.adders.fuel_krw_per_kwh,
+            fund_levy_frac=doc.adders.fund_levy_frac,
+            vat_frac=doc.adders.vat_frac,
+            demand_bands=tuple(demand.bands),
+            demand_interval_min=demand.interval_min,
+            ratchet_months=tuple(demand.ratchet_months),
+            floor_frac=demand.floor_frac,
+            school_floor_frac=demand.school_exception.floor_frac,
+            base_basis=entry.base_basis,
+            holiday_kinds=tuple(doc.holiday_kinds),
+            effective_date=doc.effective_date or effective,
+            source=doc.source,
+            as_of=doc.as_of,
+            verified=doc.verified,
         )
     except (InputError, ValueError) as err:
         if isinstance(err, DataError):

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,11 +91,11 @@ def page(browser: object) -> Iterator[object]:
     ctx.close()
 
 
-def open_lesson(page: object, base_url: str, notebook: str) -> None:
+def open_lesson(page: Any, base_url: str, notebook: str) -> None:
     """Load a lesson as a voila app and wait until its first plot is drawn."""
     # "commit", not "load": voila streams the page while the kernel runs the notebook.
     page.goto(f"{base_url}voila/render/{notebook}", wait_until="commit",
-              timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
+              timeout=RENDER_TIMEOUT_MS)
     page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
 
