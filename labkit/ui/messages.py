@@ -1181,6 +1181,18 @@ KO: dict[str, str] = {
     "orch.ex5.q": "1시간마다 체크포인트를 쓰는 학습이 2.5시간 돌다가 더 급한 수업 작업에 선점(preemption)되었습니다. 잃은 작업은 몇 시간입니까?",
     "orch.ex5.hint": "다시 시작할 때는 마지막 체크포인트(2시간 지점)부터 이어 갑니다.",
     "orch.ex5.explain": "2.5 − 2 = 0.5 h를 다시 계산해야 합니다. 체크포인트가 없었다면 2.5 h 전부를 잃습니다.",
+    # --- class hub: GPU share (labkit.hub.gpushare, the lesson banner) -------------------------
+    "hub.share.kind.mig": "MIG 장치(MIG device)",
+    "hub.share.kind.whole": "GPU 한 장 전체(whole GPU)",
+    "hub.share.kind.shared": "함께 쓰는 GPU(time-slicing)",
+    "hub.share.no_slice": "남은 GPU 몫이 없습니다: 이 서버의 {kind} {count}개를 명단(roster)에서 앞선 학생들이 모두 받았습니다(명단 {position}번째). 선생님께 알려 주세요. 선생님은 MIG 배치를 바꾸거나(python -m labkit.hub plan) GPU 정책을 'shared'로 바꿀 수 있습니다.",
+    "hub.share.no_gpu": "이 서버에는 나눠 줄 {kind}가 없습니다. 선생님께 알려 주세요(GPU 정책을 'auto'나 'shared'로 바꾸거나 운영자에게 MIG 설정을 요청하세요).",
+    "hub.share.nvml": "실습 GPU를 읽을 수 없어 GPU 몫을 정하지 못했습니다: {reason}. 선생님께 알려 주세요.",
+    "common.banner.share.mig": "내 GPU 몫: GPU {gpu}의 MIG 장치 {mig_index} ({profile}, {uuid}) — 나만 쓰는 조각입니다.",
+    "common.banner.share.whole": "내 GPU 몫: GPU {gpu} 한 장 전체 ({uuid}).",
+    "common.banner.share.shared": "내 GPU 몫: {unit}, 학생 {sharers}명이 번갈아 씁니다(시분할, time-slicing) — 메모리는 나눠지지 않습니다.",
+    "common.banner.share.unit_gpu": "GPU {gpu}",
+    "common.banner.share.unit_mig": "GPU {gpu}의 MIG 장치 {mig_index} ({profile})",
 }
 
 CATALOGS: dict[str, dict[str, str]] = {"ko": KO}
