@@ -1193,6 +1193,15 @@ KO: dict[str, str] = {
     "common.banner.share.shared": "내 GPU 몫: {unit}, 학생 {sharers}명이 번갈아 씁니다(시분할, time-slicing) — 메모리는 나눠지지 않습니다.",
     "common.banner.share.unit_gpu": "GPU {gpu}",
     "common.banner.share.unit_mig": "GPU {gpu}의 MIG 장치 {mig_index} ({profile})",
+    # --- class hub: the class's MIG plan (python -m labkit.hub plan) ---------------------------
+    "hub.plan.title": "수업 MIG 배치(class MIG layout): 학생 {students}명, {model}",
+    "hub.plan.layout": "  GPU {gpus}장 × {profile} {per_gpu}개 = MIG 장치(MIG device) {devices}개 (학생 1명당 1개, 남는 장치 {spare}개)",
+    "hub.plan.per_student": "  학생 1명의 몫: GPU 메모리 {memory} GiB, 연산 슬라이스(compute slice) {compute}/{slices}, SM {sms}개",
+    "hub.plan.label": "  mig-parted 설정 이름(config label): {label}",
+    "hub.plan.never": "  허브(hub)는 MIG를 바꾸지 않습니다: 운영자(operator)가 GPU 프로세스가 없을 때 적용합니다.",
+    "hub.plan.wrote": "작성함(wrote): {path}",
+    "hub.plan.apply": "적용(apply): sudo nvidia-mig-parted apply -f {path} -c {label}",
+    "hub.plan.error": "계획을 세울 수 없습니다(cannot plan): {message}",
 }
 
 CATALOGS: dict[str, dict[str, str]] = {"ko": KO}
