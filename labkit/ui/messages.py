@@ -1202,6 +1202,12 @@ KO: dict[str, str] = {
     "hub.plan.wrote": "작성함(wrote): {path}",
     "hub.plan.apply": "적용(apply): sudo nvidia-mig-parted apply -f {path} -c {label}",
     "hub.plan.error": "계획을 세울 수 없습니다(cannot plan): {message}",
+    # --- class hub: Kubernetes values (python -m labkit.hub k8s) --------------------------------
+    "hub.k8s.profile": "labkit 실습 서버 (GPU 몫: {share})",
+    "hub.k8s.profile.mig": "학생마다 MIG 장치(MIG device) 하나: 메모리와 연산이 다른 학생과 분리됩니다.",
+    "hub.k8s.profile.whole": "학생마다 GPU 한 장 전체(whole GPU).",
+    "hub.k8s.profile.shared": "여러 학생이 GPU를 번갈아 씁니다(시분할, time-slicing): 메모리는 나눠지지 않습니다.",
+    "hub.k8s.error": "values.yaml을 만들 수 없습니다(cannot render): {message}",
 }
 
 CATALOGS: dict[str, dict[str, str]] = {"ko": KO}
