@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from labkit import mig
 from labkit.hub import gpushare
 from labkit.hub.gpushare import GpuUnit, LabGpus, NoShareLeft, Share
-from labkit.ui import _share_text
+from labkit.ui import gpu_share_text
 from tests.conftest import SimFactory
 
 
@@ -136,19 +136,19 @@ def test_share_for_raises_no_share_left_in_korean() -> None:
 def test_share_env_round_trips_into_the_banner_text() -> None:
     mig_share = Share("mig", GpuUnit("mig", 2, "MIG-abc", "H100", "1g.10gb", 3), 1, 17)
     assert json.loads(mig_share.to_env())["uuid"] == "MIG-abc"
-    assert _share_text(mig_share.to_env()) == (
+    assert gpu_share_text(mig_share.to_env()) == (
         "내 GPU 몫: GPU 2의 MIG 장치 3 (1g.10gb, MIG-abc) — 나만 쓰는 조각입니다.")
     whole = Share("whole", GpuUnit("gpu", 1, "GPU-x", "H100"), 1, 2)
-    assert _share_text(whole.to_env()) == "내 GPU 몫: GPU 1 한 장 전체 (GPU-x)."
+    assert gpu_share_text(whole.to_env()) == "내 GPU 몫: GPU 1 한 장 전체 (GPU-x)."
     shared = Share("shared", GpuUnit("gpu", 0, "GPU-y", "H100"), 4, 5)
-    assert "GPU 0, 학생 4명이 번갈아" in (_share_text(shared.to_env()) or "")
+    assert "GPU 0, 학생 4명이 번갈아" in (gpu_share_text(shared.to_env()) or "")
 
 
 @pytest.mark.parametrize("raw", [None, "", "not json", "[]", '{"policy": "mig"}',
                                  '{"policy": "x", "gpu_index": 0, "uuid": "u"}',
                                  '{"policy": "mig", "gpu_index": "zero", "uuid": "u"}'])
-def test_share_text_ignores_what_it_cannot_read(raw: str | None) -> None:
-    assert _share_text(raw) is None
+def testgpu_share_text_ignores_what_it_cannot_read(raw: str | None) -> None:
+    assert gpu_share_text(raw) is None
 
 
 def test_gpu_banner_shows_the_share(sim: SimFactory, monkeypatch: pytest.MonkeyPatch) -> None:

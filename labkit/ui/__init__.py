@@ -20,7 +20,7 @@ import plotly.io as pio
 from labkit.ui import messages
 from labkit.ui.messages import t
 
-__all__ = ["gpu_banner", "setup"]
+__all__ = ["gpu_banner", "gpu_share_text", "setup"]
 
 def _reason_text(status: Any) -> str:
     """Return the Korean explanation of why the real GPU was not used."""
@@ -30,7 +30,7 @@ def _reason_text(status: Any) -> str:
     return t(f"common.banner.reason.{code}", reason=status.reason or code)
 
 
-def _share_text(raw: str | None) -> str | None:
+def gpu_share_text(raw: str | None) -> str | None:
     """Return the Korean line for the student's GPU share on the class hub, or None.
 
     ``raw`` is ``$LABKIT_GPU_SHARE`` as the hub sets it (JSON, ``labkit.hub.gpushare``);
@@ -78,7 +78,7 @@ def gpu_banner() -> widgets.HTML:
             css = "lk-banner-sim"
         else:
             text, css = t("common.banner.missing", reason=_reason_text(status)), "lk-banner-none"
-    share = _share_text(os.environ.get("LABKIT_GPU_SHARE"))
+    share = gpu_share_text(os.environ.get("LABKIT_GPU_SHARE"))
     if share:
         text += " " + share
     banner = widgets.HTML(
