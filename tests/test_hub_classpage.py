@@ -176,10 +176,18 @@ def test_class_rows_from_hub_json_and_reports() -> None:
     ({"ready": False, "pending": "spawn"}, "starting"),
     ({"ready": True, "pending": "stop"}, "stopping"),
     ({"ready": False, "pending": None}, "offline"),
+    (None, "never"),  # listed by the hub (allowed_users) but never logged in
 ])
-def test_class_rows_server_states(server: dict[str, object], state: str) -> None:
-    users = [{"name": "kim01", "servers": {"": server}}]
+def test_class_rows_server_states(server: dict[str, object] | None, state: str) -> None:
+    users = [{"name": "kim01", "last_activity": None, "servers": {"": server} if server else {}}]
     assert classpage.class_rows(users, ROSTER[:1], {})[0].state == state
+
+
+def test_class_rows_shows_only_the_results_of_a_stopped_server() -> None:
+    last = {"gpu_share": Share("whole", GpuUnit("gpu", 0, "GPU-0", "H100"), 1, 1).to_env(),
+            "memory_bytes": 2**30, "results": [{"exercise": "goodput.ex1", "correct": True}]}
+    row = classpage.class_rows(hub_users(), ROSTER[1:2], {"lee02": last})[0]
+    assert (row.state, row.share, row.memory_bytes, row.solved) == ("offline", None, None, 1)
 
 
 def test_class_rows_keeps_the_reason_a_report_is_missing() -> None:

@@ -157,9 +157,9 @@ def _when(text: Any) -> _dt.datetime | None:
 
 
 def _state(user: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any]]:
-    if user is None:
-        return "never", {}
-    server = (user.get("servers") or {}).get("") or {}
+    server = ((user or {}).get("servers") or {}).get("") or {}
+    if user is None or (not server and not user.get("last_activity")):
+        return "never", {}  # the hub lists allowed users before their first login
     pending = server.get("pending") or user.get("pending")
     if pending == "spawn":
         return "starting", server
@@ -219,10 +219,11 @@ def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterEntry]
         if isinstance(report, Mapping):
             tried, solved, results = _results(report)
             memory = report.get("memory_bytes")
+            live = state == "online"  # a stopped server's last report: results only
             row = StudentRow(row.username, row.display_name, state, row.last_activity,
-                             gpu_share_text(report.get("gpu_share")),
-                             memory if isinstance(memory, int) and memory >= 0 else None,
-                             tried, solved, results)
+                             gpu_share_text(report.get("gpu_share")) if live else None,
+                             memory if live and isinstance(memory, int) and memory >= 0
+                             else None, tried, solved, results)
         elif isinstance(report, str) and state == "online":
             row = StudentRow(row.username, row.display_name, state, row.last_activity,
                              note=report)
@@ -254,7 +255,9 @@ def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str)
     results = t("hub.class.results", solved=row.solved, tried=row.tried) + (
         f" {marks}" if marks else "")
     if row.note:
-        results = t("common.na_reason", reason=row.note)
+        results = e(t("common.na_reason", reason=row.note))
+    elif not row.tried and row.state != "online":
+        results = e(t("hub.class.no_report"))
     button = ""
     if row.state in ("online", "starting"):
         button = (f'<form method="post" action="{e(stop_url)}">{xsrf_html}'
@@ -320,6 +323,9 @@ class ClassPage:
         self.roster = list(roster)
         self.admins = list(admins)
         self.students = {e.username for e in self.roster} - set(self.admins)
+        # each student's last report read while their server was up: a culled or stopped
+        # student's results stay on the page (kept in memory, until the service restarts)
+        self._last: dict[str, Mapping[str, Any]] = {}
 
     async def _fetch(self, url: str, method: str = "GET", timeout_s: float = 10.0) -> Any:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
@@ -354,9 +360,11 @@ class ClassPage:
         """Return the table: users from the hub, reports from every online student's server."""
         users = [u for u in await self.users() if u.get("name") in self.students]
         online = [u for u in users if _state(u)[0] == "online"]
-        reports = await asyncio.gather(*(self.report(u) for u in online))
-        return class_rows(users, self.roster, dict(zip([u["name"] for u in online], reports,
-                                                       strict=True)), self.admins)
+        fresh = dict(zip([u["name"] for u in online],
+                         await asyncio.gather(*(self.report(u) for u in online)), strict=True))
+        self._last.update({k: v for k, v in fresh.items() if isinstance(v, Mapping)})
+        reports: dict[str, Mapping[str, Any] | str] = {**self._last, **fresh}
+        return class_rows(users, self.roster, reports, self.admins)
 
     async def stop(self, username: str) -> None:
         """Stop ``username``'s server (``DELETE /users/{name}/server``).

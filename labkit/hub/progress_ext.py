@@ -14,9 +14,10 @@ and its kernels (psutil; null where it cannot be read).
 The handler is an ordinary authenticated jupyter_server API handler: on the hub, only the
 student, and tokens with ``access:servers`` on this server (the class page's), get through.
 
-Enable it in the single-user server with
-``--ServerApp.jpserver_extensions={"labkit.hub.progress_ext": true}`` (a spawner argument), or
-``c.ServerApp.jpserver_extensions = {"labkit.hub.progress_ext": True}``.
+Enable it in the single-user server with the spawner argument
+``--ServerApp.jpserver_extensions=labkit.hub.progress_ext=True`` (traitlets' dict syntax on the
+command line), or ``c.ServerApp.jpserver_extensions = {"labkit.hub.progress_ext": True}`` in a
+jupyter_server config file.
 """
 
 from __future__ import annotations

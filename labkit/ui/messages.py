@@ -1224,6 +1224,7 @@ KO: dict[str, str] = {
     "hub.class.state.offline": "서버 꺼짐",
     "hub.class.state.never": "아직 로그인 안 함",
     "hub.class.results": "{solved}/{tried} 정답",
+    "hub.class.no_report": "— (학생 서버가 켜져 있을 때 읽습니다)",
     "hub.class.stop": "서버 중지",
     "hub.class.stopped": "{username} 학생의 서버를 중지했습니다. 학생이 다시 로그인하면 파일은 그대로 있습니다.",
     "hub.class.never_active": "기록 없음",

@@ -1,0 +1,233 @@
+"""The class page against a real JupyterHub on loopback (configurable-http-proxy, local spawner).
+
+A hub with a test-only admin service token starts a student's server (with
+``labkit.hub.progress_ext`` and the GPU share from ``labkit.hub.gpushare`` in a pre-spawn hook),
+the teacher logs in and opens the class page through OAuth, the page lists the student with
+their GPU share and exercise result, a student is refused the page, and the teacher's button
+stops the student's server.
+
+configurable-http-proxy: ``$LABKIT_CHP``, else on PATH, else the project's local prefix
+(``.hub/node``, where ``make hub`` installs it), else ``npm install`` into a temporary prefix;
+skipped with the reason when none can be had.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+requests = pytest.importorskip("requests")
+pytest.importorskip("jupyterhub")
+
+from labkit.data import progress  # noqa: E402
+
+CHP_VERSION = "5.3.0"  # the configurable-http-proxy release in the reference notes
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def chp(tmp_path_factory: pytest.TempPathFactory) -> str:
+    local = ROOT / ".hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+    found = (os.environ.get("LABKIT_CHP") or shutil.which("configurable-http-proxy")
+             or (str(local) if local.exists() else None))
+    if found:
+        return found
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("configurable-http-proxy unavailable: no LABKIT_CHP, not on PATH, no npm")
+    prefix = tmp_path_factory.mktemp("chp")
+    result = subprocess.run(
+        [npm, "install", "--prefix", str(prefix), "--no-fund", "--no-audit",
+         f"configurable-http-proxy@{CHP_VERSION}"],
+        capture_output=True, text=True, check=False, timeout=300)
+    path = prefix / "node_modules" / ".bin" / "configurable-http-proxy"
+    if result.returncode != 0 or not path.exists():
+        pytest.skip(f"configurable-http-proxy unavailable: npm install failed: "
+                    f"{result.stderr[-300:]}")
+    return str(path)
+
+
+class Hub:
+    def __init__(self, base: str, token: str, home: Path, log: Path) -> None:
+        self.base = base
+        self.token = token
+        self.home = home
+        self.log = log
+
+    def api(self, method: str, path: str, **kw: Any) -> Any:
+        r = requests.request(method, f"{self.base}/hub/api{path}", timeout=30,
+                             headers={"Authorization": f"token {self.token}"}, **kw)
+        r.raise_for_status()
+        return r.json() if r.content else None
+
+    def wait_server(self, name: str, ready: bool, timeout_s: float = 90) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            server = (self.api("GET", f"/users/{name}").get("servers") or {}).get("")
+            if (bool(server and server.get("ready"))) == ready:
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"{name}: server ready={ready} not reached; hub log:\n"
+                             + self.log.read_text(errors="replace")[-3000:])
+
+
+CONFIG = """
+import sys
+from labkit.data.roster import RosterEntry
+from labkit.hub.classpage import service_spec
+
+c = get_config()  # noqa: F821
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {port}
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = {hub_port}
+c.ConfigurableHTTPProxy.command = [{chp!r}]
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
+c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
+c.JupyterHub.authenticator_class = "dummy"
+c.DummyAuthenticator.password = {password!r}
+c.Authenticator.allowed_users = {{"kim01", "lee02"}}
+c.Authenticator.admin_users = {{"teacher"}}
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = "{home}/{{username}}"
+c.Spawner.cmd = [{singleuser!r}]
+c.Spawner.args = ["--allow-root", "--ServerApp.jpserver_extensions=labkit.hub.progress_ext=True"]
+c.Spawner.environment = {{"LABKIT_GPU": "sim:H100-80GB"}}
+c.Spawner.http_timeout = 90
+c.Spawner.start_timeout = 120
+
+ROSTER = [RosterEntry("kim01", "김민준"), RosterEntry("lee02", "이서연"),
+          RosterEntry("teacher", "선생님")]
+
+def pre_spawn(spawner):
+    from labkit.hub.gpushare import environment_for
+    spawner.environment.update(environment_for(spawner.user.name, ["kim01", "lee02"], "auto"))
+
+c.Spawner.pre_spawn_hook = pre_spawn
+service, role = service_spec(port={service_port}, roster=ROSTER, admins=["teacher"],
+                             proxy_url="http://127.0.0.1:{port}", python=sys.executable)
+c.JupyterHub.services = [service, {{"name": "tester", "api_token": {token!r}}}]
+c.JupyterHub.load_roles = [role, {{"name": "tester", "services": ["tester"],
+                                   "scopes": ["admin:users", "admin:servers"]}}]
+"""
+
+
+@pytest.fixture(scope="module")
+def hub(chp: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
+    root = tmp_path_factory.mktemp("hub")
+    state, home = root / "state", root / "home"
+    state.mkdir(mode=0o700)
+    home.mkdir()
+    port, token, password = _free_port(), secrets.token_hex(16), secrets.token_hex(8)
+    config = root / "jupyterhub_config.py"
+    config.write_text(textwrap.dedent(CONFIG).format(
+        port=port, hub_port=_free_port(), proxy_api_port=_free_port(),
+        service_port=_free_port(), chp=chp, state=state, home=home, password=password,
+        singleuser=str(BIN / "jupyterhub-singleuser"), token=token), encoding="utf-8")
+    log = root / "hub.log"
+    env = {**os.environ, "LABKIT_GPU": "sim:H100-80GB", "PATH": f"{BIN}:{os.environ['PATH']}"}
+    env.pop("JUPYTERHUB_USER", None)
+    with log.open("wb") as out:
+        proc = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(config)], cwd=state,
+                                stdout=out, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if requests.get(f"{base}/hub/api", timeout=5).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("the hub did not start:\n" + log.read_text(errors="replace")[-3000:])
+            time.sleep(0.5)
+        h = Hub(base, token, home, log)
+        h.password = password  # type: ignore[attr-defined]
+        yield h
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def _login(hub: Hub, name: str) -> Any:
+    s = requests.Session()
+    page = s.get(f"{hub.base}/hub/login", timeout=30)
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text)
+    data = {"username": name, "password": hub.password}  # type: ignore[attr-defined]
+    if xsrf:
+        data["_xsrf"] = xsrf.group(1)
+    r = s.post(f"{hub.base}/hub/login?next=/hub/home", data=data, timeout=60,
+               allow_redirects=False)
+    assert r.status_code in (302, 303), (r.status_code, r.text[-500:])
+    return s
+
+
+def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
+    hub.api("POST", "/users/kim01/server")
+    hub.wait_server("kim01", ready=True)
+    os.environ["JUPYTERHUB_USER"] = "kim01"
+    try:
+        assert progress.record_result("goodput.ex1", "86.1", True, home=hub.home / "kim01")
+    finally:
+        del os.environ["JUPYTERHUB_USER"]
+
+    teacher = _login(hub, "teacher")
+    page = teacher.get(f"{hub.base}/services/classpage/", timeout=60)
+    assert page.status_code == 200, page.text[-1000:]
+    row = re.search(r'<tr class="lk-student lk-online" data-username="kim01">(.*?)</tr>',
+                    page.text)
+    assert row, page.text[-2000:]
+    assert "김민준" in row.group(1) and "접속 중" in row.group(1)
+    assert "1/1 정답" in row.group(1)
+    # two students, one simulated H100 without MIG: auto gives "shared"
+    assert "내 GPU 몫: GPU 0, 학생 2명이 번갈아 씁니다" in row.group(1)
+    assert re.search(r"\d[\d,]* MiB", row.group(1))
+    lee = re.search(r'<tr class="lk-student lk-never" data-username="lee02">(.*?)</tr>',
+                    page.text)
+    assert lee and "아직 로그인 안 함" in lee.group(1)
+
+    student = _login(hub, "lee02")
+    refused = student.get(f"{hub.base}/services/classpage/", timeout=60)
+    assert refused.status_code == 403 or "우리 반 실습 현황" not in refused.text
+
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text)
+    assert xsrf
+    not_a_student = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
+                                 data={"username": "teacher", "_xsrf": xsrf.group(1)})
+    assert not_a_student.status_code == 400
+    stopped = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
+                           data={"username": "kim01", "_xsrf": xsrf.group(1)})
+    assert stopped.status_code == 200 and "kim01 학생의 서버를 중지했습니다" in stopped.text
+    hub.wait_server("kim01", ready=False)
+    assert hub.api("GET", "/users/kim01")["servers"] == {}
+    after = teacher.get(f"{hub.base}/services/classpage/", timeout=60)
+    kim = re.search(r'<tr class="lk-student lk-offline" data-username="kim01">(.*?)</tr>',
+                    after.text)
+    assert kim and "서버 꺼짐" in kim.group(1) and "1/1 정답" in kim.group(1)
