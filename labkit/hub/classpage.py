@@ -52,6 +52,9 @@ ENV_ROSTER = "LABKIT_CLASSPAGE_ROSTER"
 ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
 _PROGRESS_TIMEOUT_S = 5.0  # a busy student's server must not hold the page up longer
 _REFRESH_S = 30
+# Largest reply read from the hub or a student's server: a report holds at most 2,000 records
+# of ~150 bytes (labkit.hub.progress_ext.MAX_RESULTS); the users list of 500 students ~1 MB.
+_MAX_BODY_BYTES = 4_000_000
 
 
 def service_spec(*, port: int, roster: Sequence[RosterEntry], admins: Sequence[str],
@@ -326,6 +329,7 @@ class ClassPage:
         # each student's last report read while their server was up: a culled or stopped
         # student's results stay on the page (kept in memory, until the service restarts)
         self._last: dict[str, Mapping[str, Any]] = {}
+        self._client: Any = None
 
     async def _fetch(self, url: str, method: str = "GET", timeout_s: float = 10.0) -> Any:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
@@ -333,7 +337,9 @@ class ClassPage:
         request = HTTPRequest(url, method=method, headers={
             "Authorization": f"token {self.token}", "Accept": "application/json"},
             request_timeout=timeout_s, follow_redirects=False)
-        response = await AsyncHTTPClient().fetch(request)
+        if self._client is None:  # one client; a student's server cannot send a huge body
+            self._client = AsyncHTTPClient(force_instance=True, max_body_size=_MAX_BODY_BYTES)
+        response = await self._client.fetch(request)
         return json.loads(response.body) if response.body else None
 
     async def users(self) -> list[dict[str, Any]]:
