@@ -130,6 +130,12 @@ def test_share_for_raises_no_share_left_in_korean() -> None:
         gpushare.share_for(lab, "stranger", ROSTER, "mig")
 
 
+def test_no_share_left_is_what_jupyterhub_shows_on_the_spawn_page() -> None:
+    format_exception = pytest.importorskip("jupyterhub.utils").format_exception
+    err = NoShareLeft("s08", "no_slice", "남은 GPU 몫이 없습니다")
+    assert format_exception(err, only_jupyterhub=True) == ("남은 GPU 몫이 없습니다", None)
+
+
 # --- the lesson banner's line ---------------------------------------------------------------------
 
 

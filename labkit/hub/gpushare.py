@@ -64,13 +64,16 @@ _MAX_ROSTER = 500
 class NoShareLeft(RuntimeError):
     """No GPU share is left for a student (or the lab GPU cannot be read).
 
-    ``str(err)`` is the Korean message the spawn page shows; ``reason`` is a short code
-    (``"no_slice"``, ``"no_gpu"``, ``"nvml"``) and ``username`` the student.
+    ``str(err)`` is the Korean message; ``reason`` is a short code (``"no_slice"``,
+    ``"no_gpu"``, ``"nvml"``) and ``username`` the student. ``jupyterhub_message`` holds the
+    message too: JupyterHub shows that attribute of a spawn failure on the spawn page
+    (``jupyterhub.utils.format_exception``) instead of a generic "Spawn failed".
     """
 
     def __init__(self, username: str, reason: str, message: str) -> None:
         self.username = username
         self.reason = reason
+        self.jupyterhub_message = message
         super().__init__(message)
 
 
