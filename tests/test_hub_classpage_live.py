@@ -122,7 +122,9 @@ ROSTER = [RosterEntry("kim01", "김민준"), RosterEntry("lee02", "이서연"),
 
 def pre_spawn(spawner):
     from labkit.hub.gpushare import environment_for
-    spawner.environment.update(environment_for(spawner.user.name, ["kim01", "lee02"], "auto"))
+    # lee02 asks for a MIG device on a lab without MIG: the spawn must fail in Korean
+    policy = "mig" if spawner.user.name == "lee02" else "auto"
+    spawner.environment.update(environment_for(spawner.user.name, ["kim01", "lee02"], policy))
 
 c.Spawner.pre_spawn_hook = pre_spawn
 service, role = service_spec(port={service_port}, roster=ROSTER, admins=["teacher"],
@@ -206,7 +208,7 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     assert row, page.text[-2000:]
     assert "김민준" in row.group(1) and "접속 중" in row.group(1)
     assert "1/1 정답" in row.group(1)
-    # two students, one simulated H100 without MIG: auto gives "shared"
+    # two students, one simulated H100 without MIG: auto gives "shared" (2 on GPU 0)
     assert "내 GPU 몫: GPU 0, 학생 2명이 번갈아 씁니다" in row.group(1)
     assert re.search(r"\d[\d,]* MiB", row.group(1))
     lee = re.search(r'<tr class="lk-student lk-never" data-username="lee02">(.*?)</tr>',
@@ -231,3 +233,11 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     kim = re.search(r'<tr class="lk-student lk-offline" data-username="kim01">(.*?)</tr>',
                     after.text)
     assert kim and "서버 꺼짐" in kim.group(1) and "1/1 정답" in kim.group(1)
+
+
+def test_spawn_without_a_share_fails_with_the_korean_message(hub: Hub) -> None:
+    r = requests.post(f"{hub.base}/hub/api/users/lee02/server", timeout=60,
+                      headers={"Authorization": f"token {hub.token}"})
+    assert r.status_code >= 400
+    assert "나눠 줄 MIG 장치(MIG device)가 없습니다" in r.json().get("message", ""), r.text
+    assert not (hub.api("GET", "/users/lee02").get("servers") or {})
