@@ -219,8 +219,19 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     refused = student.get(f"{hub.base}/services/classpage/", timeout=60)
     assert refused.status_code == 403 or "우리 반 실습 현황" not in refused.text
 
+    # a classmate (or nobody) cannot read kim01's progress on kim01's server
+    for who in (student, requests.Session()):
+        other = who.get(f"{hub.base}/user/kim01/labkit/progress", timeout=60,
+                        allow_redirects=False)
+        assert other.status_code in (302, 403), (other.status_code, other.text[:300])
+        assert "goodput.ex1" not in other.text
+
     xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text)
     assert xsrf
+    forged = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
+                          data={"username": "kim01"})  # no XSRF token: a cross-site form
+    assert forged.status_code == 403
+    assert (hub.api("GET", "/users/kim01")["servers"][""])["ready"]
     not_a_student = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
                                  data={"username": "teacher", "_xsrf": xsrf.group(1)})
     assert not_a_student.status_code == 400
