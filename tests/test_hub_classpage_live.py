@@ -120,11 +120,12 @@ c.Spawner.start_timeout = 120
 ROSTER = [RosterEntry("kim01", "김민준"), RosterEntry("lee02", "이서연"),
           RosterEntry("teacher", "선생님")]
 
+from labkit.hub.gpushare import pre_spawn_hook
+by_policy = {{p: pre_spawn_hook(["kim01", "lee02"], p) for p in ("auto", "mig")}}
+
 def pre_spawn(spawner):
-    from labkit.hub.gpushare import environment_for
     # lee02 asks for a MIG device on a lab without MIG: the spawn must fail in Korean
-    policy = "mig" if spawner.user.name == "lee02" else "auto"
-    spawner.environment.update(environment_for(spawner.user.name, ["kim01", "lee02"], policy))
+    by_policy["mig" if spawner.user.name == "lee02" else "auto"](spawner)
 
 c.Spawner.pre_spawn_hook = pre_spawn
 service, role = service_spec(port={service_port}, roster=ROSTER, admins=["teacher"],

@@ -237,3 +237,21 @@ def test_environment_for_says_why_when_the_gpu_cannot_be_read(
         assert err.value.reason == "nvml" and "실습 GPU를 읽을 수 없어" in str(err.value)
     finally:
         gpu.disconnect()
+
+
+def test_pre_spawn_hook_adds_the_share_to_the_spawner_environment(
+        sim: SimFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    monkeypatch.setenv("LABKIT_GPU", "sim:2xA30")
+    nv, _ = sim("sim:2xA30", clock="wall", noise=True)
+    hook = gpushare.pre_spawn_hook(["a", "b"], "whole")
+    spawner = SimpleNamespace(user=SimpleNamespace(name="b"), environment={"KEEP": "1"})
+    hook(spawner)
+    assert spawner.environment["KEEP"] == "1"
+    assert spawner.environment["CUDA_VISIBLE_DEVICES"] == nv.nvmlDeviceGetUUID(
+        nv.nvmlDeviceGetHandleByIndex(1))
+    with pytest.raises(ValueError, match="policy"):
+        gpushare.pre_spawn_hook(["a"], "fair")
+    with pytest.raises(ValueError, match="twice"):
+        gpushare.pre_spawn_hook(["a", "a"], "auto")

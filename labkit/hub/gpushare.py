@@ -33,7 +33,7 @@ References
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from types import ModuleType
 from typing import Any
@@ -49,6 +49,7 @@ __all__ = [
     "Share",
     "assign",
     "environment_for",
+    "pre_spawn_hook",
     "read_lab",
     "resolve_policy",
     "share_for",
@@ -346,3 +347,31 @@ def environment_for(username: str, roster: Sequence[str], policy: str) -> dict[s
         raise NoShareLeft(username, "nvml", t("hub.share.nvml", reason=str(err))) from err
     share = share_for(lab, username, roster, policy)
     return {"CUDA_VISIBLE_DEVICES": share.cuda_visible_devices, ENV_SHARE: share.to_env()}
+
+
+def pre_spawn_hook(roster: Sequence[str], policy: str) -> Callable[[Any], None]:
+    """Return a ``c.Spawner.pre_spawn_hook`` that gives each server its GPU share.
+
+    The hook calls :func:`environment_for` with the spawner's user name and adds the result to
+    ``spawner.environment``; :class:`NoShareLeft` propagates, so JupyterHub fails the spawn and
+    shows its Korean ``jupyterhub_message`` on the spawn page.
+
+    Parameters
+    ----------
+    roster : sequence of str
+        Usernames sharing the GPUs, in roster order (put the teacher last to give them a spare
+        slice, or leave them out).
+    policy : {"auto", "mig", "whole", "shared"}
+
+    Raises
+    ------
+    ValueError
+        At once, for an unknown policy or a bad roster (not at the first spawn).
+    """
+    names = _check_roster(roster)
+    resolve_policy(LabGpus(), len(names), policy)  # checks the policy now
+
+    def hook(spawner: Any) -> None:
+        spawner.environment.update(environment_for(spawner.user.name, names, policy))
+
+    return hook
