@@ -107,6 +107,7 @@ def test_operator_files_nvidia_smi_commands_build_the_plan_on_the_simulated_lab(
         mig.apply(nv, gpu, mig.from_nvidia_smi(block, "H100-80GB"), dry_run=False)
     lab = gpushare.read_lab(nv)
     assert len(lab.mig) == 28 and not lab.whole
+    assert plan.check_lab(p, lab) == []
     shares = gpushare.assign(lab, [f"s{i}" for i in range(28)], "auto")
     assert len({s.unit.uuid for s in shares.values() if s}) == 28
 
@@ -134,3 +135,33 @@ def test_python_m_labkit_hub_plan_runs() -> None:
                             check=False, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "1g.5gb 7개" in result.stdout
+
+
+def _units(gpu: int, profile: str, n: int) -> list[gpushare.GpuUnit]:
+    return [gpushare.GpuUnit("mig", gpu, f"MIG-{gpu}-{k}", "H100", profile, k) for k in range(n)]
+
+
+def test_check_lab_names_each_gpu_that_differs() -> None:
+    p = plan.plan_class(14, "H100-80GB")  # 2 GPUs x 7 x 1g.10gb
+    good = gpushare.LabGpus((), tuple(_units(0, "1g.10gb", 7) + _units(1, "1g.10gb", 7)))
+    assert plan.check_lab(p, good) == []
+    mixed = gpushare.LabGpus((), tuple(_units(0, "1g.10gb", 7) + _units(1, "1g.10gb", 3)
+                                       + _units(1, "3g.40gb", 1)))
+    assert plan.check_lab(p, mixed) == [
+        "GPU 1: 1g.10gb MIG 장치 3개, 다른 프로필 1개 (계획: 1g.10gb 7개)."]
+    off = gpushare.LabGpus((gpushare.GpuUnit("gpu", 1, "GPU-1", "H100"),),
+                           tuple(_units(0, "1g.10gb", 7)))
+    assert plan.check_lab(p, off) == ["GPU 1: MIG가 꺼져 있습니다(MIG mode disabled)."]
+
+
+def test_main_plan_check_reads_the_simulated_lab(
+        sim: SimFactory, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("LABKIT_GPU", "sim:A100-40GB")
+    nv, _ = sim("sim:A100-40GB", clock="wall", noise=True)
+    assert plan.main_plan(["--students", "7", "--gpu", "A100-40GB", "--check"]) == 1
+    assert "GPU 0: MIG가 꺼져 있습니다" in capsys.readouterr().out
+    monkeypatch.setenv(mig.ALLOW_ENV, "1")
+    mig.apply(nv, 0, mig.presets("A100-40GB")["all-1g.5gb"], dry_run=False)
+    assert plan.main_plan(["--students", "7", "--gpu", "A100-40GB", "--check"]) == 0
+    assert "계획과 같습니다" in capsys.readouterr().out

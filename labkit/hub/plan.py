@@ -4,7 +4,8 @@
 prints the plan (Korean, English terms in parentheses) and, with ``--out DIR``, writes what the
 operator applies: ``DIR/mig-parted.yaml`` (``nvidia-mig-parted apply -f ... -c <label>``) and
 ``DIR/nvidia-smi-mig.sh`` (the same layout as ``nvidia-smi mig`` commands). The hub itself never
-changes MIG; it only reads the MIG devices the operator made (:mod:`labkit.hub.gpushare`).
+changes MIG; it only reads the MIG devices the operator made (:mod:`labkit.hub.gpushare`), and
+``--check`` compares them with the plan (read-only).
 
 The choice (:func:`plan_class`): every GPU gets the same layout, one MIG profile repeated as
 often as the board allows (a homogeneous layout is what mig-parted's ``all-<profile>`` configs
@@ -34,10 +35,11 @@ from pathlib import Path
 from labkit import mig
 from labkit.gpu import placement as rules
 from labkit.gpu.models import GiProfile, GpuModel
+from labkit.hub.gpushare import LabGpus
 from labkit.ui.messages import t
 from labkit.validate import InputError
 
-__all__ = ["MAX_GPUS", "MAX_STUDENTS", "ClassPlan", "main_plan", "operator_files",
+__all__ = ["MAX_GPUS", "MAX_STUDENTS", "ClassPlan", "check_lab", "main_plan", "operator_files",
            "plan_class", "plan_text"]
 
 #: Most students a plan is made for (labkit.data.roster.MAX_STUDENTS).
@@ -221,6 +223,56 @@ def plan_text(plan: ClassPlan) -> str:
     ])
 
 
+def check_lab(plan: ClassPlan, lab: LabGpus) -> list[str]:
+    """Return what differs between ``plan`` and the lab's MIG devices (Korean; [] if it matches).
+
+    Read-only: compares, per planned GPU, the MIG devices of ``plan.profile`` that
+    :func:`labkit.hub.gpushare.read_lab` found with ``plan.per_gpu``.
+
+    Parameters
+    ----------
+    plan : ClassPlan
+    lab : LabGpus
+        From :func:`labkit.hub.gpushare.read_lab`.
+    """
+    problems: list[str] = []
+    for gpu in range(plan.gpus):
+        found = [u for u in lab.mig if u.gpu_index == gpu]
+        mine = sum(1 for u in found if u.profile == plan.profile.name)
+        if any(u.gpu_index == gpu for u in lab.whole):
+            problems.append(t("hub.plan.check.mig_off", gpu=gpu))
+        elif mine != plan.per_gpu or len(found) != mine:
+            problems.append(t("hub.plan.check.devices", gpu=gpu, found=mine,
+                              profile=plan.profile.name, planned=plan.per_gpu,
+                              other=len(found) - mine))
+    gpus = {u.gpu_index for u in (*lab.whole, *lab.mig)}
+    if len(gpus) < plan.gpus and not problems:
+        problems.append(t("hub.plan.check.gpus", found=len(gpus), planned=plan.gpus))
+    return problems
+
+
+def _check_live(plan: ClassPlan) -> int:
+    import labkit.gpu as gpu
+    from labkit.hub.gpushare import read_lab
+
+    status = gpu.status()
+    if status.kind == "none":
+        print(t("hub.share.nvml", reason=status.reason or ""), file=sys.stderr)
+        return 2
+    nv = gpu.connect()
+    try:
+        lab = read_lab(nv)
+    except nv.NVMLError as err:
+        print(t("hub.share.nvml", reason=str(err)), file=sys.stderr)
+        return 2
+    problems = check_lab(plan, lab)
+    for line in problems:
+        print(line)
+    print(t("hub.plan.check.ok", name=status.name) if not problems else
+          t("hub.plan.check.differs", count=len(problems)))
+    return 0 if not problems else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m labkit.hub plan",
@@ -232,11 +284,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", help="force a MIG profile, e.g. 1g.20gb")
     p.add_argument("--out", type=Path, help="directory for mig-parted.yaml and "
                                             "nvidia-smi-mig.sh")
+    p.add_argument("--check", action="store_true",
+                   help="compare the lab GPU's MIG devices with the plan (read-only; exit 1 "
+                        "when they differ)")
     return p
 
 
 def main_plan(argv: Sequence[str] | None = None) -> int:
-    """Run ``python -m labkit.hub plan``; return the exit status (2 for bad input)."""
+    """Run ``python -m labkit.hub plan``; return the exit status.
+
+    0: done (and, with ``--check``, the lab matches); 1: ``--check`` found differences;
+    2: bad input or the lab GPU cannot be read.
+    """
     args = _parser().parse_args(argv)
     try:
         plan = plan_class(args.students, args.gpu, gpus=args.gpus, profile=args.profile)
@@ -251,6 +310,8 @@ def main_plan(argv: Sequence[str] | None = None) -> int:
             path.write_text(text, encoding="utf-8")
             print(t("hub.plan.wrote", path=str(path)))
         print(t("hub.plan.apply", path=str(args.out / "mig-parted.yaml"), label=plan.label))
+    if args.check:
+        return _check_live(plan)
     return 0
 
 

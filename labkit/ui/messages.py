@@ -1202,6 +1202,11 @@ KO: dict[str, str] = {
     "hub.plan.wrote": "작성함(wrote): {path}",
     "hub.plan.apply": "적용(apply): sudo nvidia-mig-parted apply -f {path} -c {label}",
     "hub.plan.error": "계획을 세울 수 없습니다(cannot plan): {message}",
+    "hub.plan.check.mig_off": "GPU {gpu}: MIG가 꺼져 있습니다(MIG mode disabled).",
+    "hub.plan.check.devices": "GPU {gpu}: {profile} MIG 장치 {found}개, 다른 프로필 {other}개 (계획: {profile} {planned}개).",
+    "hub.plan.check.gpus": "GPU가 {found}장뿐입니다 (계획: {planned}장).",
+    "hub.plan.check.ok": "실습 GPU({name})의 MIG 장치가 계획과 같습니다.",
+    "hub.plan.check.differs": "실습 GPU가 계획과 {count}곳 다릅니다: 운영자가 mig-parted 설정을 적용해야 합니다.",
     # --- class hub: Kubernetes values (python -m labkit.hub k8s) --------------------------------
     "hub.k8s.profile": "labkit 실습 서버 (GPU 몫: {share})",
     "hub.k8s.profile.mig": "학생마다 MIG 장치(MIG device) 하나: 메모리와 연산이 다른 학생과 분리됩니다.",
