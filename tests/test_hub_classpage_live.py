@@ -2,9 +2,10 @@
 
 A hub with a test-only admin service token starts a student's server (with
 ``labkit.hub.progress_ext`` and the GPU share from ``labkit.hub.gpushare`` in a pre-spawn hook),
-the teacher logs in and opens the class page through OAuth, the page lists the student with
-their GPU share and exercise result, a student is refused the page, and the teacher's button
-stops the student's server.
+an exercise answer is checked in the student's own kernel, the teacher logs in and opens the
+class page through OAuth, the page lists the student with their GPU share and exercise result,
+a classmate is refused the page and the student's progress, and the teacher's button stops the
+student's server; a spawn with no GPU share left fails with the Korean message.
 
 configurable-http-proxy: ``$LABKIT_CHP``, else on PATH, else the project's local prefix
 (``.hub/node``, where ``make hub`` installs it), else ``npm install`` into a temporary prefix;
@@ -13,6 +14,7 @@ skipped with the reason when none can be had.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -132,7 +134,8 @@ service, role = service_spec(port={service_port}, roster=ROSTER, admins=["teache
                              proxy_url="http://127.0.0.1:{port}", python=sys.executable)
 c.JupyterHub.services = [service, {{"name": "tester", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = [role, {{"name": "tester", "services": ["tester"],
-                                   "scopes": ["admin:users", "admin:servers"]}}]
+                                   "scopes": ["admin:users", "admin:servers",
+                                              "access:servers"]}}]
 """
 
 
@@ -179,6 +182,60 @@ def hub(chp: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
             proc.wait(timeout=10)
 
 
+# What a student's click on "확인" runs in their kernel (labkit.ui.exercises).
+CHECK_ANSWER = """
+from labkit.ui import exercises as e
+box = e.exercise_set([e.Exercise("orch.ex5", 0.5, 0.05, "h")])
+row = box.children[0].children[1]
+row.children[0].value = "0.5"
+row.children[2].click()
+print(box.children[0].children[2].value)
+"""
+
+
+def _run_in_kernel(hub: Hub, user: str, code: str) -> str:
+    """Run ``code`` in a new kernel of ``user``'s server through the proxy; return stdout."""
+    import uuid
+
+    import websocket
+
+    auth = {"Authorization": f"token {hub.token}"}
+    r = requests.post(f"{hub.base}/user/{user}/api/kernels", headers=auth, json={}, timeout=60)
+    r.raise_for_status()
+    kernel = r.json()["id"]
+    ws = websocket.create_connection(
+        f"{hub.base.replace('http', 'ws')}/user/{user}/api/kernels/{kernel}/channels",
+        header=[f"Authorization: token {hub.token}"], timeout=60)
+    try:
+        msg_id = uuid.uuid4().hex
+        ws.send(json.dumps({
+            "header": {"msg_id": msg_id, "username": user, "session": uuid.uuid4().hex,
+                       "msg_type": "execute_request", "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+            "content": {"code": code, "silent": False, "store_history": False,
+                        "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
+        out: list[str] = []
+        replied = idle = False  # shell reply and iopub idle may come in either order
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (replied and idle):
+            msg = json.loads(ws.recv())
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "stream":
+                out.append(msg["content"]["text"])
+            elif kind == "error":
+                raise AssertionError("\n".join(msg["content"]["traceback"]))
+            replied = replied or kind == "execute_reply"
+            idle = idle or (kind == "status" and msg["content"]["execution_state"] == "idle")
+        assert replied and idle, "no execute_reply"
+        return "".join(out)
+    finally:
+        ws.close()
+        requests.delete(f"{hub.base}/user/{user}/api/kernels/{kernel}", headers=auth,
+                        timeout=60)
+
+
 def _login(hub: Hub, name: str) -> Any:
     s = requests.Session()
     page = s.get(f"{hub.base}/hub/login", timeout=30)
@@ -195,11 +252,10 @@ def _login(hub: Hub, name: str) -> Any:
 def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     hub.api("POST", "/users/kim01/server")
     hub.wait_server("kim01", ready=True)
-    os.environ["JUPYTERHUB_USER"] = "kim01"
-    try:
-        assert progress.record_result("goodput.ex1", "86.1", True, home=hub.home / "kim01")
-    finally:
-        del os.environ["JUPYTERHUB_USER"]
+    # the student checks an exercise answer in their own kernel: recorded in their own home
+    assert "✔" in _run_in_kernel(hub, "kim01", CHECK_ANSWER)
+    records, _ = progress.read_progress(progress.progress_path(hub.home / "kim01"))
+    assert [(r.exercise, r.correct) for r in records] == [("orch.ex5", True)]
 
     teacher = _login(hub, "teacher")
     page = teacher.get(f"{hub.base}/services/classpage/", timeout=60)
@@ -225,7 +281,7 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
         other = who.get(f"{hub.base}/user/kim01/labkit/progress", timeout=60,
                         allow_redirects=False)
         assert other.status_code in (302, 403), (other.status_code, other.text[:300])
-        assert "goodput.ex1" not in other.text
+        assert "orch.ex5" not in other.text
 
     xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text)
     assert xsrf
