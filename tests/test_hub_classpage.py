@@ -237,3 +237,19 @@ def test_service_spec_rejects_bad_input(kw: dict[str, object], match: str) -> No
     with pytest.raises(ValueError, match=match):
         classpage.service_spec(**args)  # type: ignore[arg-type]
 
+
+
+def test_class_rows_take_any_roster_like_entries_and_empty_display_names() -> None:
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Student:  # the shape of the hub's own roster type (username, display_name = "")
+        username: str
+        display_name: str = ""
+
+    rows = classpage.class_rows(hub_users(), [Student("kim01")], {})
+    assert (rows[0].username, rows[0].display_name) == ("kim01", "kim01")
+    service, _ = classpage.service_spec(port=10101, roster=[Student("kim01"), Student("t")],
+                                        admins=["t"], proxy_url="http://127.0.0.1:8000")
+    assert json.loads(service["environment"][classpage.ENV_ROSTER]) == [["kim01", "kim01"],
+                                                                        ["t", "t"]]

@@ -28,10 +28,11 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from labkit.data import DataError
 
-__all__ = ["MAX_STUDENTS", "RosterEntry", "parse_roster", "read_roster"]
+__all__ = ["MAX_STUDENTS", "RosterEntry", "RosterLike", "parse_roster", "read_roster"]
 
 #: Most names a roster may hold (a school's class is 20-40; a whole year fits).
 MAX_STUDENTS = 500
@@ -55,6 +56,20 @@ class RosterEntry:
 
     username: str
     display_name: str
+
+
+class RosterLike(Protocol):
+    """Anything with a roster's two fields (a :class:`RosterEntry`, or the hub's own type)."""
+
+    @property
+    def username(self) -> str:
+        """Login name."""
+        ...
+
+    @property
+    def display_name(self) -> str:
+        """Name shown on pages (may be empty: then the username is shown)."""
+        ...
 
 
 def _decode(raw: bytes, where: str) -> str:

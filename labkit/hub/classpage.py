@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from labkit.data.roster import RosterEntry
+from labkit.data.roster import RosterEntry, RosterLike
 from labkit.ui.messages import t
 
 __all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
@@ -57,7 +57,7 @@ _REFRESH_S = 30
 _MAX_BODY_BYTES = 4_000_000
 
 
-def service_spec(*, port: int, roster: Sequence[RosterEntry], admins: Sequence[str],
+def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[str],
                  proxy_url: str, name: str = "classpage",
                  python: str = sys.executable) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return the JupyterHub ``services`` entry and the ``load_roles`` role of the class page.
@@ -66,7 +66,7 @@ def service_spec(*, port: int, roster: Sequence[RosterEntry], admins: Sequence[s
     ----------
     port : int
         Loopback port the service listens on (1024 .. 65535).
-    roster : sequence of RosterEntry
+    roster : sequence of RosterEntry (or any RosterLike)
         The class; the teacher(s) in ``admins`` get no scopes on their own servers.
     admins : sequence of str
         Usernames allowed to open the page (the teacher; hub admins).
@@ -94,7 +94,8 @@ def service_spec(*, port: int, roster: Sequence[RosterEntry], admins: Sequence[s
     students = [e for e in roster if e.username not in admins]
     if not students:
         raise ValueError("the roster lists no student")
-    doc = json.dumps([[e.username, e.display_name] for e in roster], ensure_ascii=False)
+    doc = json.dumps([[e.username, e.display_name or e.username] for e in roster],
+                     ensure_ascii=False)
     service = {
         "name": name,
         "url": f"http://127.0.0.1:{port}",
@@ -185,7 +186,7 @@ def _results(report: Mapping[str, Any]) -> tuple[int, int, tuple[tuple[str, bool
     return len(latest), len(solved), tuple(latest.items())
 
 
-def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterEntry],
+def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterLike],
                reports: Mapping[str, Mapping[str, Any] | str],
                admins: Sequence[str] = ()) -> list[StudentRow]:
     """Return the class page's rows: one per roster student, in roster order.
@@ -194,7 +195,7 @@ def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterEntry]
     ----------
     users : sequence of dict
         ``GET /hub/api/users`` (JupyterHub REST API user models).
-    roster : sequence of RosterEntry
+    roster : sequence of RosterEntry (or any RosterLike)
     reports : mapping of str to dict or str
         Each online student's ``/labkit/progress`` document, or the Korean reason it is
         missing.
@@ -217,7 +218,7 @@ def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterEntry]
         times = [w for w in (_when((user or {}).get("last_activity")),
                              _when(server.get("last_activity"))) if w is not None]
         report = reports.get(entry.username)
-        row = StudentRow(entry.username, entry.display_name, state,
+        row = StudentRow(entry.username, entry.display_name or entry.username, state,
                          max(times) if times else None)
         if isinstance(report, Mapping):
             tried, solved, results = _results(report)
@@ -314,12 +315,12 @@ class ClassPage:
         ``$JUPYTERHUB_API_TOKEN``, the service's own token.
     proxy_url : str
         The proxy's address (single-user servers are reached through it).
-    roster : sequence of RosterEntry
+    roster : sequence of RosterEntry (or any RosterLike)
     admins : sequence of str
     """
 
     def __init__(self, api_url: str, token: str, proxy_url: str,
-                 roster: Sequence[RosterEntry], admins: Sequence[str]) -> None:
+                 roster: Sequence[RosterLike], admins: Sequence[str]) -> None:
         self.api_url = api_url.rstrip("/")
         self.token = token
         self.proxy_url = proxy_url.rstrip("/")

@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from labkit.data.roster import RosterEntry, read_roster
+from labkit.data.roster import RosterLike, read_roster
 from labkit.hub.gpushare import POLICIES
 from labkit.hub.plan import plan_class
 from labkit.ui.messages import t
@@ -96,7 +96,7 @@ def _has_mig(gpu: str) -> bool:
     return True
 
 
-def render_values(roster: Sequence[RosterEntry], teacher: str, *, policy: str = "auto",
+def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "auto",
                   gpu: str | None = None, gpus: int | None = None, mem: str = "2G",
                   cpu: float = 1.0, mem_guarantee: str | None = None,
                   cpu_guarantee: float | None = None,
@@ -106,7 +106,7 @@ def render_values(roster: Sequence[RosterEntry], teacher: str, *, policy: str = 
 
     Parameters
     ----------
-    roster : sequence of RosterEntry
+    roster : sequence of RosterEntry (or any RosterLike)
         The class (:func:`labkit.data.roster.read_roster`), in roster order.
     teacher : str
         The teacher's username: a JupyterHub admin (added to the allow-list if not listed).
