@@ -203,6 +203,7 @@ def test_environment_for_gives_mig_devices_then_no_share_left(
         nv.nvmlDeviceGetMigDeviceHandleByIndex(h, 2))
     doc = json.loads(env[gpushare.ENV_SHARE])
     assert (doc["policy"], doc["profile"], doc["slot"]) == ("mig", "1g.10gb", 3)
+    assert env["LABKIT_GPU"] == "sim:H100-80GB"  # the student's lessons simulate the same lab
     again = gpushare.environment_for("s3", roster, "mig")  # a hub restart: the same slice
     assert again == env
     with pytest.raises(NoShareLeft) as err:

@@ -326,7 +326,8 @@ def environment_for(username: str, roster: Sequence[str], policy: str) -> dict[s
     -------
     dict of str to str
         ``CUDA_VISIBLE_DEVICES`` (a ``GPU-``/``MIG-`` UUID) and ``LABKIT_GPU_SHARE`` (JSON, see
-        :meth:`Share.to_env`).
+        :meth:`Share.to_env`); on a simulated lab also ``LABKIT_GPU`` (the hub's ``sim:`` spec),
+        so the student's lessons simulate the same boards.
 
     Raises
     ------
@@ -336,6 +337,7 @@ def environment_for(username: str, roster: Sequence[str], policy: str) -> dict[s
         For a name not on the roster, a bad roster or an unknown policy.
     """
     import labkit.gpu as gpu
+    from labkit.gpu.backend import ENV as GPU_ENV
 
     status = gpu.status()  # never raises: kind "none" says why there is no lab GPU
     if status.kind == "none":
@@ -346,7 +348,10 @@ def environment_for(username: str, roster: Sequence[str], policy: str) -> dict[s
     except nv.NVMLError as err:
         raise NoShareLeft(username, "nvml", t("hub.share.nvml", reason=str(err))) from err
     share = share_for(lab, username, roster, policy)
-    return {"CUDA_VISIBLE_DEVICES": share.cuda_visible_devices, ENV_SHARE: share.to_env()}
+    env = {"CUDA_VISIBLE_DEVICES": share.cuda_visible_devices, ENV_SHARE: share.to_env()}
+    if status.kind == "sim":  # the student's lessons simulate the same lab as the hub
+        env[GPU_ENV] = status.spec
+    return env
 
 
 def pre_spawn_hook(roster: Sequence[str], policy: str) -> Callable[[Any], None]:
