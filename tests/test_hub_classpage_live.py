@@ -309,3 +309,37 @@ def test_spawn_without_a_share_fails_with_the_korean_message(hub: Hub) -> None:
     assert r.status_code >= 400
     assert "나눠 줄 MIG 장치(MIG device)가 없습니다" in r.json().get("message", ""), r.text
     assert not (hub.api("GET", "/users/lee02").get("servers") or {})
+
+
+@pytest.mark.browser
+def test_teacher_stops_a_student_from_the_class_page_in_chromium(hub: Hub) -> None:
+    from tests.browser.conftest import CHROMIUM, FLAGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not found (make test installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    hub.api("POST", "/users/kim01/server")
+    hub.wait_server("kim01", ready=True)
+    assert "✔" in _run_in_kernel(hub, "kim01", CHECK_ANSWER)  # the same exercise: 1/1 again
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(locale="ko-KR")
+            page.goto(f"{hub.base}/hub/login", timeout=60_000)
+            page.fill("input[name=username]", "teacher")
+            page.fill("input[name=password]", hub.password)  # type: ignore[attr-defined]
+            page.click("[type=submit]")
+            page.wait_for_url("**/hub/**", timeout=60_000)
+            page.goto(f"{hub.base}/services/classpage/", timeout=60_000)
+            row = page.locator('tr[data-username="kim01"]')
+            row.wait_for(timeout=60_000)
+            text = row.inner_text()
+            assert "김민준" in text and "접속 중" in text and "1/1 정답" in text
+            assert "내 GPU 몫: GPU 0" in text
+            row.locator("button.lk-stop").click()
+            page.locator(".lk-message").wait_for(timeout=60_000)
+            assert "kim01 학생의 서버를 중지했습니다" in page.locator(".lk-message").inner_text()
+        finally:
+            browser.close()
+    hub.wait_server("kim01", ready=False)
