@@ -184,7 +184,8 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
             "JupyterHub": {"authenticator_class":
                            "firstuseauthenticator.FirstUseAuthenticator"},
             "Authenticator": {"allowed_users": allowed, "admin_users": [teacher]},
-            "FirstUseAuthenticator": {"create_users": False, "min_password_length": 8},
+            # min_password_length: FirstUseAuthenticator's default (7), as on the one-server hub
+            "FirstUseAuthenticator": {"create_users": False},
         }},
         "singleuser": singleuser,
         "cull": {"enabled": True, "users": False, "adminUsers": False,
