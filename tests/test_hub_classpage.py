@@ -253,3 +253,20 @@ def test_class_rows_take_any_roster_like_entries_and_empty_display_names() -> No
                                         admins=["t"], proxy_url="http://127.0.0.1:8000")
     assert json.loads(service["environment"][classpage.ENV_ROSTER]) == [["kim01", "kim01"],
                                                                         ["t", "t"]]
+
+
+def test_class_page_says_why_a_student_server_or_the_hub_cannot_be_read() -> None:
+    import asyncio
+    import socket
+
+    with socket.socket() as s:  # a loopback port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    page = classpage.ClassPage(f"{closed}/hub/api", "token", closed, ROSTER, ["teacher"])
+    user = {"name": "kim01", "servers": {"": {"ready": True, "url": "/user/kim01/"}}}
+    reason = asyncio.run(page.report(user))
+    assert reason == "학생 서버에서 진도를 읽지 못했습니다 (ConnectionRefusedError)"
+    with pytest.raises(OSError):
+        asyncio.run(page.rows())
+    with pytest.raises(ValueError, match="not a student"):
+        asyncio.run(page.stop("teacher"))

@@ -396,6 +396,7 @@ def make_app(page: ClassPage, prefix: str) -> Any:
     from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
     from jupyterhub.utils import url_path_join
     from tornado import web
+    from tornado.httpclient import HTTPClientError
 
     class _Teacher(HubOAuthenticated, web.RequestHandler):  # type: ignore[misc]
         def _check_teacher(self) -> None:
@@ -407,9 +408,13 @@ def make_app(page: ClassPage, prefix: str) -> Any:
         @web.authenticated
         async def get(self) -> None:
             self._check_teacher()
-            rows = await page.rows()
             stopped = self.get_argument("stopped", None)
             message = t("hub.class.stopped", username=stopped) if stopped else None
+            try:
+                rows = await page.rows()
+            except (HTTPClientError, OSError, ValueError) as err:  # the hub API is down or busy
+                self.set_status(502)
+                rows, message = [], t("hub.class.hub_unreachable", reason=str(err)[:200])
             self.set_header("Cache-Control", "no-store")
             self.finish(render_page(rows, now=_dt.datetime.now(_dt.UTC),
                                     stop_url=url_path_join(prefix, "stop"),

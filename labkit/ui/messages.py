@@ -1239,6 +1239,7 @@ KO: dict[str, str] = {
     "hub.class.ago_d": "{n}일 전",
     "hub.class.report_http": "학생 서버가 진도 요청에 HTTP {code}로 답했습니다",
     "hub.class.report_failed": "학생 서버에서 진도를 읽지 못했습니다 ({reason})",
+    "hub.class.hub_unreachable": "허브(hub) API에서 학생 목록을 읽지 못했습니다: {reason}. 잠시 뒤 새로 고침하십시오.",
 }
 
 CATALOGS: dict[str, dict[str, str]] = {"ko": KO}
