@@ -108,10 +108,10 @@ def test_render_values_rejects_a_bad_teacher_or_an_empty_class() -> None:
 
 # --- structural check against the chart (transcribed from values.schema.yaml) --------------------
 
-_CULL = {"enabled": bool, "users": (bool, type(None)), "adminUsers": (bool, type(None)),
-         "removeNamedServers": (bool, type(None)), "timeout": (int, type(None)),
-         "every": (int, type(None)), "concurrency": (int, type(None)),
-         "maxAge": (int, type(None))}
+_CULL: dict[str, type | tuple[type, ...]] = {
+    "enabled": bool, "users": (bool, type(None)), "adminUsers": (bool, type(None)),
+    "removeNamedServers": (bool, type(None)), "timeout": (int, type(None)),
+    "every": (int, type(None)), "concurrency": (int, type(None)), "maxAge": (int, type(None))}
 _PROFILE_KEYS = {"display_name", "slug", "description", "default", "kubespawner_override",
                  "profile_options"}
 _QUANTITY = re.compile(r"^\d+(\.\d+)?([KMGT]i?)?$")
