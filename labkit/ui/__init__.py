@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 import importlib
 import importlib.util
+import json
+import os
 from types import ModuleType
 from typing import Any
 
@@ -18,7 +20,7 @@ import plotly.io as pio
 from labkit.ui import messages
 from labkit.ui.messages import t
 
-__all__ = ["gpu_banner", "setup"]
+__all__ = ["gpu_banner", "gpu_share_text", "setup"]
 
 def _reason_text(status: Any) -> str:
     """Return the Korean explanation of why the real GPU was not used."""
@@ -28,13 +30,37 @@ def _reason_text(status: Any) -> str:
     return t(f"common.banner.reason.{code}", reason=status.reason or code)
 
 
+def gpu_share_text(raw: str | None) -> str | None:
+    """Return the Korean line for the student's GPU share on the class hub, or None.
+
+    ``raw`` is ``$LABKIT_GPU_SHARE`` as the hub sets it (JSON, ``labkit.hub.gpushare``);
+    anything unreadable gives None (the banner never fails over it).
+    """
+    if not raw:
+        return None
+    try:
+        doc = json.loads(raw)
+        policy, gpu = str(doc["policy"]), int(doc["gpu_index"])
+        values = {"gpu": gpu, "uuid": str(doc["uuid"]), "profile": str(doc.get("profile", "")),
+                  "mig_index": doc.get("mig_index"), "sharers": int(doc.get("sharers", 1))}
+        if policy == "shared":
+            unit_key = "mig" if doc.get("kind") == "mig" else "gpu"
+            values["unit"] = t(f"common.banner.share.unit_{unit_key}", **values)
+        if policy not in ("mig", "whole", "shared"):
+            return None
+        return t(f"common.banner.share.{policy}", **values)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
 def gpu_banner() -> widgets.HTML:
     """Return the banner that says which lab GPU this lesson runs on (real or simulated).
 
     Real: the GPU's name and NVML version. Simulated: the model, and why the real GPU was not
     used (in Korean: no driver, driver not loaded, version mismatch, ...). If a real GPU was
     demanded (``LABKIT_GPU=real``) and is missing, says so and that the lesson computes
-    without one. Never raises.
+    without one. On the class hub (``$LABKIT_GPU_SHARE`` set), also which slice of the lab GPU
+    is the student's (MIG device, whole GPU or shared). Never raises.
     """
     try:
         gpu = importlib.import_module("labkit.gpu")
@@ -52,6 +78,9 @@ def gpu_banner() -> widgets.HTML:
             css = "lk-banner-sim"
         else:
             text, css = t("common.banner.missing", reason=_reason_text(status)), "lk-banner-none"
+    share = gpu_share_text(os.environ.get("LABKIT_GPU_SHARE"))
+    if share:
+        text += " " + share
     banner = widgets.HTML(
         f'<div style="padding:6px 10px;border-left:4px solid #3b6fb6;background:#eef3fb">'
         f"{html.escape(text)}</div>"
@@ -76,8 +105,6 @@ def setup(seed: int = 0, theme: str | None = None) -> widgets.HTML:
         Plot template (plotly stays white on voila's dark theme unless told). Default:
         ``$LABKIT_THEME`` (set by ``make present THEME=dark``), else "light".
     """
-    import os
-
     import numpy as np
 
     from labkit.serve.runtime import harden_kernel

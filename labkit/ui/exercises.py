@@ -1,7 +1,9 @@
 """Exercises (문제) with typed answers checked against the lesson's own model.
 
 Each lesson defines its exercises as :class:`Exercise` values whose ``answer`` is computed by the
-pure model (never typed in by hand), and shows them with :func:`exercise_set`.
+pure model (never typed in by hand), and shows them with :func:`exercise_set`. On the class hub
+each checked answer is also recorded in the student's own home (``labkit.data.progress``) for the
+teacher's class page.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 
+from labkit.data.progress import record_result
 from labkit.ui.messages import t
 
 __all__ = ["Exercise", "check_answer", "exercise_set", "parse_number"]
@@ -69,6 +72,14 @@ def check_answer(exercise: Exercise, text: str) -> tuple[bool | None, str]:
     return False, t("common.incorrect", hint=t(f"{exercise.key}.hint"))
 
 
+def _record(ex: Exercise, answer: str, ok: bool | None) -> None:
+    """Record the checked answer for the teacher's class page (class hub only; never fails)."""
+    try:
+        record_result(ex.key, answer, ok)
+    except OSError:
+        pass  # the lesson goes on without its progress line (e.g. a full or read-only home)
+
+
 def _one(n: int, ex: Exercise) -> widgets.Widget:
     slug = ex.key.replace(".", "-")
     answer = widgets.Text(placeholder=t("common.answer_placeholder"),
@@ -81,6 +92,7 @@ def _one(n: int, ex: Exercise) -> widgets.Widget:
 
     def on_check(*_: object) -> None:
         ok, text = check_answer(ex, answer.value)
+        _record(ex, answer.value, ok)
         color = {True: "#1b7f3b", False: "#b00020", None: "#b00020"}[ok]
         mark = {True: "✔", False: "✘", None: "⚠"}[ok]
         feedback.value = f'<span style="color:{color}">{mark} {text}</span>'

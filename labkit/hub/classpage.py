@@ -1,0 +1,461 @@
+"""The teacher's class page: a JupyterHub service that shows the class and stops a server.
+
+For the teacher only (a hub admin; the service checks both the hub's ``access:services`` and
+its own admin list), in Korean: each roster student's state (online, starting, offline), GPU
+share, memory used by their server and kernels, last activity, exercise results, and a button
+that stops the student's server. It works with the hub's REST API through its own token, which
+has only the scopes the page needs, each limited to the roster's students
+(:data:`SCOPES`): ``list:users``, ``read:users:activity``, ``read:servers`` (the table),
+``delete:servers`` (the button) and ``access:servers`` (reading each student's
+``/user/<name>/labkit/progress``, :mod:`labkit.hub.progress_ext`, through the proxy).
+
+Three parts: :func:`class_rows` and :func:`render_page` are pure (hub API JSON and progress
+reports in, rows and HTML out); :class:`ClassPage` talks to the hub and the proxy;
+:func:`make_app` and :func:`main` run it as a tornado app under the hub (started by the hub
+from :func:`service_spec`).
+
+References
+----------
+.. [1] JupyterHub docs, "Services" (``services``, ``load_roles``, ``HubOAuthenticated``,
+   ``JUPYTERHUB_SERVICE_PREFIX``, ``oauth_no_confirm``) and "Scopes" (``list:users``,
+   ``read:users:activity``, ``read:servers``, ``delete:servers``, ``access:servers``, the
+   ``!user=<name>`` filter).
+.. [2] JupyterHub REST API: ``GET /users`` (``servers`` with ``ready``/``pending``/``url``/
+   ``last_activity``), ``DELETE /users/{name}/server``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as _dt
+import html
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from labkit.data.roster import RosterEntry, RosterLike
+from labkit.ui.messages import t
+
+__all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
+           "main", "make_app", "render_page", "service_spec"]
+
+#: The service's scopes (each filtered to the roster's students in :func:`service_spec`).
+SCOPES = ("list:users", "read:users:activity", "read:servers", "delete:servers",
+          "access:servers")
+#: Environment variables the hub passes the service (JSON roster; comma-separated admins).
+ENV_ROSTER = "LABKIT_CLASSPAGE_ROSTER"
+ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
+_PROGRESS_TIMEOUT_S = 5.0  # a busy student's server must not hold the page up longer
+_REFRESH_S = 30
+# Largest reply read from the hub or a student's server: a report holds at most 2,000 records
+# of ~150 bytes (labkit.hub.progress_ext.MAX_RESULTS); the users list of 500 students ~1 MB.
+_MAX_BODY_BYTES = 4_000_000
+
+
+def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[str],
+                 proxy_url: str, name: str = "classpage",
+                 python: str = sys.executable) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return the JupyterHub ``services`` entry and the ``load_roles`` role of the class page.
+
+    Parameters
+    ----------
+    port : int
+        Loopback port the service listens on (1024 .. 65535).
+    roster : sequence of RosterEntry (or any RosterLike)
+        The class; the teacher(s) in ``admins`` get no scopes on their own servers.
+    admins : sequence of str
+        Usernames allowed to open the page (the teacher; hub admins).
+    proxy_url : str
+        The proxy's address as the service reaches it (``http://127.0.0.1:8000``).
+    name : str, default "classpage"
+        The service name (its URL is ``/services/<name>/``).
+    python : str
+        The interpreter that runs the service (default: this one).
+
+    Returns
+    -------
+    (dict, dict)
+        ``c.JupyterHub.services`` entry, ``c.JupyterHub.load_roles`` entry.
+
+    Raises
+    ------
+    ValueError
+        For a port outside 1024..65535, no admin, or an empty roster.
+    """
+    if isinstance(port, bool) or not isinstance(port, int) or not 1024 <= port <= 65535:
+        raise ValueError(f"port must be in 1024..65535, got {port!r}")
+    if not admins:
+        raise ValueError("the class page needs at least one admin (the teacher)")
+    students = [e for e in roster if e.username not in admins]
+    if not students:
+        raise ValueError("the roster lists no student")
+    doc = json.dumps([[e.username, e.display_name or e.username] for e in roster],
+                     ensure_ascii=False)
+    service = {
+        "name": name,
+        "url": f"http://127.0.0.1:{port}",
+        "command": [python, "-m", "labkit.hub.classpage", "--port", str(port),
+                    "--proxy-url", proxy_url],
+        "environment": {ENV_ROSTER: doc, ENV_ADMINS: ",".join(admins)},
+        "oauth_no_confirm": True,
+        "display": True,
+    }
+    scopes = [f"{scope}!user={e.username}" for scope in SCOPES for e in students]
+    role = {"name": f"{name}-service",
+            "description": "labkit class page: list the class, read progress, stop servers",
+            "scopes": scopes, "services": [name]}
+    return service, role
+
+
+# --- the pure part: hub JSON -> rows -> HTML -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StudentRow:
+    """One student's line on the class page.
+
+    Attributes
+    ----------
+    username, display_name : str
+    state : {"online", "starting", "stopping", "offline", "never"}
+        ``"never"``: the student has not logged in yet.
+    last_activity : datetime or None
+        The hub's latest activity of the user or their server (UTC).
+    share : str or None
+        The GPU share in Korean (from the server's ``$LABKIT_GPU_SHARE``).
+    memory_bytes : int or None
+        Resident memory of the server and its kernels. [bytes]
+    tried, solved : int
+        Exercises answered at least once; of those, answered correctly at least once.
+    results : tuple of (str, bool or None)
+        Each exercise's latest verdict, in the order first tried.
+    note : str or None
+        Why the progress report is missing (Korean), when the server is online.
+    """
+
+    username: str
+    display_name: str
+    state: str
+    last_activity: _dt.datetime | None = None
+    share: str | None = None
+    memory_bytes: int | None = None
+    tried: int = 0
+    solved: int = 0
+    results: tuple[tuple[str, bool | None], ...] = ()
+    note: str | None = None
+
+
+def _when(text: Any) -> _dt.datetime | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        when = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=_dt.UTC)
+
+
+def _state(user: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any]]:
+    server = ((user or {}).get("servers") or {}).get("") or {}
+    if user is None or (not server and not user.get("last_activity")):
+        return "never", {}  # the hub lists allowed users before their first login
+    pending = server.get("pending") or user.get("pending")
+    if pending == "spawn":
+        return "starting", server
+    if pending == "stop":
+        return "stopping", server
+    return ("online" if server.get("ready") else "offline"), server
+
+
+def _results(report: Mapping[str, Any]) -> tuple[int, int, tuple[tuple[str, bool | None], ...]]:
+    latest: dict[str, bool | None] = {}
+    solved: set[str] = set()
+    for rec in report.get("results") or ():
+        if not isinstance(rec, Mapping) or not isinstance(rec.get("exercise"), str):
+            continue
+        key, correct = rec["exercise"][:80], rec.get("correct")
+        verdict = correct if isinstance(correct, bool) else None
+        latest[key] = verdict  # a dict keeps the first-tried order; the value is the newest
+        if verdict:
+            solved.add(key)
+    return len(latest), len(solved), tuple(latest.items())
+
+
+def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterLike],
+               reports: Mapping[str, Mapping[str, Any] | str],
+               admins: Sequence[str] = ()) -> list[StudentRow]:
+    """Return the class page's rows: one per roster student, in roster order.
+
+    Parameters
+    ----------
+    users : sequence of dict
+        ``GET /hub/api/users`` (JupyterHub REST API user models).
+    roster : sequence of RosterEntry (or any RosterLike)
+    reports : mapping of str to dict or str
+        Each online student's ``/labkit/progress`` document, or the Korean reason it is
+        missing.
+    admins : sequence of str
+        Usernames left out of the table (the teacher).
+
+    Returns
+    -------
+    list of StudentRow
+    """
+    from labkit.ui import gpu_share_text
+
+    by_name = {u.get("name"): u for u in users if isinstance(u, Mapping)}
+    rows: list[StudentRow] = []
+    for entry in roster:
+        if entry.username in admins:
+            continue
+        user = by_name.get(entry.username)
+        state, server = _state(user)
+        times = [w for w in (_when((user or {}).get("last_activity")),
+                             _when(server.get("last_activity"))) if w is not None]
+        report = reports.get(entry.username)
+        row = StudentRow(entry.username, entry.display_name or entry.username, state,
+                         max(times) if times else None)
+        if isinstance(report, Mapping):
+            tried, solved, results = _results(report)
+            memory = report.get("memory_bytes")
+            live = state == "online"  # a stopped server's last report: results only
+            row = StudentRow(row.username, row.display_name, state, row.last_activity,
+                             gpu_share_text(report.get("gpu_share")) if live else None,
+                             memory if live and isinstance(memory, int) and memory >= 0
+                             else None, tried, solved, results)
+        elif isinstance(report, str) and state == "online":
+            row = StudentRow(row.username, row.display_name, state, row.last_activity,
+                             note=report)
+        rows.append(row)
+    return rows
+
+
+def _ago(when: _dt.datetime | None, now: _dt.datetime) -> str:
+    if when is None:
+        return t("hub.class.never_active")
+    seconds = max(0, int((now - when).total_seconds()))
+    if seconds < 60:
+        return t("hub.class.ago_s", n=seconds)
+    if seconds < 3600:
+        return t("hub.class.ago_min", n=seconds // 60)
+    if seconds < 86400:
+        return t("hub.class.ago_h", n=seconds // 3600)
+    return t("hub.class.ago_d", n=seconds // 86400)
+
+
+def _mib(value: int | None) -> str:
+    return t("common.na") if value is None else f"{value / 2**20:,.0f} MiB"
+
+
+def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str) -> str:
+    e = html.escape
+    marks = " ".join(f'<span title="{e(key)}">{"✔" if ok else "✘" if ok is False else "⚠"}'
+                     f"</span>" for key, ok in row.results)
+    results = t("hub.class.results", solved=row.solved, tried=row.tried) + (
+        f" {marks}" if marks else "")
+    if row.note:
+        results = e(t("common.na_reason", reason=row.note))
+    elif not row.tried and row.state != "online":
+        results = e(t("hub.class.no_report"))
+    button = ""
+    if row.state in ("online", "starting"):
+        button = (f'<form method="post" action="{e(stop_url)}">{xsrf_html}'
+                  f'<input type="hidden" name="username" value="{e(row.username)}">'
+                  f'<button type="submit" class="lk-stop">{e(t("hub.class.stop"))}</button>'
+                  f"</form>")
+    when = row.last_activity.isoformat(timespec="seconds") if row.last_activity else ""
+    return (f'<tr class="lk-student lk-{e(row.state)}" data-username="{e(row.username)}">'
+            f"<td>{e(row.display_name)}<br><small>{e(row.username)}</small></td>"
+            f"<td>{e(t(f'hub.class.state.{row.state}'))}</td>"
+            f"<td>{e(row.share or t('common.na'))}</td>"
+            f"<td>{e(_mib(row.memory_bytes))}</td>"
+            f'<td title="{e(when)}">{e(_ago(row.last_activity, now))}</td>'
+            f"<td>{results}</td><td>{button}</td></tr>")
+
+
+def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
+                xsrf_html: str = "", message: str | None = None) -> str:
+    """Return the class page's HTML (Korean), refreshed by the browser every 30 s."""
+    e = html.escape
+    online = sum(1 for r in rows if r.state == "online")
+    heads = "".join(f"<th>{e(t(f'hub.class.col.{c}'))}</th>"
+                    for c in ("student", "state", "share", "memory", "activity", "results",
+                              "server"))
+    body = "".join(_row_html(r, now, stop_url, xsrf_html) for r in rows)
+    notice = f'<p class="lk-message">{e(message)}</p>' if message else ""
+    return (
+        '<!doctype html><html lang="ko"><head><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="{_REFRESH_S}">'
+        f"<title>{e(t('hub.class.title'))}</title>"
+        "<style>body{font-family:'Noto Sans CJK KR',sans-serif;margin:2em}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;"
+        "text-align:left}tr.lk-online td:nth-child(2){color:#1b7f3b}</style></head><body>"
+        f"<h1>{e(t('hub.class.title'))}</h1>{notice}"
+        f'<p class="lk-summary">{e(t("hub.class.summary", online=online, total=len(rows)))}</p>'
+        f'<table class="lk-class"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
+        "</body></html>")
+
+
+# --- the service: hub API and proxy -------------------------------------------------------------
+
+
+class ClassPage:
+    """The class page's link to the hub: users, progress reports, stopping a server.
+
+    Parameters
+    ----------
+    api_url : str
+        ``$JUPYTERHUB_API_URL`` (``http://127.0.0.1:8081/hub/api``).
+    token : str
+        ``$JUPYTERHUB_API_TOKEN``, the service's own token.
+    proxy_url : str
+        The proxy's address (single-user servers are reached through it).
+    roster : sequence of RosterEntry (or any RosterLike)
+    admins : sequence of str
+    """
+
+    def __init__(self, api_url: str, token: str, proxy_url: str,
+                 roster: Sequence[RosterLike], admins: Sequence[str]) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.token = token
+        self.proxy_url = proxy_url.rstrip("/")
+        self.roster = list(roster)
+        self.admins = list(admins)
+        self.students = {e.username for e in self.roster} - set(self.admins)
+        # each student's last report read while their server was up: a culled or stopped
+        # student's results stay on the page (kept in memory, until the service restarts)
+        self._last: dict[str, Mapping[str, Any]] = {}
+        self._client: Any = None
+
+    async def _fetch(self, url: str, method: str = "GET", timeout_s: float = 10.0) -> Any:
+        from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+
+        request = HTTPRequest(url, method=method, headers={
+            "Authorization": f"token {self.token}", "Accept": "application/json"},
+            request_timeout=timeout_s, follow_redirects=False)
+        if self._client is None:  # one client; a student's server cannot send a huge body
+            self._client = AsyncHTTPClient(force_instance=True, max_body_size=_MAX_BODY_BYTES)
+        response = await self._client.fetch(request)
+        return json.loads(response.body) if response.body else None
+
+    async def users(self) -> list[dict[str, Any]]:
+        """Return ``GET /users`` (the roster's students, as the service's scopes allow)."""
+        found = await self._fetch(f"{self.api_url}/users")
+        return [u for u in found or [] if isinstance(u, dict)]
+
+    async def report(self, user: Mapping[str, Any]) -> Mapping[str, Any] | str:
+        """Return a student's ``/labkit/progress`` document, or the Korean reason it failed."""
+        from tornado.httpclient import HTTPClientError
+
+        server = (user.get("servers") or {}).get("") or {}
+        path = server.get("url") or f"/user/{quote(str(user.get('name', '')))}/"
+        try:
+            doc = await self._fetch(f"{self.proxy_url}{path}labkit/progress",
+                                    timeout_s=_PROGRESS_TIMEOUT_S)
+        except HTTPClientError as err:
+            return t("hub.class.report_http", code=err.code)
+        except (OSError, ValueError) as err:
+            return t("hub.class.report_failed", reason=type(err).__name__)
+        return doc if isinstance(doc, dict) else t("hub.class.report_failed", reason="JSON")
+
+    async def rows(self) -> list[StudentRow]:
+        """Return the table: users from the hub, reports from every online student's server."""
+        users = [u for u in await self.users() if u.get("name") in self.students]
+        online = [u for u in users if _state(u)[0] == "online"]
+        fresh = dict(zip([u["name"] for u in online],
+                         await asyncio.gather(*(self.report(u) for u in online)), strict=True))
+        self._last.update({k: v for k, v in fresh.items() if isinstance(v, Mapping)})
+        reports: dict[str, Mapping[str, Any] | str] = {**self._last, **fresh}
+        return class_rows(users, self.roster, reports, self.admins)
+
+    async def stop(self, username: str) -> None:
+        """Stop ``username``'s server (``DELETE /users/{name}/server``).
+
+        Raises
+        ------
+        ValueError
+            If ``username`` is not a student of the roster.
+        """
+        if username not in self.students:
+            raise ValueError(f"{username!r} is not a student of this class")
+        await self._fetch(f"{self.api_url}/users/{quote(username)}/server", method="DELETE")
+
+
+def _roster_from_env() -> list[RosterEntry]:
+    doc = json.loads(os.environ.get(ENV_ROSTER, "[]"))
+    return [RosterEntry(str(u), str(d)) for u, d in doc]
+
+
+def make_app(page: ClassPage, prefix: str) -> Any:
+    """Return the tornado application of the service at URL ``prefix`` (``/services/<name>/``)."""
+    from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+    from jupyterhub.utils import url_path_join
+    from tornado import web
+    from tornado.httpclient import HTTPClientError
+
+    class _Teacher(HubOAuthenticated, web.RequestHandler):  # type: ignore[misc]
+        def _check_teacher(self) -> None:
+            user = self.current_user
+            if not user or user.get("name") not in page.admins:
+                raise web.HTTPError(403, "the class page is for the teacher")
+
+    class PageHandler(_Teacher):
+        @web.authenticated
+        async def get(self) -> None:
+            self._check_teacher()
+            stopped = self.get_argument("stopped", None)
+            message = t("hub.class.stopped", username=stopped) if stopped else None
+            try:
+                rows = await page.rows()
+            except (HTTPClientError, OSError, ValueError) as err:  # the hub API is down or busy
+                self.set_status(502)
+                rows, message = [], t("hub.class.hub_unreachable", reason=str(err)[:200])
+            self.set_header("Cache-Control", "no-store")
+            self.finish(render_page(rows, now=_dt.datetime.now(_dt.UTC),
+                                    stop_url=url_path_join(prefix, "stop"),
+                                    xsrf_html=self.xsrf_form_html(), message=message))
+
+    class StopHandler(_Teacher):
+        @web.authenticated
+        async def post(self) -> None:
+            self._check_teacher()
+            username = self.get_body_argument("username", "")
+            try:
+                await page.stop(username)
+            except ValueError as err:
+                raise web.HTTPError(400, str(err)) from err
+            self.redirect(f"{prefix}?stopped={quote(username)}")
+
+    return web.Application([
+        (prefix, PageHandler),
+        (url_path_join(prefix, "stop"), StopHandler),
+        (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
+    ], cookie_secret=os.urandom(32), xsrf_cookies=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the class page (started by the hub: ``python -m labkit.hub.classpage``)."""
+    parser = argparse.ArgumentParser(prog="python -m labkit.hub.classpage")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--proxy-url", required=True)
+    args = parser.parse_args(argv)
+    page = ClassPage(os.environ["JUPYTERHUB_API_URL"], os.environ["JUPYTERHUB_API_TOKEN"],
+                     args.proxy_url, _roster_from_env(),
+                     [a for a in os.environ.get(ENV_ADMINS, "").split(",") if a])
+    app = make_app(page, os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/classpage/"))
+
+    async def serve() -> None:
+        app.listen(args.port, address="127.0.0.1")
+        await asyncio.Event().wait()
+
+    asyncio.run(serve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

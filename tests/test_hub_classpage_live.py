@@ -1,0 +1,345 @@
+"""The class page against a real JupyterHub on loopback (configurable-http-proxy, local spawner).
+
+A hub with a test-only admin service token starts a student's server (with
+``labkit.hub.progress_ext`` and the GPU share from ``labkit.hub.gpushare`` in a pre-spawn hook),
+an exercise answer is checked in the student's own kernel, the teacher logs in and opens the
+class page through OAuth, the page lists the student with their GPU share and exercise result,
+a classmate is refused the page and the student's progress, and the teacher's button stops the
+student's server; a spawn with no GPU share left fails with the Korean message.
+
+configurable-http-proxy: ``$LABKIT_CHP``, else on PATH, else the project's local prefix
+(``.hub/node``, where ``make hub`` installs it), else ``npm install`` into a temporary prefix;
+skipped with the reason when none can be had.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+requests = pytest.importorskip("requests")
+pytest.importorskip("jupyterhub")
+
+from labkit.data import progress  # noqa: E402
+
+CHP_VERSION = "5.3.0"  # the configurable-http-proxy release in the reference notes
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def chp(tmp_path_factory: pytest.TempPathFactory) -> str:
+    local = ROOT / ".hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+    found = (os.environ.get("LABKIT_CHP") or shutil.which("configurable-http-proxy")
+             or (str(local) if local.exists() else None))
+    if found:
+        return found
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("configurable-http-proxy unavailable: no LABKIT_CHP, not on PATH, no npm")
+    prefix = tmp_path_factory.mktemp("chp")
+    result = subprocess.run(
+        [npm, "install", "--prefix", str(prefix), "--no-fund", "--no-audit",
+         f"configurable-http-proxy@{CHP_VERSION}"],
+        capture_output=True, text=True, check=False, timeout=300)
+    path = prefix / "node_modules" / ".bin" / "configurable-http-proxy"
+    if result.returncode != 0 or not path.exists():
+        pytest.skip(f"configurable-http-proxy unavailable: npm install failed: "
+                    f"{result.stderr[-300:]}")
+    return str(path)
+
+
+class Hub:
+    def __init__(self, base: str, token: str, home: Path, log: Path) -> None:
+        self.base = base
+        self.token = token
+        self.home = home
+        self.log = log
+
+    def api(self, method: str, path: str, **kw: Any) -> Any:
+        r = requests.request(method, f"{self.base}/hub/api{path}", timeout=30,
+                             headers={"Authorization": f"token {self.token}"}, **kw)
+        r.raise_for_status()
+        return r.json() if r.content else None
+
+    def wait_server(self, name: str, ready: bool, timeout_s: float = 90) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            server = (self.api("GET", f"/users/{name}").get("servers") or {}).get("")
+            if (bool(server and server.get("ready"))) == ready:
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"{name}: server ready={ready} not reached; hub log:\n"
+                             + self.log.read_text(errors="replace")[-3000:])
+
+
+CONFIG = """
+import sys
+from labkit.data.roster import RosterEntry
+from labkit.hub.classpage import service_spec
+
+c = get_config()  # noqa: F821
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {port}
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = {hub_port}
+c.ConfigurableHTTPProxy.command = [{chp!r}]
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
+c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
+c.JupyterHub.authenticator_class = "dummy"
+c.DummyAuthenticator.password = {password!r}
+c.Authenticator.allowed_users = {{"kim01", "lee02"}}
+c.Authenticator.admin_users = {{"teacher"}}
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = "{home}/{{username}}"
+c.Spawner.cmd = [{singleuser!r}]
+c.Spawner.args = ["--allow-root", "--ServerApp.jpserver_extensions=labkit.hub.progress_ext=True"]
+c.Spawner.environment = {{"LABKIT_GPU": "sim:H100-80GB"}}
+c.Spawner.http_timeout = 90
+c.Spawner.start_timeout = 120
+
+ROSTER = [RosterEntry("kim01", "김민준"), RosterEntry("lee02", "이서연"),
+          RosterEntry("teacher", "선생님")]
+
+from labkit.hub.gpushare import pre_spawn_hook
+by_policy = {{p: pre_spawn_hook(["kim01", "lee02"], p) for p in ("auto", "mig")}}
+
+def pre_spawn(spawner):
+    # lee02 asks for a MIG device on a lab without MIG: the spawn must fail in Korean
+    by_policy["mig" if spawner.user.name == "lee02" else "auto"](spawner)
+
+c.Spawner.pre_spawn_hook = pre_spawn
+service, role = service_spec(port={service_port}, roster=ROSTER, admins=["teacher"],
+                             proxy_url="http://127.0.0.1:{port}", python=sys.executable)
+c.JupyterHub.services = [service, {{"name": "tester", "api_token": {token!r}}}]
+c.JupyterHub.load_roles = [role, {{"name": "tester", "services": ["tester"],
+                                   "scopes": ["admin:users", "admin:servers",
+                                              "access:servers"]}}]
+"""
+
+
+@pytest.fixture(scope="module")
+def hub(chp: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
+    root = tmp_path_factory.mktemp("hub")
+    state, home = root / "state", root / "home"
+    state.mkdir(mode=0o700)
+    home.mkdir()
+    port, token, password = _free_port(), secrets.token_hex(16), secrets.token_hex(8)
+    config = root / "jupyterhub_config.py"
+    config.write_text(textwrap.dedent(CONFIG).format(
+        port=port, hub_port=_free_port(), proxy_api_port=_free_port(),
+        service_port=_free_port(), chp=chp, state=state, home=home, password=password,
+        singleuser=str(BIN / "jupyterhub-singleuser"), token=token), encoding="utf-8")
+    log = root / "hub.log"
+    env = {**os.environ, "LABKIT_GPU": "sim:H100-80GB", "PATH": f"{BIN}:{os.environ['PATH']}"}
+    env.pop("JUPYTERHUB_USER", None)
+    with log.open("wb") as out:
+        proc = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(config)], cwd=state,
+                                stdout=out, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if requests.get(f"{base}/hub/api", timeout=5).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("the hub did not start:\n" + log.read_text(errors="replace")[-3000:])
+            time.sleep(0.5)
+        h = Hub(base, token, home, log)
+        h.password = password  # type: ignore[attr-defined]
+        yield h
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+# What a student's click on "확인" runs in their kernel (labkit.ui.exercises).
+CHECK_ANSWER = """
+from labkit.ui import exercises as e
+box = e.exercise_set([e.Exercise("orch.ex5", 0.5, 0.05, "h")])
+row = box.children[0].children[1]
+row.children[0].value = "0.5"
+row.children[2].click()
+print(box.children[0].children[2].value)
+"""
+
+
+def _run_in_kernel(hub: Hub, user: str, code: str) -> str:
+    """Run ``code`` in a new kernel of ``user``'s server through the proxy; return stdout."""
+    import uuid
+
+    import websocket
+
+    auth = {"Authorization": f"token {hub.token}"}
+    r = requests.post(f"{hub.base}/user/{user}/api/kernels", headers=auth, json={}, timeout=60)
+    r.raise_for_status()
+    kernel = r.json()["id"]
+    ws = websocket.create_connection(
+        f"{hub.base.replace('http', 'ws')}/user/{user}/api/kernels/{kernel}/channels",
+        header=[f"Authorization: token {hub.token}"], timeout=60)
+    try:
+        msg_id = uuid.uuid4().hex
+        ws.send(json.dumps({
+            "header": {"msg_id": msg_id, "username": user, "session": uuid.uuid4().hex,
+                       "msg_type": "execute_request", "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+            "content": {"code": code, "silent": False, "store_history": False,
+                        "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
+        out: list[str] = []
+        replied = idle = False  # shell reply and iopub idle may come in either order
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (replied and idle):
+            msg = json.loads(ws.recv())
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "stream":
+                out.append(msg["content"]["text"])
+            elif kind == "error":
+                raise AssertionError("\n".join(msg["content"]["traceback"]))
+            replied = replied or kind == "execute_reply"
+            idle = idle or (kind == "status" and msg["content"]["execution_state"] == "idle")
+        assert replied and idle, "no execute_reply"
+        return "".join(out)
+    finally:
+        ws.close()
+        requests.delete(f"{hub.base}/user/{user}/api/kernels/{kernel}", headers=auth,
+                        timeout=60)
+
+
+def _login(hub: Hub, name: str) -> Any:
+    s = requests.Session()
+    page = s.get(f"{hub.base}/hub/login", timeout=30)
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text)
+    data = {"username": name, "password": hub.password}  # type: ignore[attr-defined]
+    if xsrf:
+        data["_xsrf"] = xsrf.group(1)
+    r = s.post(f"{hub.base}/hub/login?next=/hub/home", data=data, timeout=60,
+               allow_redirects=False)
+    assert r.status_code in (302, 303), (r.status_code, r.text[-500:])
+    return s
+
+
+def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
+    hub.api("POST", "/users/kim01/server")
+    hub.wait_server("kim01", ready=True)
+    # the student checks an exercise answer in their own kernel: recorded in their own home
+    assert "✔" in _run_in_kernel(hub, "kim01", CHECK_ANSWER)
+    records, _ = progress.read_progress(progress.progress_path(hub.home / "kim01"))
+    assert [(r.exercise, r.correct) for r in records] == [("orch.ex5", True)]
+
+    teacher = _login(hub, "teacher")
+    page = teacher.get(f"{hub.base}/services/classpage/", timeout=60)
+    assert page.status_code == 200, page.text[-1000:]
+    row = re.search(r'<tr class="lk-student lk-online" data-username="kim01">(.*?)</tr>',
+                    page.text)
+    assert row, page.text[-2000:]
+    assert "김민준" in row.group(1) and "접속 중" in row.group(1)
+    assert "1/1 정답" in row.group(1)
+    # two students, one simulated H100 without MIG: auto gives "shared" (2 on GPU 0)
+    assert "내 GPU 몫: GPU 0, 학생 2명이 번갈아 씁니다" in row.group(1)
+    assert re.search(r"\d[\d,]* MiB", row.group(1))
+    lee = re.search(r'<tr class="lk-student lk-never" data-username="lee02">(.*?)</tr>',
+                    page.text)
+    assert lee and "아직 로그인 안 함" in lee.group(1)
+
+    student = _login(hub, "lee02")
+    refused = student.get(f"{hub.base}/services/classpage/", timeout=60)
+    assert refused.status_code == 403 or "우리 반 실습 현황" not in refused.text
+
+    # a classmate (or nobody) cannot read kim01's progress on kim01's server
+    for who in (student, requests.Session()):
+        other = who.get(f"{hub.base}/user/kim01/labkit/progress", timeout=60,
+                        allow_redirects=False)
+        assert other.status_code in (302, 403), (other.status_code, other.text[:300])
+        assert "orch.ex5" not in other.text
+
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text)
+    assert xsrf
+    forged = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
+                          data={"username": "kim01"})  # no XSRF token: a cross-site form
+    assert forged.status_code == 403
+    assert (hub.api("GET", "/users/kim01")["servers"][""])["ready"]
+    not_a_student = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
+                                 data={"username": "teacher", "_xsrf": xsrf.group(1)})
+    assert not_a_student.status_code == 400
+    stopped = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
+                           data={"username": "kim01", "_xsrf": xsrf.group(1)})
+    assert stopped.status_code == 200 and "kim01 학생의 서버를 중지했습니다" in stopped.text
+    hub.wait_server("kim01", ready=False)
+    assert hub.api("GET", "/users/kim01")["servers"] == {}
+    after = teacher.get(f"{hub.base}/services/classpage/", timeout=60)
+    kim = re.search(r'<tr class="lk-student lk-offline" data-username="kim01">(.*?)</tr>',
+                    after.text)
+    assert kim and "서버 꺼짐" in kim.group(1) and "1/1 정답" in kim.group(1)
+
+
+def test_spawn_without_a_share_fails_with_the_korean_message(hub: Hub) -> None:
+    r = requests.post(f"{hub.base}/hub/api/users/lee02/server", timeout=60,
+                      headers={"Authorization": f"token {hub.token}"})
+    assert r.status_code >= 400
+    assert "나눠 줄 MIG 장치(MIG device)가 없습니다" in r.json().get("message", ""), r.text
+    assert not (hub.api("GET", "/users/lee02").get("servers") or {})
+
+
+@pytest.mark.browser
+def test_teacher_stops_a_student_from_the_class_page_in_chromium(hub: Hub) -> None:
+    from tests.browser.conftest import CHROMIUM, FLAGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not found (make test installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    hub.api("POST", "/users/kim01/server")
+    hub.wait_server("kim01", ready=True)
+    assert "✔" in _run_in_kernel(hub, "kim01", CHECK_ANSWER)  # the same exercise: 1/1 again
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(locale="ko-KR")
+            page.goto(f"{hub.base}/hub/login", timeout=60_000)
+            page.fill("input[name=username]", "teacher")
+            page.fill("input[name=password]", hub.password)  # type: ignore[attr-defined]
+            page.click("[type=submit]")
+            page.wait_for_url("**/hub/**", timeout=60_000)
+            page.goto(f"{hub.base}/services/classpage/", timeout=60_000)
+            row = page.locator('tr[data-username="kim01"]')
+            row.wait_for(timeout=60_000)
+            text = row.inner_text()
+            assert "김민준" in text and "접속 중" in text and "1/1 정답" in text
+            assert "내 GPU 몫: GPU 0" in text
+            row.locator("button.lk-stop").click()
+            page.locator(".lk-message").wait_for(timeout=60_000)
+            assert "kim01 학생의 서버를 중지했습니다" in page.locator(".lk-message").inner_text()
+        finally:
+            browser.close()
+    hub.wait_server("kim01", ready=False)
