@@ -33,6 +33,7 @@ from labkit.gpu.sim.device import (
     _noise,
 )
 from labkit.gpu.sim.lib import NO_INIT_FUNCTIONS, EventSet, NvmlApi
+from labkit.gpu.sim.tools_api import ToolsApi
 
 __all__ = ["PRESETS", "READINGS", "SimulatedLab", "error_code"]
 
@@ -108,7 +109,7 @@ class _Library:
         return "<simulated libnvidia-ml (labkit.gpu.sim)>"
 
 
-class SimulatedLab(NvmlApi):
+class SimulatedLab(NvmlApi, ToolsApi):
     """Simulated lab GPUs behind pynvml, and the knobs to drive them.
 
     Parameters
@@ -178,7 +179,7 @@ class SimulatedLab(NvmlApi):
 
     def _build_library(self) -> _Library:
         lib = _Library()
-        for name in dir(NvmlApi):
+        for name in dir(type(self)):
             if name.startswith("nvml"):
                 setattr(lib, name, self._wrap(name, getattr(self, name)))
         return lib
@@ -529,7 +530,7 @@ class SimulatedLab(NvmlApi):
 
     def _c_names(self, function: str) -> list[str]:
         names = [n for n in (function, f"{function}_v2", f"{function}_v3", f"{function}V")
-                 if hasattr(NvmlApi, n) or n in PRESET_ONLY]
+                 if hasattr(type(self), n) or n in PRESET_ONLY]
         if not names:
             raise ValueError(f"no simulated NVML function {function!r}")
         return names
@@ -621,7 +622,7 @@ class SimulatedLab(NvmlApi):
 
         with self._lock:
             for name in self._c_names(function):
-                if hasattr(NvmlApi, name):
+                if hasattr(type(self), name):
                     setattr(self._library, name, self._wrap(name, getattr(self, name)))
             nvml.clear_function_cache()
 
@@ -639,7 +640,7 @@ class SimulatedLab(NvmlApi):
 
     def _rebuild_library(self) -> _Library:
         lib = self._library
-        for name in dir(NvmlApi):
+        for name in dir(type(self)):
             if name.startswith("nvml") and not hasattr(lib, name):
                 setattr(lib, name, self._wrap(name, getattr(self, name)))
         return lib
@@ -668,7 +669,7 @@ class SimulatedLab(NvmlApi):
                 self.inject(function, error, device=device)
         if preset == "vgpu":
             for fid in (N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX,
-                        N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX):
+                        N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, N.NVML_FI_DEV_NVLINK_LINK_COUNT):
                 self.inject("nvmlDeviceGetFieldValues", "NotSupported", device=device, field=fid)
 
     def _emit(self, device: int, event_type: int, data: int) -> None:
@@ -736,4 +737,4 @@ class SimulatedLab(NvmlApi):
 
 
 #: Functions named in presets that the simulator does not implement (they are missing anyway).
-PRESET_ONLY = frozenset({"nvmlDeviceGetNvLinkVersion"})
+PRESET_ONLY: frozenset[str] = frozenset()

@@ -35,6 +35,7 @@ from labkit.gpu.sim.device import (
     NvmlReturn,
     SimDevice,
 )
+from labkit.gpu.sim.tools_api import NVLINK_FIELDS
 
 __all__ = ["NO_INIT_FUNCTIONS", "NvmlApi"]
 
@@ -172,6 +173,13 @@ class NvmlApi:
 
     # hooks the lab implements
     def now(self) -> float:  # pragma: no cover - implemented by the lab
+        raise NotImplementedError
+
+    def nvlink_field(self, dev: SimDevice, fid: int,
+                     scope: int) -> tuple[int, float] | int:  # pragma: no cover - ToolsApi
+        raise NotImplementedError
+
+    def nvlink_scale(self, dev: SimDevice) -> float:  # pragma: no cover - ToolsApi
         raise NotImplementedError
 
     def _register(self, obj: Any) -> Any:  # pragma: no cover - implemented by the lab
@@ -640,8 +648,9 @@ class NvmlApi:
     def nvmlDeviceGetFieldValues(self, handle: Any, count: Any, ref: Any) -> int:
         """Several fields at once; each entry carries its own ``nvmlReturn``.
 
-        Fields: MEMORY_TEMP (82), PCIE_REPLAY_COUNTER (94), NVLINK_THROUGHPUT_DATA_TX/RX
-        (138/139, boards with NVLink), POWER_AVERAGE/INSTANT (185/186),
+        Fields: MEMORY_TEMP (82), PCIE_REPLAY_COUNTER (94), the NVLink fields of
+        :meth:`labkit.gpu.sim.tools_api.ToolsApi.nvlink_field` (link count 91, speeds 84-90,
+        throughput 138-141 per link), POWER_AVERAGE/INSTANT (185/186),
         IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE (199); others NOT_SUPPORTED.
         """
         dev, now = self._synced(handle)
@@ -656,6 +665,9 @@ class NvmlApi:
                 entry.nvmlReturn = code
                 continue
             result = self._field(dev, now, fid, int(entry.scopeId))
+            if isinstance(result, int):
+                entry.nvmlReturn = result
+                continue
             if result is None:
                 entry.nvmlReturn = N.NVML_ERROR_NOT_SUPPORTED
                 continue
@@ -670,20 +682,15 @@ class NvmlApi:
                 entry.value.uiVal = int(value)
         return N.NVML_SUCCESS
 
-    def _field(self, dev: SimDevice, now: float, fid: int, scope: int) -> tuple[int, float] | None:
+    def _field(self, dev: SimDevice, now: float, fid: int,
+               scope: int) -> tuple[int, float] | int | None:
+        if fid in NVLINK_FIELDS:
+            return self.nvlink_field(dev, fid, scope)
         uint, ull = N.NVML_VALUE_TYPE_UNSIGNED_INT, N.NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
         if fid == N.NVML_FI_DEV_MEMORY_TEMP:
             return uint, round(dev.temp_c + dev.board.memory_temp_offset_c)
         if fid == N.NVML_FI_DEV_PCIE_REPLAY_COUNTER:
             return ull, dev.pcie_replays
-        nvlink = (N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX)
-        if fid in nvlink:
-            if dev.board.nvlink_links == 0:
-                return None
-            channel = ("nvlink_tx_kbps" if fid == N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX
-                       else "nvlink_rx_kbps")
-            per_link = dev.cum[IDX[channel]] / dev.board.nvlink_links  # KiB counter
-            return ull, per_link
         if fid == N.NVML_FI_DEV_POWER_AVERAGE:
             return uint, round(dev.power_mean_w(now, POWER_WINDOW_S) * 1000)
         if fid == N.NVML_FI_DEV_POWER_INSTANT:
@@ -1281,7 +1288,9 @@ class NvmlApi:
                 metric.value = max(0.0, min(100.0, (s2.cum[k] - s1.cum[k]) / dt * 100.0))
             elif mid in _GPM_RATES:
                 k = IDX[_GPM_RATES[mid]]
-                metric.value = (s2.cum[k] - s1.cum[k]) / dt * 1000.0 / (1 << 20)
+                scale = self.nvlink_scale(self.devices[s1.device_index]) if (
+                    _GPM_RATES[mid].startswith("nvlink")) else 1.0
+                metric.value = (s2.cum[k] - s1.cum[k]) * scale / dt * 1000.0 / (1 << 20)
             elif mid in _GPM_ZERO:
                 metric.value = 0.0
             else:
