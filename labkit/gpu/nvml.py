@@ -19,7 +19,8 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["PYNVML_VERSION", "clear_function_cache", "install", "query", "try_query", "uninstall"]
+__all__ = ["PYNVML_VERSION", "clear_function_cache", "install", "query", "set_default_library",
+           "try_query", "uninstall"]
 
 #: The nvidia-ml-py release whose private loader names this module relies on.
 PYNVML_VERSION = "13.615.71"
@@ -27,6 +28,13 @@ PYNVML_VERSION = "13.615.71"
 T = TypeVar("T")
 _log = logging.getLogger("labkit.gpu")
 _warned: set[tuple[str, str]] = set()
+_default: object | None = None  # what uninstall() restores (the sim hook's lazy library)
+
+
+def set_default_library(library: object | None) -> None:
+    """Make :func:`uninstall` restore ``library`` instead of None (the LABKIT_GPU=sim hook)."""
+    global _default
+    _default = library
 
 
 def install(library: object) -> None:
@@ -38,12 +46,16 @@ def install(library: object) -> None:
         pynvml._nvmlGetFunctionPointer_cache.clear()
 
 
-def uninstall() -> None:
-    """Forget any installed library: the next ``nvmlInit`` loads the real libnvidia-ml."""
+def uninstall(*, real: bool = False) -> None:
+    """Forget any installed library: the next ``nvmlInit`` loads the real libnvidia-ml.
+
+    Under the ``LABKIT_GPU=sim`` hook the hook's simulated library comes back instead, unless
+    ``real`` (``connect("real")``).
+    """
     import pynvml
 
     with pynvml.libLoadLock:
-        pynvml.nvmlLib = None
+        pynvml.nvmlLib = None if real else _default
         pynvml._nvmlGetFunctionPointer_cache.clear()
 
 

@@ -14,6 +14,7 @@ import ctypes
 import math
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -103,7 +104,17 @@ class _Fault:
 
 
 class _Library:
-    """A simulated libnvidia-ml: its attributes are the C functions pynvml looks up."""
+    """A simulated libnvidia-ml: its attributes are the C functions pynvml looks up.
+
+    ``trace`` (set by :meth:`SimulatedLab.start_trace`) counts (function, return code) pairs;
+    a function looked up and missing counts as ``"FunctionNotFound"``.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        trace = self.__dict__.get("trace")
+        if trace is not None and name.startswith("nvml"):
+            trace[(name, "FunctionNotFound")] += 1
+        raise AttributeError(name)
 
     def __repr__(self) -> str:
         return "<simulated libnvidia-ml (labkit.gpu.sim)>"
@@ -195,6 +206,13 @@ class SimulatedLab(NvmlApi, ToolsApi):
             return error_string
 
         def call(*args: Any) -> Any:
+            result = run(*args)
+            trace = lab._library.__dict__.get("trace")
+            if trace is not None:
+                trace[(name, result if isinstance(result, int) else 0)] += 1
+            return result
+
+        def run(*args: Any) -> Any:
             with lab._lock:
                 if lab._latency_s:
                     lab._pay_latency()
@@ -214,6 +232,16 @@ class SimulatedLab(NvmlApi, ToolsApi):
 
         call.__name__ = call.__qualname__ = name
         return call
+
+    def start_trace(self) -> Counter[tuple[str, int | str]]:
+        """Count every NVML call from now on: {(C function, return code): calls}.
+
+        Return codes are ``NVML_*`` ints; ``"FunctionNotFound"`` for a name looked up and
+        missing. Used to list what a tool calls (``LABKIT_SIM_TRACE``, docs/sim-nvml-calls.md).
+        """
+        trace: Counter[tuple[str, int | str]] = Counter()
+        self._library.__dict__["trace"] = trace
+        return trace
 
     def _register(self, obj: Any) -> Any:
         buf = ctypes.create_string_buffer(1)
@@ -317,13 +345,18 @@ class SimulatedLab(NvmlApi, ToolsApi):
                 raise ValueError(f"used_memory_mib must be >= 0, got {used_memory_mib}")
             self._check_instance(dev, gpu_instance_id, compute_instance_id)
             if pid is None:
-                pid = self._next_pid
-                self._next_pid += 1
+                pid = self._default_pid()
             dev.sync(self.now())
             dev.processes.append(Process(pid, name, int(used_memory_mib), dev.index,
                                          gpu_instance_id, compute_instance_id))
             self._process_names[pid] = name
             return pid
+
+    def _default_pid(self) -> int:
+        """PID for a process nobody named: made-up ones (4242, 4243, ...) in a private lab."""
+        pid = self._next_pid
+        self._next_pid += 1
+        return pid
 
     def _check_instance(self, dev: SimDevice, gi_id: int | None, ci_id: int | None) -> None:
         if gi_id is None:
