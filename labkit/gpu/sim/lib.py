@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,16 +171,12 @@ class NvmlApi:
     _event_sets: list[EventSet]
     _process_names: dict[int, str]
     _field_faults: dict[tuple[int | None, int], int]
+    # from labkit.gpu.sim.tools_api.ToolsApi (the lab mixes in both)
+    nvlink_field: Callable[[SimDevice, int, int], tuple[int, float] | int]
+    nvlink_scale: Callable[[SimDevice], float]
 
     # hooks the lab implements
     def now(self) -> float:  # pragma: no cover - implemented by the lab
-        raise NotImplementedError
-
-    def nvlink_field(self, dev: SimDevice, fid: int,
-                     scope: int) -> tuple[int, float] | int:  # pragma: no cover - ToolsApi
-        raise NotImplementedError
-
-    def nvlink_scale(self, dev: SimDevice) -> float:  # pragma: no cover - ToolsApi
         raise NotImplementedError
 
     def _register(self, obj: Any) -> Any:  # pragma: no cover - implemented by the lab

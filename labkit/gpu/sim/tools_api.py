@@ -49,6 +49,7 @@ NVLINK_SPEED_MBPS = {getattr(N, f"NVML_FI_DEV_NVLINK_SPEED_MBPS_L{i}"): i for i 
 _BAR1_USED_MIB = 3
 #: The sampling period ``nvidia-smi -q`` prints for encoder/decoder utilization. [us]
 _CODEC_PERIOD_US = 167_000
+_UINT_MAX = 0xFFFFFFFF
 
 
 def _v(x: Any) -> int:
@@ -241,6 +242,42 @@ class ToolsApi:
         """No MPS server runs in the lab: no MPS processes."""
         self._any(handle)
         _out(count_ref).value = 0
+        return N.NVML_SUCCESS
+
+    def nvmlDeviceGetRunningProcessDetailList(self, handle: Any, ref: Any) -> int:
+        """R550+ process list (``nvmlProcessDetailList_v1``): mode 0 compute, 1 graphics, 2 MPS.
+
+        Same processes as ``nvmlDeviceGetComputeRunningProcesses_v3`` (a MIG device lists its
+        own); ``procArray`` NULL or too short gives INSUFFICIENT_SIZE with the count.
+        """
+        obj = self._any(handle)
+        st = _out(ref)
+        if st.version != N.nvmlProcessDetailList_v1:
+            return N.NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+        if st.mode not in (0, 1, 2):
+            return N.NVML_ERROR_INVALID_ARGUMENT
+        if isinstance(obj, MigDevice):
+            procs = [p for p in obj.parent.processes
+                     if p.gpu_instance_id == obj.gpu_instance.id
+                     and p.compute_instance_id == obj.compute_instance.id]
+        else:
+            procs = list(obj.processes)
+        if st.mode != 0:
+            procs = []
+        if not procs:
+            st.numProcArrayEntries = 0
+            return N.NVML_SUCCESS
+        if not st.procArray or st.numProcArrayEntries < len(procs):
+            st.numProcArrayEntries = len(procs)
+            return N.NVML_ERROR_INSUFFICIENT_SIZE
+        for i, p in enumerate(procs):
+            entry = st.procArray[i]
+            entry.pid, entry.usedGpuMemory = p.pid, p.used_memory_mib << 20
+            entry.gpuInstanceId = _UINT_MAX if p.gpu_instance_id is None else p.gpu_instance_id
+            entry.computeInstanceId = (_UINT_MAX if p.compute_instance_id is None
+                                       else p.compute_instance_id)
+            entry.usedGpuCcProtectedMemory = 0
+        st.numProcArrayEntries = len(procs)
         return N.NVML_SUCCESS
 
     # --- NVLink -----------------------------------------------------------------------------------
