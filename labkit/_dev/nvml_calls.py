@@ -23,9 +23,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import pynvml as N
-
-from labkit.gpu.sim.lab import SimulatedLab
+from labkit.gpu.sim.lab import SimulatedLab, error_name
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "sim-nvml-calls.md"
@@ -46,8 +44,8 @@ KERNEL = textwrap.dedent("""
 """)
 
 NVDASHBOARD = textwrap.dedent("""
-    import pynvml
     from jupyterlab_nvdashboard.apps import gpu
+    pynvml = gpu.pynvml
     for name in ("GPUUtilizationWebSocketHandler", "GPUUsageWebSocketHandler",
                  "GPUResourceWebSocketHandler", "PCIStatsWebSocketHandler",
                  "NVLinkThroughputWebSocketHandler"):
@@ -65,13 +63,8 @@ TOOLS: dict[str, list[str]] = {
     "gpustat --json": [str(BIN / "gpustat"), "--json"],
     "nvdashboard (GPU apps)": [sys.executable, "-c", NVDASHBOARD],
 }
-_CODES = {v: k for k, v in vars(N).items() if k.startswith("NVML_ERROR_") or k == "NVML_SUCCESS"}
-
-
 def _code(code: int | str) -> str:
-    if isinstance(code, str):
-        return code
-    return _CODES.get(code, str(code)).replace("NVML_ERROR_", "").replace("NVML_", "")
+    return code if isinstance(code, str) else error_name(code)
 
 
 def _answer(name: str) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 from labkit.data import DataError, data_dir, get_field, load_yaml
 from labkit.gpu.models import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
 
-__all__ = ["available_models", "load_gpu_model"]
+__all__ = ["SIM_BEHAVIOUR_KEYS", "available_models", "load_gpu_model", "load_sim_behaviour"]
 
 DIR = "gpus"
 
@@ -201,3 +201,43 @@ def _load_profile(row: Any, index: int, slices: int, units: int, total_mib: int,
     if profile.suffix in ("+me", "+me.all") and profile.max_count != 1:
         raise DataError(f"{here}: {profile.suffix} profiles are capped at 1 (media engines)")
     return profile
+
+
+#: Keys of a model file's optional ``sim_behaviour`` section (besides ``sources``) and their type.
+SIM_BEHAVIOUR_KEYS: dict[str, type] = {"rev2_ci_profile": int}
+
+
+@functools.cache
+def load_sim_behaviour(short_name: str) -> dict[str, Any]:
+    """Load a model's ``sim_behaviour``: driver behaviour the simulator reproduces, with sources.
+
+    Returns
+    -------
+    dict
+        ``sources`` (rule -> source text) and the keys of :data:`SIM_BEHAVIOUR_KEYS` that the
+        file sets (``rev2_ci_profile``: the ``NVML_COMPUTE_INSTANCE_PROFILE_*`` a 1-slice
+        REV2 GI offers). Empty ``sources`` for a file without the section.
+
+    Raises
+    ------
+    labkit.data.DataError
+        For an unknown model or key, a wrong type, or a rule without a source.
+    """
+    load_gpu_model(short_name)  # validates the name and the rest of the file
+    path = f"{DIR}/{short_name}.yaml"
+    section = load_yaml(path).get("sim_behaviour") or {}
+    where = f"{path}: sim_behaviour"
+    if not isinstance(section, dict):
+        raise DataError(f"{where} must be a mapping")
+    _unknown_keys(section, {**SIM_BEHAVIOUR_KEYS, "sources": dict}, where)
+    sources = get_field(section, "sources", dict, where=where) if section else {}
+    out: dict[str, Any] = {"sources": dict(sources)}
+    for key, kind in SIM_BEHAVIOUR_KEYS.items():
+        if key in section:
+            out[key] = get_field(section, key, kind, where=where)
+            if key not in sources:
+                raise DataError(f"{where}: {key!r} needs a source in sim_behaviour.sources")
+    for key, text in sources.items():
+        if not isinstance(text, str) or not text.strip():
+            raise DataError(f"{where}: sources: {key!r} needs a source text")
+    return out

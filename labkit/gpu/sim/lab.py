@@ -36,7 +36,7 @@ from labkit.gpu.sim.device import (
 from labkit.gpu.sim.lib import NO_INIT_FUNCTIONS, EventSet, NvmlApi
 from labkit.gpu.sim.tools_api import ToolsApi
 
-__all__ = ["PRESETS", "READINGS", "SimulatedLab", "error_code"]
+__all__ = ["PRESETS", "READINGS", "SimulatedLab", "error_code", "error_name"]
 
 #: Default simulated driver: R580 (the MIG user guide's v580 examples), CUDA 13.0.
 DEFAULT_DRIVER = "580.65.06"
@@ -94,6 +94,15 @@ def error_code(error: int | str | type) -> int:
             if mapped is cls:
                 return int(code)
     raise ValueError(f"unknown NVML error {error!r} (try 'NotSupported', 'GpuIsLost', 3)")
+
+
+def error_name(code: int) -> str:
+    """Return the short name of an NVML return code: ``"SUCCESS"``, ``"NOT_SUPPORTED"``, ..."""
+    for name, value in vars(N).items():
+        if value == code and isinstance(value, int) and (
+                name.startswith("NVML_ERROR_") or name == "NVML_SUCCESS"):
+            return name.removeprefix("NVML_ERROR_").removeprefix("NVML_")
+    return str(code)
 
 
 @dataclass

@@ -62,7 +62,6 @@ from typing import Any
 
 import pynvml as N
 
-from labkit.gpu import placement as P
 from labkit.gpu.models import GpuModel
 from labkit.gpu.sim.activity import scenario
 from labkit.gpu.sim.device import (
@@ -502,7 +501,7 @@ class SharedLab(SimulatedLab):
         for cid, c in want.items():
             if cid in gi.compute_instances:
                 continue
-            found = P.ci_profile(gi.profile, int(c["profile_id"]))
+            found = self._ci_lookup(gi, int(c["profile_id"]))
             if found is None:
                 continue
             ci = self._register(ComputeInstance(gi, cid, found[0], int(c["start"])))
