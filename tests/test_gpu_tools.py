@@ -243,8 +243,10 @@ def test_nvlink_fields_of_an_h100_sxm_in_eight_gpu_training(sim: SimFactory) -> 
 def test_calls_real_linux_hardware_does_not_support_are_not_supported(sim: SimFactory) -> None:
     nv, lab = sim()
     h = nv.nvmlDeviceGetHandleByIndex(0)
-    for call in (nv.nvmlDeviceGetDriverModel, nv.nvmlDeviceGetDriverModel_v2,
-                 nv.nvmlDeviceGetFanSpeed):
+    calls = [nv.nvmlDeviceGetDriverModel, nv.nvmlDeviceGetFanSpeed]
+    if hasattr(nv, "nvmlDeviceGetDriverModel_v2"):  # the wrapper is new in nvidia-ml-py 13.595
+        calls.append(nv.nvmlDeviceGetDriverModel_v2)
+    for call in calls:
         with pytest.raises(nv.NVMLError_NotSupported):
             call(h)
     assert nv.nvmlDeviceGetPersistenceMode(h) == nv.NVML_FEATURE_ENABLED
