@@ -264,3 +264,25 @@ def test_calls_real_linux_hardware_does_not_support_are_not_supported(sim: SimFa
     assert (sample.pid, sample.smUtil) == (w.pid, 100)
     cc = nv.nvmlDeviceGetConfComputeMemSizeInfo(h)
     assert (cc.protectedMemSizeKib, cc.unprotectedMemSizeKib) == (0, 81559 * 1024)
+
+
+def test_a_fault_injected_in_one_process_is_seen_by_another(lab_env: dict[str, str]) -> None:
+    inject = ("import labkit.gpu as g; g.connect(); "
+              "g.simulator().inject('nvmlDeviceGetPowerUsage', 'NotSupported')")
+    _run([PY, "-c", inject], lab_env)
+    probe = ("import labkit.gpu as g, pynvml; nv = g.connect(); h = nv.nvmlDeviceGetHandleByIndex(0)\n"
+             "try:\n nv.nvmlDeviceGetPowerUsage(h); print('read')\n"
+             "except pynvml.NVMLError_NotSupported: print('NotSupported')")
+    assert _run([PY, "-c", probe], lab_env).strip() == "NotSupported"
+    gpustat = json.loads(_run([str(BIN / "gpustat"), "--json"], lab_env)) if (
+        BIN / "gpustat").exists() else None
+    if gpustat is not None:
+        assert gpustat["gpus"][0]["power.draw"] is None  # gpustat's safenvml: n/a
+    _run([PY, "-c", "import labkit.gpu as g; g.connect(); g.simulator().clear_faults()"], lab_env)
+    assert _run([PY, "-c", probe], lab_env).strip() == "read"
+
+
+def test_voila_kernels_keep_a_private_lab(lab_env: dict[str, str]) -> None:
+    probe = "import labkit.gpu as g; g.connect(); print(g.status().shared)"
+    assert _run([PY, "-c", probe], lab_env).strip() == "True"
+    assert _run([PY, "-c", probe], {**lab_env, "LABKIT_SERVED_BY": "voila"}).strip() == "False"

@@ -154,7 +154,9 @@ def connect(spec: str = "auto", *, seed: int = 0, clock: str = "wall",
         Whether a simulated lab is the one every process shares
         (:mod:`labkit.gpu.sim.shared`: MIG layout, workloads and faults seen by nvitop, gpustat
         and other kernels). Default: shared when the spec comes from ``$LABKIT_GPU`` and the
-        clock is ``"wall"``; private otherwise (tests, the no-GPU fallback). A shared lab
+        clock is ``"wall"``, except in a voila kernel; private otherwise (tests, the no-GPU
+        fallback). Voila pages are per-student apps of one server user: each keeps its own lab,
+        so nothing a student does on a page reaches another student's page. A shared lab
         ignores ``seed`` once it exists (the lab keeps the seed it was created with).
 
     Returns
@@ -178,7 +180,7 @@ def connect(spec: str = "auto", *, seed: int = 0, clock: str = "wall",
     from_env = spec == "auto" and bool(os.environ.get(ENV, "").strip())
     resolved = _resolve(spec)
     if shared is None:
-        shared = from_env and clock == "wall"
+        shared = from_env and clock == "wall" and not _under_voila()
     if shared and clock != "wall":
         raise ValueError("a shared simulated lab runs on the wall clock (clock='wall')")
     key = (resolved, seed, clock, noise, shared)
@@ -198,6 +200,12 @@ def connect(spec: str = "auto", *, seed: int = 0, clock: str = "wall",
             _connect_sim(pynvml, parse_spec(resolved), seed, clock, noise, shared=shared)
         _state.key = key
         return pynvml
+
+
+def _under_voila() -> bool:
+    from labkit.serve.voila_guard import running_under_voila
+
+    return running_under_voila()
 
 
 class _NoDevices(Exception):
