@@ -270,7 +270,8 @@ def test_a_fault_injected_in_one_process_is_seen_by_another(lab_env: dict[str, s
     inject = ("import labkit.gpu as g; g.connect(); "
               "g.simulator().inject('nvmlDeviceGetPowerUsage', 'NotSupported')")
     _run([PY, "-c", inject], lab_env)
-    probe = ("import labkit.gpu as g, pynvml; nv = g.connect(); h = nv.nvmlDeviceGetHandleByIndex(0)\n"
+    probe = ("import labkit.gpu as g, pynvml; nv = g.connect()\n"
+             "h = nv.nvmlDeviceGetHandleByIndex(0)\n"
              "try:\n nv.nvmlDeviceGetPowerUsage(h); print('read')\n"
              "except pynvml.NVMLError_NotSupported: print('NotSupported')")
     assert _run([PY, "-c", probe], lab_env).strip() == "NotSupported"
