@@ -287,3 +287,24 @@ def test_voila_kernels_keep_a_private_lab(lab_env: dict[str, str]) -> None:
     probe = "import labkit.gpu as g; g.connect(); print(g.status().shared)"
     assert _run([PY, "-c", probe], lab_env).strip() == "True"
     assert _run([PY, "-c", probe], {**lab_env, "LABKIT_SERVED_BY": "voila"}).strip() == "False"
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "nvidia-smi"
+
+
+def _lgi_rows(text: str) -> list[tuple[str, int, int, str]]:
+    rows = []
+    for line in text.splitlines():
+        m = re.match(r"\|\s+\d+\s+MIG (\S+)\s+(\d+)\s+(\d+)\s+(\d+:\d+)\s+\|", line)
+        if m:
+            rows.append((m[1], int(m[2]), int(m[3]), m[4]))
+    return sorted(rows, key=lambda r: r[2])
+
+
+def test_cgi_then_lgi_matches_a_real_h100_capture(lab_env: dict[str, str]) -> None:
+    """``-cgi 9,14,14`` then ``-lgi`` in another process equals go-nvml#146's H100 capture."""
+    _run([PY, "-m", "labkit.gpu", "mig", "-cgi", "9,14,14"], lab_env)
+    got = _lgi_rows(_run([PY, "-m", "labkit.gpu", "mig", "-lgi"], lab_env))
+    want = _lgi_rows((FIXTURES / "h100_lgi_3g_2g_2g.txt").read_text())
+    assert want == [("3g.40gb", 9, 2, "4:4"), ("2g.20gb", 14, 3, "0:2"), ("2g.20gb", 14, 4, "2:2")]
+    assert got == want
