@@ -1,7 +1,7 @@
 """Every Python process of labkit's environment sees the simulated lab when LABKIT_GPU=sim:...
 
 ``labkit_sim.pth`` in the environment's site-packages (written by ``make`` through
-``python -m labkit.gpu.sim.hook install``) runs :mod:`labkit._simhook` at interpreter start. With
+``python -m labkit.gpu.sim.hook install``) runs :mod:`labkit.gpu._startup` at start. With
 ``LABKIT_GPU=sim:<models>`` set, that puts an import hook in front of ``pynvml``; when any code
 (nvitop, gpustat, jupyterlab-nvdashboard, a lesson) imports pynvml, :func:`attach` sets
 ``pynvml.nvmlLib`` to a :class:`LazyLibrary` *before* the first ``nvmlInit``: pynvml then never
@@ -51,7 +51,7 @@ __all__ = [
 PTH_NAME = "labkit_sim.pth"
 #: Its one line: Python runs ``import`` lines of .pth files at start-up (``site`` module docs).
 PTH_LINE = ("import os; os.environ.get('LABKIT_GPU', '').strip().startswith('sim') "
-            "and __import__('labkit._simhook')\n")
+            "and __import__('labkit.gpu._startup')\n")
 #: The pynvml private names the hook relies on (nvidia-ml-py 12.535 ... 13.x have them).
 REQUIRED_PYNVML_SYMBOLS = ("nvmlLib", "_nvmlGetFunctionPointer", "_nvmlGetFunctionPointer_cache",
                            "libLoadLock", "_LoadNvmlLibrary")
