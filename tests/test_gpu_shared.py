@@ -108,3 +108,21 @@ def test_lab_dir_names_and_refuses_someone_elses_base(monkeypatch: pytest.Monkey
     (tmp_path / "labkit-sim-4321").mkdir()  # owned by the real (test) user, not 4321
     with pytest.raises(PermissionError, match="belongs to uid"):
         lab_dir(["H200"])
+
+
+def test_connect_falls_back_to_a_private_lab_when_the_shared_one_is_unusable(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import labkit.gpu as gpu
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("LABKIT_SIM_DIR", str(blocker))  # the lab dir cannot be created
+    monkeypatch.setenv("LABKIT_GPU", "sim:A30")
+    gpu.disconnect()
+    try:
+        nv = gpu.connect()
+        st = gpu.status()
+        assert (st.kind, st.shared, st.reason_code) == ("sim", False, "SharedLabUnavailable")
+        assert nv.nvmlDeviceGetCount() == 1
+    finally:
+        gpu.disconnect()

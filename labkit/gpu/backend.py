@@ -261,11 +261,17 @@ def _connect_sim(pynvml: ModuleType, models: list[str], seed: int, clock: str, n
     from labkit.gpu import nvml
     from labkit.gpu.sim.lab import SimulatedLab
 
+    lab: SimulatedLab | None = None
     if shared:
         from labkit.gpu.sim.shared import shared_lab
 
-        lab: SimulatedLab = shared_lab(models, noise=noise)
-    else:
+        try:
+            lab = shared_lab(models, noise=noise)
+        except OSError as err:  # e.g. a lab directory this user may not create: stay private
+            shared = False
+            reason = f"shared simulated lab unavailable ({err}); this process has its own"
+            reason_code = "SharedLabUnavailable"
+    if lab is None:
         lab = SimulatedLab([load_gpu_model(m) for m in models], seed=seed, clock=clock,
                            noise=noise)
     nvml.install(lab.library)
