@@ -131,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         if refused:
             print(f"labkit.gpu: {refused}", file=sys.stderr)
             return 2
+        if st.kind == "sim" and not st.shared:
+            print("# note: this simulated lab is private to this command and its change ends "
+                  "with it; set LABKIT_GPU=sim:<model> so every process shares one lab",
+                  file=sys.stderr)
         try:
             print("\n".join(_change(nv, args, 0 if args.id is None else args.id)))
         except smi_mig.SmiError as err:
