@@ -47,6 +47,9 @@ $(BIN)/python:
 
 $(VENV)/.lab-installed: $(BIN)/python pyproject.toml $(CONSTRAINTS)
 	$(PIP) install -q -c $(CONSTRAINTS) -e ".[lab]"
+	@# labkit_sim.pth: with LABKIT_GPU=sim:<model>, every Python process here (nvitop, gpustat,
+	@# kernels) reads the shared simulated lab through pynvml (labkit/gpu/sim/hook.py)
+	$(BIN)/python -m labkit.gpu.sim.hook install >/dev/null
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
 	@echo '{"@jupyterlab/apputils-extension:notification":{"fetchNews":"false","checkForUpdates":false}}' \
 		> $(VENV)/share/jupyter/lab/settings/overrides.json

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -12,6 +14,11 @@ import labkit.gpu as gpu
 from labkit.gpu.sim import SimulatedLab
 
 SimFactory = Callable[..., tuple[ModuleType, SimulatedLab]]
+
+# Shared simulated labs (LABKIT_GPU=sim:..., labkit.gpu.sim.shared) of this test run live in a
+# fresh directory, inherited by every kernel and server the tests start: no state from earlier
+# runs, nothing left in the user's own lab.
+os.environ["LABKIT_SIM_DIR"] = tempfile.mkdtemp(prefix="labkit-sim-tests-")
 
 
 @pytest.fixture

@@ -18,10 +18,27 @@ from labkit.gpu.sim.lib import NvmlApi
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_nvidia_ml_py_is_the_pinned_release() -> None:
-    assert importlib.metadata.version("nvidia-ml-py") == nvml.PYNVML_VERSION
+def test_nvidia_ml_py_is_in_the_tested_range() -> None:
+    from packaging.specifiers import SpecifierSet
+
+    assert importlib.metadata.version("nvidia-ml-py") in SpecifierSet(nvml.PYNVML_RANGE)
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert f'"nvidia-ml-py=={nvml.PYNVML_VERSION}"' in pyproject
+    assert f'"nvidia-ml-py{nvml.PYNVML_RANGE}"' in pyproject
+    lock = (ROOT / "binder/constraints.txt").read_text()
+    assert f"nvidia-ml-py=={nvml.PYNVML_VERSION}\n" in lock
+
+
+def test_check_pynvml_fails_loudly_without_the_private_names() -> None:
+    from types import ModuleType
+
+    from labkit.gpu.sim.hook import REQUIRED_PYNVML_SYMBOLS, check_pynvml
+
+    check_pynvml(pynvml)
+    fake = ModuleType("pynvml")
+    for name in REQUIRED_PYNVML_SYMBOLS[1:]:
+        setattr(fake, name, object())
+    with pytest.raises(RuntimeError, match="missing nvmlLib.*nvidia-ml-py"):
+        check_pynvml(fake)
 
 
 def test_pynvml_private_loader_names_still_exist() -> None:

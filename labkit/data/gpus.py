@@ -33,7 +33,7 @@ from labkit.data.schema import (
 )
 from labkit.gpu.models import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
 
-__all__ = ["GpuModelFile", "available_models", "load_gpu_model"]
+__all__ = ["SIM_BEHAVIOUR_KEYS", "GpuModelFile", "available_models", "load_gpu_model", "load_sim_behaviour"]
 
 DIR = "gpus"
 
@@ -241,3 +241,57 @@ def _load_profile(row: ProfileEntry, index: int, slices: int, units: int, total_
     if profile.suffix in ("+me", "+me.all") and profile.max_count != 1:
         raise DataError(f"{here}: {profile.suffix} profiles are capped at 1 (media engines)")
     return profile
+
+
+class SimBehaviourSection(Schema):
+    """A model file's optional ``sim_behaviour``: driver behaviour the simulator reproduces.
+
+    Every rule the section sets needs a source text in ``sources`` (rules the simulator applies
+    to every model, such as ``gi_create_in_use``, may have a source without a value).
+    """
+
+    rev2_ci_profile: PositiveInt | None = None
+    sources: dict[str, Text] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _sourced(self) -> Self:
+        for key in SIM_BEHAVIOUR_KEYS:
+            if getattr(self, key) is not None and key not in self.sources:
+                raise ValueError(f"{key!r} needs a source in sim_behaviour.sources")
+        return self
+
+
+class _SimBehaviourFile(Document):
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
+
+    sim_behaviour: SimBehaviourSection | None = None
+
+
+#: Keys of a model file's optional ``sim_behaviour`` section (besides ``sources``) and their type.
+SIM_BEHAVIOUR_KEYS: dict[str, type] = {"rev2_ci_profile": int}
+
+
+@functools.cache
+def load_sim_behaviour(short_name: str) -> dict[str, object]:
+    """Load a model's ``sim_behaviour``: driver behaviour the simulator reproduces, with sources.
+
+    Returns
+    -------
+    dict
+        ``sources`` (rule -> source text) and the keys of :data:`SIM_BEHAVIOUR_KEYS` that the
+        file sets (``rev2_ci_profile``: the ``NVML_COMPUTE_INSTANCE_PROFILE_*`` a 1-slice
+        REV2 GI offers). Empty ``sources`` for a file without the section.
+
+    Raises
+    ------
+    labkit.data.DataError
+        For an unknown model or key, a wrong type, or a rule without a source.
+    """
+    load_gpu_model(short_name)  # validates the name and the rest of the file
+    section = load_document(f"{DIR}/{short_name}.yaml", _SimBehaviourFile).sim_behaviour
+    if section is None:
+        return {"sources": {}}
+    out: dict[str, object] = {"sources": dict(section.sources)}
+    out |= {key: getattr(section, key) for key in SIM_BEHAVIOUR_KEYS
+            if getattr(section, key) is not None}
+    return out

@@ -18,7 +18,10 @@ With a simulated lab, :func:`simulator` returns its control API (workloads, faul
 see :mod:`labkit.gpu.sim`. Pure helpers that never touch pynvml: :mod:`labkit.gpu.models`
 (typed GPU models), :mod:`labkit.gpu.placement` (the MIG placement rules). Tables like
 ``nvidia-smi -L`` / ``mig -lgip`` / ``-lgipp`` / ``-lgi`` / ``-lci``: :mod:`labkit.gpu.smi` and
-``python -m labkit.gpu``. A read-only capture for real hardware: ``python -m labkit.gpu.capture``.
+``python -m labkit.gpu`` (which also has nvidia-smi's MIG verbs ``-mig``, ``mig -cgi/-dci/-dgi``
+for the simulated lab: :mod:`labkit.gpu.smi_mig`). A read-only capture for real hardware:
+``python -m labkit.gpu.capture``. With ``LABKIT_GPU=sim:...`` all processes share one simulated
+lab (:mod:`labkit.gpu.sim.shared`), nvitop and gpustat included (:mod:`labkit.gpu.sim.hook`).
 
 Only this package imports pynvml, and only on first use.
 

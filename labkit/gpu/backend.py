@@ -61,6 +61,8 @@ class GpuStatus:
     reason_code : str or None
         The error's short name (``"LibraryNotFound"``, ``"DriverNotLoaded"``,
         ``"NoDevices"``, ...): the UI catalog explains it in Korean.
+    shared : bool
+        Whether the simulated lab is the one all processes share (``LABKIT_GPU=sim:...``).
     """
 
     kind: str
@@ -71,6 +73,7 @@ class GpuStatus:
     spec: str
     reason: str | None = None
     reason_code: str | None = None
+    shared: bool = False
 
 
 class _State:
@@ -134,7 +137,7 @@ def _resolve(spec: str) -> str:
 
 
 def connect(spec: str = "auto", *, seed: int = 0, clock: str = "wall",
-            noise: bool = True) -> ModuleType:
+            noise: bool = True, shared: bool | None = None) -> ModuleType:
     """Connect to the lab GPU and return the NVML API (the ``pynvml`` module, initialised).
 
     Parameters
@@ -147,6 +150,14 @@ def connect(spec: str = "auto", *, seed: int = 0, clock: str = "wall",
     seed, clock, noise
         For a simulated lab: see :class:`labkit.gpu.sim.SimulatedLab` (``clock="virtual"``
         for tests: time moves only with ``simulator().advance()``).
+    shared : bool, optional
+        Whether a simulated lab is the one every process shares
+        (:mod:`labkit.gpu.sim.shared`: MIG layout, workloads and faults seen by nvitop, gpustat
+        and other kernels). Default: shared when the spec comes from ``$LABKIT_GPU`` and the
+        clock is ``"wall"``, except in a voila kernel; private otherwise (tests, the no-GPU
+        fallback). Voila pages are per-student apps of one server user: each keeps its own lab,
+        so nothing a student does on a page reaches another student's page. A shared lab
+        ignores ``seed`` once it exists (the lab keeps the seed it was created with).
 
     Returns
     -------
@@ -166,8 +177,13 @@ def connect(spec: str = "auto", *, seed: int = 0, clock: str = "wall",
     """
     import pynvml
 
+    from_env = spec == "auto" and bool(os.environ.get(ENV, "").strip())
     resolved = _resolve(spec)
-    key = (resolved, seed, clock, noise)
+    if shared is None:
+        shared = from_env and clock == "wall" and not _under_voila()
+    if shared and clock != "wall":
+        raise ValueError("a shared simulated lab runs on the wall clock (clock='wall')")
+    key = (resolved, seed, clock, noise, shared)
     with _state.lock:
         if _state.key == key and _still_up(pynvml):
             return pynvml
@@ -181,9 +197,15 @@ def connect(spec: str = "auto", *, seed: int = 0, clock: str = "wall",
                 _connect_sim(pynvml, [DEFAULT_SIM_MODEL], seed, clock, noise,
                              reason=str(err), reason_code=_code(err))
         else:
-            _connect_sim(pynvml, parse_spec(resolved), seed, clock, noise)
+            _connect_sim(pynvml, parse_spec(resolved), seed, clock, noise, shared=shared)
         _state.key = key
         return pynvml
+
+
+def _under_voila() -> bool:
+    from labkit.serve.voila_guard import running_under_voila
+
+    return running_under_voila()
 
 
 class _NoDevices(Exception):
@@ -216,8 +238,8 @@ def _still_up(pynvml: ModuleType) -> bool:
 def _connect_real(pynvml: ModuleType, spec: str) -> None:
     from labkit.gpu import nvml
 
-    if _state.lab is not None or isinstance(pynvml.nvmlLib, _sim_library_type()):
-        nvml.uninstall()
+    if _state.lab is not None or pynvml.nvmlLib is not None:
+        nvml.uninstall(real=True)
     _state.lab = None
     pynvml.nvmlInit()
     count = pynvml.nvmlDeviceGetCount()
@@ -232,19 +254,26 @@ def _connect_real(pynvml: ModuleType, spec: str) -> None:
         driver_version=pynvml.nvmlSystemGetDriverVersion(), device_count=count, spec="real")
 
 
-def _sim_library_type() -> type:
-    from labkit.gpu.sim.lab import _Library
-
-    return _Library
-
-
 def _connect_sim(pynvml: ModuleType, models: list[str], seed: int, clock: str, noise: bool,
-                 reason: str | None = None, reason_code: str | None = None) -> None:
+                 reason: str | None = None, reason_code: str | None = None,
+                 shared: bool = False) -> None:
     from labkit.data.gpus import load_gpu_model
     from labkit.gpu import nvml
     from labkit.gpu.sim.lab import SimulatedLab
 
-    lab = SimulatedLab([load_gpu_model(m) for m in models], seed=seed, clock=clock, noise=noise)
+    lab: SimulatedLab | None = None
+    if shared:
+        from labkit.gpu.sim.shared import shared_lab
+
+        try:
+            lab = shared_lab(models, noise=noise)
+        except OSError as err:  # e.g. a lab directory this user may not create: stay private
+            shared = False
+            reason = f"shared simulated lab unavailable ({err}); this process has its own"
+            reason_code = "SharedLabUnavailable"
+    if lab is None:
+        lab = SimulatedLab([load_gpu_model(m) for m in models], seed=seed, clock=clock,
+                           noise=noise)
     nvml.install(lab.library)
     pynvml.nvmlInit()
     _state.lab = lab
@@ -253,7 +282,7 @@ def _connect_sim(pynvml: ModuleType, models: list[str], seed: int, clock: str, n
     _state.status = GpuStatus(
         kind="sim", name=_join_names(names), nvml_version=pynvml.nvmlSystemGetNVMLVersion(),
         driver_version=pynvml.nvmlSystemGetDriverVersion(), device_count=len(names),
-        spec="sim:" + ",".join(models), reason=reason, reason_code=reason_code)
+        spec="sim:" + ",".join(models), reason=reason, reason_code=reason_code, shared=shared)
 
 
 def _join_names(names: list[str]) -> str:

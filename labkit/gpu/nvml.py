@@ -4,8 +4,9 @@ pynvml (nvidia-ml-py 13.615.71) looks every C function up with ``_nvmlGetFunctio
 i.e. ``getattr(pynvml.nvmlLib, name)``, cached in ``_nvmlGetFunctionPointer_cache``; ``nvmlInit``
 loads ``libnvidia-ml.so.1`` only while ``nvmlLib`` is None. Setting ``nvmlLib`` to the
 simulator's library object (and clearing the cache) makes every pynvml wrapper run unchanged on
-top of it. These are private names: nvidia-ml-py is pinned exactly in ``pyproject.toml`` and
-``tests/test_gpu_hook.py`` fails loudly if an upgrade breaks the hook.
+top of it. These are private names: pyproject.toml allows only the tested range
+(:data:`PYNVML_RANGE`), :func:`labkit.gpu.sim.hook.check_pynvml` probes for them and fails
+loudly, and ``tests/test_gpu_hook.py`` / ``tests/test_gpu_pynvml_range.py`` check the range.
 
 Also :func:`query`, the nvitop-style safe call: NVML errors become a default value (None), and
 each (function, error) pair is logged once.
@@ -19,14 +20,27 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["PYNVML_VERSION", "clear_function_cache", "install", "query", "try_query", "uninstall"]
+__all__ = ["PYNVML_RANGE", "PYNVML_VERSION", "clear_function_cache", "install", "query",
+           "set_default_library", "try_query", "uninstall"]
 
-#: The nvidia-ml-py release whose private loader names this module relies on.
+#: The nvidia-ml-py releases labkit is tested with (pyproject.toml's range): the oldest and the
+#: newest run labkit's GPU tests in tests/test_gpu_pynvml_range.py. Older ones lack wrappers and
+#: constants the simulator and its tests use (13.580.65: ``nvmlDeviceGetDriverModel_v2``,
+#: ``NVML_GPM_METRIC_DMMA_TENSOR_UTIL``); 14.x is untested.
+PYNVML_RANGE = ">=13.590.48,<14"
+#: The release pinned in binder/constraints.txt (the newest tested).
 PYNVML_VERSION = "13.615.71"
 
 T = TypeVar("T")
 _log = logging.getLogger("labkit.gpu")
 _warned: set[tuple[str, str]] = set()
+_default: object | None = None  # what uninstall() restores (the sim hook's lazy library)
+
+
+def set_default_library(library: object | None) -> None:
+    """Make :func:`uninstall` restore ``library`` instead of None (the LABKIT_GPU=sim hook)."""
+    global _default
+    _default = library
 
 
 def install(library: object) -> None:
@@ -38,12 +52,16 @@ def install(library: object) -> None:
         pynvml._nvmlGetFunctionPointer_cache.clear()
 
 
-def uninstall() -> None:
-    """Forget any installed library: the next ``nvmlInit`` loads the real libnvidia-ml."""
+def uninstall(*, real: bool = False) -> None:
+    """Forget any installed library: the next ``nvmlInit`` loads the real libnvidia-ml.
+
+    Under the ``LABKIT_GPU=sim`` hook the hook's simulated library comes back instead, unless
+    ``real`` (``connect("real")``).
+    """
     import pynvml
 
     with pynvml.libLoadLock:
-        pynvml.nvmlLib = None
+        pynvml.nvmlLib = None if real else _default
         pynvml._nvmlGetFunctionPointer_cache.clear()
 
 

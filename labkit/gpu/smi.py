@@ -127,19 +127,22 @@ def _mig_enabled(nv: ModuleType, h: Any) -> bool:
 def lgip(nv: ModuleType, gpu: int | None = None) -> str:
     """Return ``nvidia-smi mig -lgip``: profiles with Free/Total, memory [GiB], SM and engines.
 
-    "Free" is ``nvmlDeviceGetGpuInstanceRemainingCapacity`` (0 while MIG is off, when the call
-    is not supported).
+    "Free" is ``nvmlDeviceGetGpuInstanceRemainingCapacity``. While MIG is off that call is not
+    supported and nothing is placed, so Free is the total (N/N), as a real R580 ``nvidia-smi mig
+    -lgip`` prints it with MIG disabled (issue 15; data/gpus/H100-80GB.yaml
+    ``mig.lgip_mig_off_source``).
     """
     rows: list[str] = []
     for i in _gpus(nv, gpu):
         h = nv.nvmlDeviceGetHandleByIndex(i)
         if not _mig_supported(nv, h):
             continue
+        enabled = _mig_enabled(nv, h)
         for info in gi_profiles(nv, h):
             try:
                 free = nv.nvmlDeviceGetGpuInstanceRemainingCapacity(h, info.id)
             except nv.NVMLError_NotSupported:
-                free = 0
+                free = 0 if enabled else info.instanceCount
             name = _profile_name(nv, h, info)
             mem = f"{info.memorySizeMB / 1024:.2f}"
             p2p = "Yes" if info.isP2pSupported else "No"

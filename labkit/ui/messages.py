@@ -41,6 +41,7 @@ KO: dict[str, str] = {
     "common.banner.reason.NoDevices": "NVML은 동작하지만 GPU가 하나도 보이지 않습니다",
     "common.banner.reason.NoPermission": "GPU에 접근할 권한이 없습니다",
     "common.banner.reason.BadSpec": "LABKIT_GPU 설정값을 이해하지 못했습니다",
+    "common.banner.reason.SharedLabUnavailable": "함께 쓰는 시뮬레이션 실습실(shared lab) 폴더를 쓸 수 없어 이 커널만의 시뮬레이션 GPU를 씁니다 ({reason})",
     "common.banner.reason.other": "NVML 오류 ({reason})",
     # --- input errors (labkit.validate.InputError rules) ---------------------------------------
     "error.number": "숫자여야 합니다 (입력: {value}).",

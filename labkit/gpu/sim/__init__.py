@@ -46,9 +46,18 @@ Defaults: as freshly installed (MIG disabled, no instances, no processes) with t
 change MIG, so ``nvmlDeviceSetMigMode(h, 1)`` takes effect at once; profile and placement
 queries answer with MIG off (R550+ drivers).
 
+One lab for many processes: with ``LABKIT_GPU=sim:<models>`` (wall clock, outside voila)
+``connect()`` returns a :class:`~labkit.gpu.sim.shared.SharedLab` whose state (MIG layout,
+workloads with their real pids, faults) every process of the lab shares through a locked state
+file, and the ``labkit_sim.pth`` hook (:mod:`~labkit.gpu.sim.hook`) puts it under pynvml for
+unmodified tools (nvitop, gpustat, nvdashboard). ``LABKIT_SIM_TRACE=<file>`` lists the NVML
+calls a process makes.
+
 Modules: :mod:`~labkit.gpu.sim.activity` (scenarios), :mod:`~labkit.gpu.sim.device`
 (physics and state of one GPU), :mod:`~labkit.gpu.sim.lib` (the C functions),
-:mod:`~labkit.gpu.sim.lab` (the lab and its control API). MIG rules come from
+:mod:`~labkit.gpu.sim.tools_api` (the calls monitoring tools add), :mod:`~labkit.gpu.sim.lab`
+(the lab and its control API), :mod:`~labkit.gpu.sim.shared` (the shared lab),
+:mod:`~labkit.gpu.sim.hook` (the pynvml hook). MIG rules come from
 :mod:`labkit.gpu.placement`, GPU figures from ``data/gpus/``.
 
 Used in: lessons 01 (observation) and 02 (MIG), and the tests of labkit.gpu

@@ -108,6 +108,9 @@ class Scenario:
 _TRAIN = {"kernel": 1.0, "sm_active": 0.85, "sm_occupancy": 0.45, "tensor_active": 0.60,
           "dram_active": 0.40, "fp32_active": 0.10, "fp16_active": 0.05, "integer_active": 0.08,
           "mem_copy": 0.35, "pcie_tx_kbps": 200_000, "pcie_rx_kbps": 1_500_000,
+          # data-parallel gradient all-reduce over NVLink: 60 GB/s each way per GPU (inferred;
+          # counted only on boards with NVLink and with peers, see ToolsApi.nvlink_scale)
+          "nvlink_tx_kbps": 60_000_000, "nvlink_rx_kbps": 60_000_000,
           # 650 W of 700 W on an H100 with 70 W idle: (650 - 70) / (700 - 70)
           "dyn_power": (650 - 70) / (700 - 70)}
 

@@ -14,6 +14,7 @@ import ctypes
 import math
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +34,9 @@ from labkit.gpu.sim.device import (
     _noise,
 )
 from labkit.gpu.sim.lib import NO_INIT_FUNCTIONS, EventSet, NvmlApi
+from labkit.gpu.sim.tools_api import ToolsApi
 
-__all__ = ["PRESETS", "READINGS", "SimulatedLab", "error_code"]
+__all__ = ["PRESETS", "READINGS", "SimulatedLab", "error_code", "error_name"]
 
 #: Default simulated driver: R580 (the MIG user guide's v580 examples), CUDA 13.0.
 DEFAULT_DRIVER = "580.65.06"
@@ -94,6 +96,15 @@ def error_code(error: int | str | type) -> int:
     raise ValueError(f"unknown NVML error {error!r} (try 'NotSupported', 'GpuIsLost', 3)")
 
 
+def error_name(code: int) -> str:
+    """Return the short name of an NVML return code: ``"SUCCESS"``, ``"NOT_SUPPORTED"``, ..."""
+    for name, value in vars(N).items():
+        if value == code and isinstance(value, int) and (
+                name.startswith("NVML_ERROR_") or name == "NVML_SUCCESS"):
+            return name.removeprefix("NVML_ERROR_").removeprefix("NVML_")
+    return str(code)
+
+
 @dataclass
 class _Fault:
     code: int
@@ -102,13 +113,23 @@ class _Fault:
 
 
 class _Library:
-    """A simulated libnvidia-ml: its attributes are the C functions pynvml looks up."""
+    """A simulated libnvidia-ml: its attributes are the C functions pynvml looks up.
+
+    ``trace`` (set by :meth:`SimulatedLab.start_trace`) counts (function, return code) pairs;
+    a function looked up and missing counts as ``"FunctionNotFound"``.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        trace = self.__dict__.get("trace")
+        if trace is not None and name.startswith("nvml"):
+            trace[(name, "FunctionNotFound")] += 1
+        raise AttributeError(name)
 
     def __repr__(self) -> str:
         return "<simulated libnvidia-ml (labkit.gpu.sim)>"
 
 
-class SimulatedLab(NvmlApi):
+class SimulatedLab(NvmlApi, ToolsApi):
     """Simulated lab GPUs behind pynvml, and the knobs to drive them.
 
     Parameters
@@ -178,7 +199,7 @@ class SimulatedLab(NvmlApi):
 
     def _build_library(self) -> _Library:
         lib = _Library()
-        for name in dir(NvmlApi):
+        for name in dir(type(self)):
             if name.startswith("nvml"):
                 setattr(lib, name, self._wrap(name, getattr(self, name)))
         return lib
@@ -194,6 +215,13 @@ class SimulatedLab(NvmlApi):
             return error_string
 
         def call(*args: Any) -> Any:
+            result = run(*args)
+            trace = lab._library.__dict__.get("trace")
+            if trace is not None:
+                trace[(name, result if isinstance(result, int) else 0)] += 1
+            return result
+
+        def run(*args: Any) -> Any:
             with lab._lock:
                 if lab._latency_s:
                     lab._pay_latency()
@@ -213,6 +241,16 @@ class SimulatedLab(NvmlApi):
 
         call.__name__ = call.__qualname__ = name
         return call
+
+    def start_trace(self) -> Counter[tuple[str, int | str]]:
+        """Count every NVML call from now on: {(C function, return code): calls}.
+
+        Return codes are ``NVML_*`` ints; ``"FunctionNotFound"`` for a name looked up and
+        missing. Used to list what a tool calls (``LABKIT_SIM_TRACE``, docs/sim-nvml-calls.md).
+        """
+        trace: Counter[tuple[str, int | str]] = Counter()
+        self._library.__dict__["trace"] = trace
+        return trace
 
     def _register(self, obj: Any) -> Any:
         buf = ctypes.create_string_buffer(1)
@@ -316,13 +354,18 @@ class SimulatedLab(NvmlApi):
                 raise ValueError(f"used_memory_mib must be >= 0, got {used_memory_mib}")
             self._check_instance(dev, gpu_instance_id, compute_instance_id)
             if pid is None:
-                pid = self._next_pid
-                self._next_pid += 1
+                pid = self._default_pid()
             dev.sync(self.now())
             dev.processes.append(Process(pid, name, int(used_memory_mib), dev.index,
                                          gpu_instance_id, compute_instance_id))
             self._process_names[pid] = name
             return pid
+
+    def _default_pid(self) -> int:
+        """PID for a process nobody named: made-up ones (4242, 4243, ...) in a private lab."""
+        pid = self._next_pid
+        self._next_pid += 1
+        return pid
 
     def _check_instance(self, dev: SimDevice, gi_id: int | None, ci_id: int | None) -> None:
         if gi_id is None:
@@ -529,7 +572,7 @@ class SimulatedLab(NvmlApi):
 
     def _c_names(self, function: str) -> list[str]:
         names = [n for n in (function, f"{function}_v2", f"{function}_v3", f"{function}V")
-                 if hasattr(NvmlApi, n) or n in PRESET_ONLY]
+                 if hasattr(type(self), n) or n in PRESET_ONLY]
         if not names:
             raise ValueError(f"no simulated NVML function {function!r}")
         return names
@@ -621,7 +664,7 @@ class SimulatedLab(NvmlApi):
 
         with self._lock:
             for name in self._c_names(function):
-                if hasattr(NvmlApi, name):
+                if hasattr(type(self), name):
                     setattr(self._library, name, self._wrap(name, getattr(self, name)))
             nvml.clear_function_cache()
 
@@ -639,7 +682,7 @@ class SimulatedLab(NvmlApi):
 
     def _rebuild_library(self) -> _Library:
         lib = self._library
-        for name in dir(NvmlApi):
+        for name in dir(type(self)):
             if name.startswith("nvml") and not hasattr(lib, name):
                 setattr(lib, name, self._wrap(name, getattr(self, name)))
         return lib
@@ -668,7 +711,7 @@ class SimulatedLab(NvmlApi):
                 self.inject(function, error, device=device)
         if preset == "vgpu":
             for fid in (N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX,
-                        N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX):
+                        N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, N.NVML_FI_DEV_NVLINK_LINK_COUNT):
                 self.inject("nvmlDeviceGetFieldValues", "NotSupported", device=device, field=fid)
 
     def _emit(self, device: int, event_type: int, data: int) -> None:
@@ -736,4 +779,4 @@ class SimulatedLab(NvmlApi):
 
 
 #: Functions named in presets that the simulator does not implement (they are missing anyway).
-PRESET_ONLY = frozenset({"nvmlDeviceGetNvLinkVersion"})
+PRESET_ONLY: frozenset[str] = frozenset()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,7 @@ from labkit.gpu.sim.device import (
     NvmlReturn,
     SimDevice,
 )
+from labkit.gpu.sim.tools_api import NVLINK_FIELDS
 
 __all__ = ["NO_INIT_FUNCTIONS", "NvmlApi"]
 
@@ -59,8 +61,10 @@ _GPM_METRICS = {  # NVML_GPM_METRIC_* -> activity channel (percent metrics)
     N.NVML_GPM_METRIC_DRAM_BW_UTIL: "dram_active", N.NVML_GPM_METRIC_FP64_UTIL: "fp64_active",
     N.NVML_GPM_METRIC_FP32_UTIL: "fp32_active", N.NVML_GPM_METRIC_FP16_UTIL: "fp16_active",
 }
-_GPM_ZERO = {N.NVML_GPM_METRIC_DFMA_TENSOR_UTIL, N.NVML_GPM_METRIC_DMMA_TENSOR_UTIL,
-             N.NVML_GPM_METRIC_IMMA_TENSOR_UTIL,
+# DMMA (FP64 tensor) is named from nvidia-ml-py 13.590 on; older releases lack the constant
+_GPM_ZERO = {N.NVML_GPM_METRIC_DFMA_TENSOR_UTIL, N.NVML_GPM_METRIC_IMMA_TENSOR_UTIL,
+             *([N.NVML_GPM_METRIC_DMMA_TENSOR_UTIL]
+               if hasattr(N, "NVML_GPM_METRIC_DMMA_TENSOR_UTIL") else []),
              *range(N.NVML_GPM_METRIC_NVDEC_0_UTIL, N.NVML_GPM_METRIC_NVDEC_7_UTIL + 1),
              *range(N.NVML_GPM_METRIC_NVJPG_0_UTIL, N.NVML_GPM_METRIC_NVJPG_7_UTIL + 1),
              N.NVML_GPM_METRIC_NVOFA_0_UTIL}
@@ -123,11 +127,20 @@ def _put_str(buf: Any, size: Any, text: str) -> None:
 
 
 def _ci_size(gi: GpuInstance, ci: P.CiProfile) -> int:
-    """Placement size a CI reports: the full CI spans the GI's slots (a real H100 ``-lci`` shows
-    ``0:4`` for the 3g.40gb CI and ``0:2`` for 2g.20gb; **inferred** beyond those)."""
-    if ci.slices == gi.profile.compute_slices:
-        return gi.profile.memory_slices
-    return ci.slices
+    """Placement size a CI reports.
+
+    The full CI spans the GI's slots: a real H100 ``-lci`` shows ``0:4`` for the 3g.40gb CI
+    and ``0:2`` for 2g.20gb (8 memory units over 7 compute slices). On a board whose memory
+    units are a whole multiple of its compute slices the slots are compute slices: RTX PRO
+    6000's full 1g CI lists as ``0:1`` (data/gpus/RTX-PRO-6000.yaml ``sim_behaviour``).
+    Smaller CIs report their compute slices (**inferred** beyond those captures).
+    """
+    if ci.slices != gi.profile.compute_slices:
+        return ci.slices
+    mig = gi.device.model.mig
+    if mig is not None and mig.memory_units % mig.compute_slices == 0:
+        return gi.profile.memory_slices // (mig.memory_units // mig.compute_slices)
+    return gi.profile.memory_slices
 
 
 @dataclass(eq=False)
@@ -169,6 +182,9 @@ class NvmlApi:
     _event_sets: list[EventSet]
     _process_names: dict[int, str]
     _field_faults: dict[tuple[int | None, int], int]
+    # from labkit.gpu.sim.tools_api.ToolsApi (the lab mixes in both)
+    nvlink_field: Callable[[SimDevice, int, int], tuple[int, float] | int]
+    nvlink_scale: Callable[[SimDevice], float]
 
     # hooks the lab implements
     def now(self) -> float:  # pragma: no cover - implemented by the lab
@@ -640,8 +656,9 @@ class NvmlApi:
     def nvmlDeviceGetFieldValues(self, handle: Any, count: Any, ref: Any) -> int:
         """Several fields at once; each entry carries its own ``nvmlReturn``.
 
-        Fields: MEMORY_TEMP (82), PCIE_REPLAY_COUNTER (94), NVLINK_THROUGHPUT_DATA_TX/RX
-        (138/139, boards with NVLink), POWER_AVERAGE/INSTANT (185/186),
+        Fields: MEMORY_TEMP (82), PCIE_REPLAY_COUNTER (94), the NVLink fields of
+        :meth:`labkit.gpu.sim.tools_api.ToolsApi.nvlink_field` (link count 91, speeds 84-90,
+        throughput 138-141 per link), POWER_AVERAGE/INSTANT (185/186),
         IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE (199); others NOT_SUPPORTED.
         """
         dev, now = self._synced(handle)
@@ -656,6 +673,9 @@ class NvmlApi:
                 entry.nvmlReturn = code
                 continue
             result = self._field(dev, now, fid, int(entry.scopeId))
+            if isinstance(result, int):
+                entry.nvmlReturn = result
+                continue
             if result is None:
                 entry.nvmlReturn = N.NVML_ERROR_NOT_SUPPORTED
                 continue
@@ -670,20 +690,15 @@ class NvmlApi:
                 entry.value.uiVal = int(value)
         return N.NVML_SUCCESS
 
-    def _field(self, dev: SimDevice, now: float, fid: int, scope: int) -> tuple[int, float] | None:
+    def _field(self, dev: SimDevice, now: float, fid: int,
+               scope: int) -> tuple[int, float] | int | None:
+        if fid in NVLINK_FIELDS:
+            return self.nvlink_field(dev, fid, scope)
         uint, ull = N.NVML_VALUE_TYPE_UNSIGNED_INT, N.NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
         if fid == N.NVML_FI_DEV_MEMORY_TEMP:
             return uint, round(dev.temp_c + dev.board.memory_temp_offset_c)
         if fid == N.NVML_FI_DEV_PCIE_REPLAY_COUNTER:
             return ull, dev.pcie_replays
-        nvlink = (N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX)
-        if fid in nvlink:
-            if dev.board.nvlink_links == 0:
-                return None
-            channel = ("nvlink_tx_kbps" if fid == N.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX
-                       else "nvlink_rx_kbps")
-            per_link = dev.cum[IDX[channel]] / dev.board.nvlink_links  # KiB counter
-            return ull, per_link
         if fid == N.NVML_FI_DEV_POWER_AVERAGE:
             return uint, round(dev.power_mean_w(now, POWER_WINDOW_S) * 1000)
         if fid == N.NVML_FI_DEV_POWER_INSTANT:
@@ -911,6 +926,10 @@ class NvmlApi:
     def _create_gi(self, handle: Any, profile_id: Any, start: int | None, ref: Any) -> int:
         dev = self._mig_on(handle)
         self._need_rights()
+        if any(p.gpu_instance_id is None for p in dev.processes):
+            # another client holds the whole GPU: "In use by another client" (sources in
+            # data/gpus/H100-80GB.yaml sim_behaviour.gi_create_in_use)
+            return N.NVML_ERROR_IN_USE
         assert dev.model.mig is not None
         try:
             placed = P.check_gi(dev.model.mig, self._placed(dev), _v(profile_id), start)
@@ -982,23 +1001,76 @@ class NvmlApi:
 
     # --- MIG: compute instances -------------------------------------------------------------------
 
+    def _ci_lookup(self, gi: GpuInstance,
+                   value: int) -> tuple[P.CiProfile, tuple[int, ...]] | None:
+        """The CI profile ``value`` a GI offers and its starts, with the driver's exceptions.
+
+        From ``data/gpus/<model>.yaml`` ``sim_behaviour`` (sources there): a 1-slice REV2 GI
+        (1g.20gb on H100) offers CI profile 7 (``1_SLICE_REV1``) instead of 0; a 2c CI in a 3g
+        GI may also start at compute slice 1 (1c then 2c works on a real H200).
+        """
+        from labkit.data.gpus import load_sim_behaviour
+
+        rev2 = load_sim_behaviour(gi.device.model.short_name).get("rev2_ci_profile")
+        if rev2 is not None and gi.profile.nvml_profile == N.NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2:
+            if value == rev2:
+                return P.CiProfile(rev2, 1), (0,)
+            if value == N.NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE:
+                return None
+        found = P.ci_profile(gi.profile, value)
+        if found is None:
+            return None
+        ci, starts = found
+        if ci.slices == 2 and gi.profile.compute_slices == 3:
+            starts = (0, 1)
+        return ci, starts
+
     def _ci_profile(self, gi: GpuInstance, profile: Any) -> tuple[P.CiProfile, tuple[int, ...]]:
         value = _v(profile)
         if not 0 <= value < N.NVML_COMPUTE_INSTANCE_PROFILE_COUNT:
             raise NvmlReturn(N.NVML_ERROR_INVALID_ARGUMENT)
-        found = P.ci_profile(gi.profile, value)
+        found = self._ci_lookup(gi, value)
         if found is None:
             raise NvmlReturn(N.NVML_ERROR_NOT_SUPPORTED)
         return found
+
+    @staticmethod
+    def _ci_free_starts(ci: P.CiProfile, starts: tuple[int, ...],
+                        existing: list[tuple[int, int]]) -> list[int]:
+        used = {u for s, n in existing for u in range(s, s + n)}
+        return [s for s in starts if used.isdisjoint(range(s, s + ci.slices))]
+
+    def _ci_capacity(self, ci: P.CiProfile, starts: tuple[int, ...],
+                     existing: list[tuple[int, int]]) -> int:
+        """How many more CIs of ``ci`` fit (greedy over the free starts, lowest first)."""
+        placed = list(existing)
+        count = 0
+        while True:
+            free = self._ci_free_starts(ci, starts, placed)
+            if not free:
+                return count
+            placed.append((free[0], ci.slices))
+            count += 1
+
+    def _ci_sm_count(self, gi: GpuInstance, ci: P.CiProfile) -> int:
+        """SMs of a CI: the GI's for the full CI, else those of the c-slice GI profile (H200 3g:
+        1c 16, 2c 32; A100 3g: 14/28; sources in data/gpus/H200.yaml ``sim_behaviour``)."""
+        prof = gi.profile
+        if ci.slices >= prof.compute_slices:
+            return prof.sm_count
+        mig = gi.device.model.mig
+        same = [p for p in (mig.profiles if mig else ()) if p.compute_slices == ci.slices]
+        if same:
+            return min(same, key=lambda p: (p.memory_slices, p.sm_count)).sm_count
+        return prof.sm_count * ci.slices // prof.compute_slices
 
     def _fill_ci_profile(self, gi: GpuInstance, ci: P.CiProfile, starts: tuple[int, ...],
                          st: Any) -> None:
         prof = gi.profile
         st.id = ci.id
         st.sliceCount = ci.slices
-        st.instanceCount = P.ci_remaining_capacity(prof, [], ci.id)
-        # inferred: SMs split in proportion to compute slices (A100 3g: 14/28/42 as captured)
-        st.multiprocessorCount = prof.sm_count * ci.slices // prof.compute_slices
+        st.instanceCount = self._ci_capacity(ci, starts, [])
+        st.multiprocessorCount = self._ci_sm_count(gi, ci)
         st.sharedCopyEngineCount = prof.copy_engines
         st.sharedDecoderCount = prof.decoders
         st.sharedEncoderCount = prof.encoders
@@ -1034,8 +1106,8 @@ class NvmlApi:
                                                            ref: Any) -> int:
         """How many more CIs of the profile fit in the GI."""
         gi = self._gi(handle)
-        ci, _ = self._ci_profile(gi, profile)
-        _out(ref).value = P.ci_remaining_capacity(gi.profile, self._ci_existing(gi), ci.id)
+        ci, starts = self._ci_profile(gi, profile)
+        _out(ref).value = self._ci_capacity(ci, starts, self._ci_existing(gi))
         return N.NVML_SUCCESS
 
     def nvmlGpuInstanceGetComputeInstancePossiblePlacements(self, handle: Any, profile: Any,
@@ -1062,10 +1134,10 @@ class NvmlApi:
         ci_prof, starts = self._ci_profile(gi, profile)
         existing = self._ci_existing(gi)
         if start is None:
-            chosen = P.ci_default_start(gi.profile, existing, ci_prof.id)
-            if chosen is None:
+            free = self._ci_free_starts(ci_prof, starts, existing)
+            if not free:
                 return N.NVML_ERROR_INSUFFICIENT_RESOURCES
-            start = chosen
+            start = free[0]
         elif start not in starts:
             return N.NVML_ERROR_INVALID_ARGUMENT
         used = {u for s, n in existing for u in range(s, s + n)}
@@ -1281,7 +1353,9 @@ class NvmlApi:
                 metric.value = max(0.0, min(100.0, (s2.cum[k] - s1.cum[k]) / dt * 100.0))
             elif mid in _GPM_RATES:
                 k = IDX[_GPM_RATES[mid]]
-                metric.value = (s2.cum[k] - s1.cum[k]) / dt * 1000.0 / (1 << 20)
+                scale = self.nvlink_scale(self.devices[s1.device_index]) if (
+                    _GPM_RATES[mid].startswith("nvlink")) else 1.0
+                metric.value = (s2.cum[k] - s1.cum[k]) * scale / dt * 1000.0 / (1 << 20)
             elif mid in _GPM_ZERO:
                 metric.value = 0.0
             else:
