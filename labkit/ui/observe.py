@@ -42,7 +42,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from labkit import observe as model
-from labkit.observe import CATALOG, PANELS, Reading, Sampler
+from labkit.gpu.sampler import GPM_MIN_INTERVAL_S, Sampler, stop_all
+from labkit.observe import CATALOG, PANELS, Reading
 from labkit.ui import format as fmt
 from labkit.ui.components import FigureOutput, styled_figure
 from labkit.ui.messages import KO, error_text, t
@@ -94,7 +95,7 @@ _APPS: list[Any] = []
 
 @atexit.register
 def _stop_everything() -> None:
-    model.stop_all()
+    stop_all()
 
 
 # --------------------------------------------------------------------------------------------
@@ -508,7 +509,7 @@ class DashboardApp(widgets.VBox):
         self.children = rows
         # a first look, taken now: two polls one GPM interval apart, so SM activity has a value
         self.sampler.poll()
-        sleep(model.GPM_MIN_INTERVAL_S + 0.01)
+        sleep(GPM_MIN_INTERVAL_S + 0.01)
         self.sampler.poll()
         self.render(force=True)
         for old in [a for a in _APPS if a.app_name == name]:  # the cell was run again
@@ -913,13 +914,13 @@ class ReplayApp(widgets.VBox):
         value = change["new"]
         if not value:
             return
-        from labkit.data.observe import decode_log
+        from labkit.data.observe import decode_log, read_log
 
         try:
             name, data = read_upload(value)
             text = decode_log(data, name=name, max_bytes=MAX_UPLOAD_BYTES)
             fields = self.fields.value.strip()[:2000] or None
-            log = model.read_log(text, source=name, fields=fields)
+            log = read_log(text, source=name, fields=fields)
         except InputError as err:
             self._show_error(error_text(err, prefix="observe.upload"))
             return
