@@ -15,6 +15,7 @@ import pytest
 
 import labkit.gpu as gpu
 from labkit import observe as ob
+from labkit.data.observe import read_log
 from labkit.ui import observe as ui
 from labkit.ui.components import find_by_class
 from tests.conftest import SimFactory
@@ -185,7 +186,7 @@ def test_export_gives_a_csv_that_reads_back(board: Any) -> None:
     href = re.search(r'base64,([A-Za-z0-9+/=]+)"', app.export_link.value)
     assert href
     text = base64.b64decode(href.group(1)).decode("utf-8")
-    log = ob.read_log(text, source="export.csv")
+    log = read_log(text, source="export.csv")
     assert log.format == "labkit-tidy" and "power_usage_w" in set(log.frame.metric)
     assert "NVIDIA H100 80GB HBM3" in log.metadata["source"]
 

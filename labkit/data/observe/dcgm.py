@@ -243,5 +243,6 @@ def read_dcgm_exporter(text: str, *, source: str = "<text>", interval_s: float |
         raise ValueError(f"{source}: {stamped} of {len(rows)} samples carry a timestamp; "
                          "a scrape file needs all or none")
     data_lines = len(_sample_lines(lines))
+    unparsed.sort(key=lambda u: u.line)
     return finish_log(rows, unparsed, data_lines, source, "dcgm-exporter", devices, (), meta,
                       time_mode="epoch" if stamped else "seq", interval_s=interval)

@@ -42,7 +42,7 @@ from labkit.observe.readings import Reading, Status
 from labkit.observe.signals import CLOCKS_EVENT_REASONS
 
 __all__ = ["GpuSnapshot", "MigDeviceSnapshot", "ProcessSnapshot", "SmiSnapshot",
-           "parse_nvidia_smi_query"]
+           "SnapshotWarning", "looks_like_query", "parse_nvidia_smi_query"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,24 @@ class Node:
     def all(self, key: str) -> tuple[Node, ...]:
         """Return every direct child named ``key``."""
         return tuple(c for c in self.children if c.key == key)
+
+
+class SnapshotWarning(str):
+    """A warning about a snapshot: the English text, plus a ``code`` and ``params`` for the UI.
+
+    Codes: ``attached_gpus`` (params ``attached``, ``listed``), ``mig_without_devices``
+    (``gpu``), ``devices_without_mig`` (``gpu``, ``n``), ``mig_pending`` (``gpu``, ``now``,
+    ``pending``).
+    """
+
+    code: str
+    params: Mapping[str, Any]
+
+    def __new__(cls, text: str, code: str, **params: Any) -> SnapshotWarning:
+        obj = super().__new__(cls, text)
+        obj.code = code
+        obj.params = MappingProxyType(params)
+        return obj
 
 
 @dataclass(frozen=True)
@@ -137,7 +155,7 @@ class SmiSnapshot:
 
     gpus: tuple[GpuSnapshot, ...]
     log: LogImport
-    warnings: tuple[str, ...]
+    warnings: tuple[SnapshotWarning, ...]
     timestamp: datetime | None
     driver_version: str
     cuda_version: str
@@ -403,21 +421,26 @@ def _gpu(node: Node, index: int, xml: bool) -> GpuSnapshot:
         readings=MappingProxyType(readings))
 
 
-def _warnings(root: Node, gpus: Sequence[GpuSnapshot]) -> list[str]:
+def _warnings(root: Node, gpus: Sequence[GpuSnapshot]) -> list[SnapshotWarning]:
     out = []
     attached = _int(root.text("attached_gpus"))
     if attached is not None and attached != len(gpus):
-        out.append(f"attached_gpus says {attached} but the file lists {len(gpus)} GPU(s) "
-                   "(nvidia-smi -i, or a cut file)")
+        out.append(SnapshotWarning(
+            f"attached_gpus says {attached} but the file lists {len(gpus)} GPU(s) "
+            "(nvidia-smi -i, or a cut file)", "attached_gpus", attached=attached,
+            listed=len(gpus)))
     for g in gpus:
         if g.mig_mode == "Enabled" and not g.mig_devices:
-            out.append(f"GPU {g.index}: MIG mode is Enabled but no MIG devices are listed")
+            out.append(SnapshotWarning(f"GPU {g.index}: MIG mode is Enabled but no MIG devices "
+                                       "are listed", "mig_without_devices", gpu=g.index))
         if g.mig_mode == "Disabled" and g.mig_devices:
-            out.append(f"GPU {g.index}: MIG mode is Disabled but {len(g.mig_devices)} MIG "
-                       "devices are listed")
+            out.append(SnapshotWarning(
+                f"GPU {g.index}: MIG mode is Disabled but {len(g.mig_devices)} MIG devices are "
+                "listed", "devices_without_mig", gpu=g.index, n=len(g.mig_devices)))
         if g.mig_mode != g.mig_mode_pending and "N/A" not in (g.mig_mode, g.mig_mode_pending):
-            out.append(f"GPU {g.index}: MIG mode {g.mig_mode} now, {g.mig_mode_pending} after "
-                       "a GPU reset")
+            out.append(SnapshotWarning(
+                f"GPU {g.index}: MIG mode {g.mig_mode} now, {g.mig_mode_pending} after a GPU "
+                "reset", "mig_pending", gpu=g.index, now=g.mig_mode, pending=g.mig_mode_pending))
     return out
 
 
