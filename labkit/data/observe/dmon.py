@@ -133,11 +133,14 @@ def _stamps(table: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray |
     bad = stamps.isna().to_numpy()
     if bad.all():
         return None, None, bad
+    if "date" not in columns:  # -o T only: a time before the previous one is the next day
+        seconds = (stamps - stamps[~bad].iloc[0]).dt.total_seconds().to_numpy()
+        filled = pd.Series(seconds).ffill().fillna(0.0).to_numpy()  # a bad row is no wrap
+        step = np.diff(filled, prepend=0.0)
+        seconds = seconds + 86400.0 * np.cumsum(step < -43200)
+        return seconds, None, bad
     first = stamps[~bad].min()
     seconds = (stamps - first).dt.total_seconds().to_numpy()
-    if "date" not in columns:  # -o T only: a time before the previous one is the next day
-        wraps = np.cumsum(np.r_[False, np.diff(np.nan_to_num(seconds)) < -43200])
-        seconds = seconds + 86400.0 * wraps
     return seconds, first.to_pydatetime(), bad
 
 

@@ -124,10 +124,28 @@ def parse_time(text: str) -> datetime | None:
     return None
 
 
-def _smi_value(raw: str, field_name: str, header_unit: str | None
+def _shadowed(names: list[str]) -> frozenset[str]:
+    """Return the header's alias fields whose metric another column already gives.
+
+    A full ``--query-gpu`` list has ``power.draw`` and ``power.draw.average``, ``clocks.sm`` and
+    ``clocks.current.graphics``: the exact field wins, the alias keeps its own name (one value
+    per metric and time).
+    """
+    taken = {n for n in names if n in _SMI_BY_FIELD}
+    out = set()
+    for n in names:
+        target = SMI_ALIASES.get(n)
+        if target is not None:
+            if target in taken:
+                out.add(n)
+            taken.add(target)
+    return frozenset(out)
+
+
+def _smi_value(raw: str, field_name: str, header_unit: str | None, *, alias: bool = True
                ) -> tuple[str, float | None, Status, str | None, str]:
     """Return (metric, value, status, reason, unit) for one cell; raise ValueError if garbage."""
-    metric = _SMI_BY_FIELD.get(SMI_ALIASES.get(field_name, field_name))
+    metric = _SMI_BY_FIELD.get(SMI_ALIASES.get(field_name, field_name) if alias else field_name)
     key = metric.key if metric else field_name
     token = raw.strip()
     missing = _SMI_MISSING.get(token.lower())
@@ -227,6 +245,7 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
     names_only = [n for n, _ in header]
     if len(set(names_only)) != len(names_only):
         raise ValueError(f"{where(source, i)}: a field appears twice in the header")
+    shadowed = _shadowed(names_only)
     time_col = names_only.index("timestamp") if "timestamp" in names_only else None
     id_col = next((names_only.index(n) for n in _SMI_IDENTITY if n in names_only), None)
     id_kind = names_only[id_col] if id_col is not None else None
@@ -266,9 +285,10 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
                 if name in text_fields:
                     continue
                 try:
-                    values.append(_smi_value(cell, name, unit))
+                    values.append(_smi_value(cell, name, unit, alias=name not in shadowed))
                 except ValueError:
-                    if name in _SMI_BY_FIELD or SMI_ALIASES.get(name) in _SMI_BY_FIELD:
+                    if name in _SMI_BY_FIELD or (SMI_ALIASES.get(name) in _SMI_BY_FIELD
+                                                 and name not in shadowed):
                         raise
                     ignored.add(name)  # a text field labkit does not know (e.g. a mode)
             ident = cells[id_col].strip() if id_col is not None else "0"
