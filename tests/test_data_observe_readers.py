@@ -345,37 +345,37 @@ def test_dcgm_real_mig_scrapes_keep_each_mig_device_its_own_series() -> None:
     assert set(a30.frame[a30.frame.gpu == 1].metric) == {"gr_engine_active_frac@mig:1g.6gb:3"}
 
 
-#: Constructed scrape: each DCGM sentinel of dcgm_structs.h (DCGM 4.6.0) once, as dcgm-exporter
-#: prints it (floats with six decimals), and one real-looking value.
-_BLANKS = [
-    ("DCGM_FI_PROF_SM_ACTIVE", "140737488355328.000000", "not_available", "DCGM blank (blank)"),
-    ("DCGM_FI_PROF_SM_OCCUPANCY", "140737488355329.000000", "not_available",
-     "DCGM blank (not found)"),
-    ("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "140737488355330.000000", "not_supported",
-     "DCGM blank (not supported)"),
-    ("DCGM_FI_PROF_DRAM_ACTIVE", "140737488355331.000000", "no_permission",
+_BLANKS = [  # (field, value as printed, tidy metric, status, reason)
+    ("DCGM_FI_PROF_SM_ACTIVE", "140737488355328.000000", "sm_active_frac", "not_available",
+     "DCGM blank (blank)"),
+    ("DCGM_FI_PROF_SM_OCCUPANCY", "140737488355329.000000", "sm_occupancy_frac",
+     "not_available", "DCGM blank (not found)"),
+    ("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "140737488355330.000000", "tensor_active_frac",
+     "not_supported", "DCGM blank (not supported)"),
+    ("DCGM_FI_PROF_DRAM_ACTIVE", "140737488355331.000000", "dram_active_frac", "no_permission",
      "DCGM blank (no permission)"),
-    ("DCGM_FI_DEV_GPU_TEMP", "2147483632", "not_available", "DCGM blank (blank)"),
-    ("DCGM_FI_DEV_SM_CLOCK", "2147483634", "not_supported", "DCGM blank (not supported)"),
-    ("DCGM_FI_DEV_POWER_USAGE", "9223372036854775792", "not_available", "DCGM blank (blank)"),
-    ("DCGM_FI_DEV_FB_USED", "9223372036854775795", "no_permission",
+    ("DCGM_FI_DEV_GPU_TEMP", "2147483632", "gpu_temp_c", "not_available", "DCGM blank (blank)"),
+    ("DCGM_FI_DEV_SM_CLOCK", "2147483634", "sm_clock_mhz", "not_supported",
+     "DCGM blank (not supported)"),
+    ("DCGM_FI_DEV_POWER_USAGE", "9223372036854775792", "power_usage_w", "not_available",
+     "DCGM blank (blank)"),
+    ("DCGM_FI_DEV_FB_USED", "9223372036854775795", "fb_used_mib", "no_permission",
      "DCGM blank (no permission)"),
 ]
 
 
 def test_dcgm_every_blank_sentinel_integer_and_float_is_missing() -> None:
-    text = "".join(f'{name}{{gpu="0"}} {value}\n' for name, value, _, _ in _BLANKS)
+    """Constructed scrape: each DCGM sentinel of dcgm_structs.h (DCGM 4.6.0) once, printed as
+    dcgm-exporter prints it (floats with six decimals), next to one ordinary value."""
+    text = "".join(f'{name}{{gpu="0"}} {value}\n' for name, value, *_ in _BLANKS)
     text += 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0"} 0.731250\n'
-    log = dobs.read_dcgm_exporter(text)
-    frame = log.frame.set_index("metric")
+    frame = dobs.read_dcgm_exporter(text).frame.set_index("metric")
     assert frame.loc["gr_engine_active_frac", "value"] == 0.73125
-    for name, _, status, reason in _BLANKS:
-        key = next(m for m in frame.index if name.endswith(m.split("_")[0].upper())
-                   or m in (dcgm._DCGM_BY_FIELD[name].key,))
+    for name, _, key, status, reason in _BLANKS:
         assert frame.loc[key, "status"] == status, name
         assert frame.loc[key, "reason"] == reason, name
         assert math.isnan(frame.loc[key, "value"]), name
-    # the float blank alone (a profiling field's first scrape): this fails if the FP64 branch
+    # the float blank alone (a profiling field's first scrape): this fails if the FP64 entry
     # of the sentinel table is deleted
     only = dobs.read_dcgm_exporter('DCGM_FI_PROF_SM_ACTIVE{gpu="0"} 140737488355328.000000\n')
     row = _one(only, "sm_active_frac")

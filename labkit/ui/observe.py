@@ -76,7 +76,7 @@ SCENARIO_RUN_S = 180.0
 WINDOW_S = 60.0
 #: Largest upload accepted (a month of 1 Hz nvidia-smi CSV is about 1 MB). [bytes]
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
-UPLOAD_SUFFIXES = (".csv", ".txt", ".prom", ".log")
+UPLOAD_SUFFIXES = (".csv", ".txt", ".prom", ".log", ".xml")
 #: Largest CSV export offered as a download link (it travels inside the page). [bytes]
 MAX_EXPORT_BYTES = 4 * 1024 * 1024
 #: Most points per line in a replay chart (longer logs are thinned for drawing only).
