@@ -158,10 +158,15 @@ def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
     numbers = np.asarray(block.numbers)[ok]
     if not good:
         return pd.DataFrame(), None, 0
+    # '-' (not reported) is read as NaN by the C parser; a column with anything else that is
+    # not a number comes back as text and is converted (and its garbage marked) below
     table = pd.read_csv(io.StringIO("\n".join(good)), sep=r"\s+", header=None,
-                        names=list(block.columns), dtype=str, engine="c")
+                        names=list(block.columns), na_values=["-"], keep_default_na=False,
+                        dtype={c: str for c in ("date", "time", "gi", "ci") if c in block.columns},
+                        engine="c")
     seconds, first, bad_time = _stamps(table, block.columns)
-    gpu = pd.to_numeric(table["gpu"], errors="coerce")
+    gpu = table["gpu"] if pd.api.types.is_numeric_dtype(table["gpu"]) else pd.to_numeric(
+        table["gpu"], errors="coerce")
     bad = bad_time | gpu.isna().to_numpy()
     for k in np.flatnonzero(bad)[:1000]:
         unparsed.append(UnparsedRow(int(numbers[k]), "bad gpu index or date/time",
@@ -177,25 +182,27 @@ def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
             continue
         metric, unit, factor = DMON_COLUMNS.get(col, (f"dmon.{col}", "", 1.0))
         raw = table[col]
-        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float) * factor
+        numeric = pd.api.types.is_numeric_dtype(raw)
+        values = (raw.to_numpy(dtype=float) if numeric else
+                  pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)) * factor
         missing = np.isnan(values)
+        dash = missing if numeric else (raw.isna() | (raw == "-")).to_numpy()
         parts.append(pd.DataFrame({
             "timestamp_s": t, "gpu": gpu[keep].to_numpy(dtype=np.int64),
             "metric": metric if suffix is None else metric + suffix, "value": values,
             "unit": unit,
             "status": np.where(missing, str(Status.NOT_AVAILABLE), str(Status.OK)),
-            "reason": np.where(missing, np.where(raw.to_numpy() == "-", "-", "not a number"),
-                               "")}))
+            "reason": np.where(missing, np.where(dash, "-", "not a number"), "")}))
     return pd.concat(parts, ignore_index=True), first, len(table)
 
 
 def _mig_suffix(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.Series | None:
     if "gi" not in columns:
         return None
-    gi = table["gi"].where(table["gi"] != "-", "")
+    gi = table["gi"].fillna("-").where(table["gi"].fillna("-") != "-", "")
     suffix = ("@mig:gi" + gi).where(gi != "", "")
     if "ci" in columns:
-        ci = table["ci"].where(table["ci"] != "-", "")
+        ci = table["ci"].fillna("-").where(table["ci"].fillna("-") != "-", "")
         suffix = suffix + (":ci" + ci).where((ci != "") & (gi != ""), "")
     return suffix.to_numpy()
 
