@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
@@ -180,6 +181,107 @@ def _smi_value(raw: str, field_name: str, header_unit: str | None, *, alias: boo
     return key, number * factor, Status.OK, None, metric.unit
 
 
+#: Fields that hold text (identity, modes): never a metric.
+_TEXT_FIELDS = frozenset({
+    "name", "driver_version", "pstate", "uuid", "pci.bus_id", "serial", "vbios_version",
+    "compute_mode", "persistence_mode", "gpu_name", "gpu_uuid", "gpu_bus_id", "display_mode",
+    "display_active", "mig.mode.current", "mig.mode.pending", "timestamp", "index",
+    "power.management", "accounting.mode", "count"})
+_IDENTITY_KEYS = ("name", "uuid", "pci.bus_id", "driver_version", "gpu_name", "gpu_uuid")
+#: Distinct cell values remembered per column before the cache is emptied (memory bound).
+_CACHE_MAX = 200_000
+
+
+def _resolve_header(lines: list[str], i: int, fields: Sequence[str] | str | None,
+                    source: str) -> tuple[list[tuple[str, str | None]], str | None, int]:
+    """Return (header fields, the header line's text or None, index of the header line)."""
+    if i >= len(lines):
+        raise LogError(f"{where(source, max(1, i))}: no data (empty nvidia-smi log)",
+                       kind="layout", source=source, line=max(1, i))
+    header_line = lines[i]
+    if fields is not None:
+        names = fields.split(",") if isinstance(fields, str) else list(fields)
+        if looks_like_header(header_line):  # a header after all: trust the file
+            return _parse_header(header_line, source, i + 1), header_line.strip(), i + 1
+        return _parse_header(",".join(n.strip() for n in names), source, i + 1), None, i
+    if not looks_like_header(header_line):
+        raise LogError(
+            f"{where(source, i + 1)}: no nvidia-smi CSV header (a 'noheader' log needs the "
+            f"--query-gpu field list: fields=...); line starts {header_line[:60]!r}",
+            kind="no_header", source=source, line=i + 1)
+    return _parse_header(header_line, source, i + 1), header_line.strip(), i + 1
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What a header says: fields, which column is the time, which tells GPUs apart."""
+
+    header: tuple[tuple[str, str | None], ...]
+    names: tuple[str, ...]
+    shadowed: frozenset[str]
+    time_col: int | None
+    id_col: int | None
+    id_kind: str | None
+    identity: Mapping[str, int]
+
+    @staticmethod
+    def of(header: list[tuple[str, str | None]], source: str, line: int) -> _Layout:
+        names = tuple(n for n, _ in header)
+        if len(set(names)) != len(names):
+            raise ValueError(f"{where(source, line)}: a field appears twice in the header")
+        id_col = next((names.index(n) for n in _SMI_IDENTITY if n in names), None)
+        return _Layout(tuple(header), names, _shadowed(list(names)),
+                       names.index("timestamp") if "timestamp" in names else None, id_col,
+                       names[id_col] if id_col is not None else None,
+                       {k: names.index(k) for k in _IDENTITY_KEYS if k in names})
+
+
+def _read_cells(raw: str, layout: _Layout, ignored: set[str],
+                cache: dict[tuple[int, str], tuple[str, float | None, Status, str | None, str]]
+                ) -> tuple[list[str], datetime | None, list[tuple[Any, ...]]]:
+    """Return (cells, time, values) of one data line; raise ValueError if unreadable."""
+    cells = (raw.split(",") if '"' not in raw
+             else next(csv.reader([raw], skipinitialspace=True)))
+    if len(cells) != len(layout.header):
+        raise ValueError(f"{len(cells)} cells, the header has {len(layout.header)}")
+    stamp: datetime | None = None
+    if layout.time_col is not None:
+        stamp = parse_time(cells[layout.time_col])
+        if stamp is None:
+            raise ValueError(f"timestamp not in a known format: "
+                             f"{cells[layout.time_col].strip()[:30]!r}")
+    if len(cache) > _CACHE_MAX:
+        cache.clear()
+    values = []
+    for k, ((name, unit), cell) in enumerate(zip(layout.header, cells, strict=True)):
+        if name in _TEXT_FIELDS or name in ignored:
+            continue
+        got = cache.get((k, cell))
+        if got is None:
+            try:
+                got = cache[(k, cell)] = _smi_value(cell, name, unit,
+                                                    alias=name not in layout.shadowed)
+            except ValueError:
+                if name in _SMI_BY_FIELD or (SMI_ALIASES.get(name) in _SMI_BY_FIELD
+                                             and name not in layout.shadowed):
+                    raise
+                ignored.add(name)  # a text field labkit does not know (e.g. a mode)
+                continue
+        values.append(got)
+    return cells, stamp, values
+
+
+def _gpu_of(cells: list[str], layout: _Layout, id_map: dict[str, int]) -> int:
+    """Return the GPU index of a line (``index`` column, else the order of uuid/bus ids)."""
+    ident = cells[layout.id_col].strip() if layout.id_col is not None else "0"
+    if layout.id_kind == "index":
+        try:
+            return int(ident)
+        except ValueError:
+            raise ValueError(f"index {ident!r} is not an integer") from None
+    return id_map.setdefault(ident, len(id_map))
+
+
 def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
                          fields: Sequence[str] | str | None = None,
                          strict: bool = False) -> LogImport:
@@ -221,45 +323,14 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
     """
     lines = check_lines(text, source)
     meta, i = split_meta(lines)
-    if i >= len(lines):
-        raise LogError(f"{where(source, max(1, i))}: no data (empty nvidia-smi log)",
-                       kind="layout", source=source, line=max(1, i))
-    header_line = lines[i]
-    header_text: str | None = header_line.strip()
-    if fields is not None:
-        names = fields.split(",") if isinstance(fields, str) else list(fields)
-        header = _parse_header(",".join(n.strip() for n in names), source, i + 1)
-        if looks_like_header(header_line):  # a header after all: trust the file
-            header = _parse_header(header_line, source, i + 1)
-            i += 1
-        else:
-            header_text = None
-    else:
-        if not looks_like_header(header_line):
-            raise LogError(
-                f"{where(source, i + 1)}: no nvidia-smi CSV header (a 'noheader' log needs the "
-                f"--query-gpu field list: fields=...); line starts {header_line[:60]!r}",
-                kind="no_header", source=source, line=i + 1)
-        header = _parse_header(header_line, source, i + 1)
-        i += 1
-    names_only = [n for n, _ in header]
-    if len(set(names_only)) != len(names_only):
-        raise ValueError(f"{where(source, i)}: a field appears twice in the header")
-    shadowed = _shadowed(names_only)
-    time_col = names_only.index("timestamp") if "timestamp" in names_only else None
-    id_col = next((names_only.index(n) for n in _SMI_IDENTITY if n in names_only), None)
-    id_kind = names_only[id_col] if id_col is not None else None
-    text_fields = {"name", "driver_version", "pstate", "uuid", "pci.bus_id", "serial",
-                   "vbios_version", "compute_mode", "persistence_mode", "gpu_name", "gpu_uuid",
-                   "gpu_bus_id", "display_mode", "display_active", "mig.mode.current",
-                   "mig.mode.pending", "timestamp", "index", "power.management",
-                   "accounting.mode", "count"}
+    header, header_text, i = _resolve_header(lines, i, fields, source)
+    layout = _Layout.of(header, source, i)
     rows: list[tuple[Any, ...]] = []
     unparsed: list[UnparsedRow] = []
     devices: dict[int, dict[str, str]] = {}
     id_map: dict[str, int] = {}
     ignored: set[str] = set()
-    times: list[datetime | None] = []
+    cache: dict[tuple[int, str], tuple[str, float | None, Status, str | None, str]] = {}
     data_lines = 0
     seq = 0  # row order, the clock when there is no timestamp column
     for lineno in range(i + 1, len(lines) + 1):
@@ -271,57 +342,24 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
             continue  # a header repeated by a concatenated run
         data_lines += 1
         try:
-            cells = next(csv.reader([raw], skipinitialspace=True))
-            if len(cells) != len(header):
-                raise ValueError(f"{len(cells)} cells, the header has {len(header)}")
-            stamp: datetime | None = None
-            if time_col is not None:
-                stamp = parse_time(cells[time_col])
-                if stamp is None:
-                    raise ValueError(f"timestamp not in a known format: "
-                                     f"{cells[time_col].strip()[:30]!r}")
-            values = []
-            for (name, unit), cell in zip(header, cells, strict=True):
-                if name in text_fields:
-                    continue
-                try:
-                    values.append(_smi_value(cell, name, unit, alias=name not in shadowed))
-                except ValueError:
-                    if name in _SMI_BY_FIELD or (SMI_ALIASES.get(name) in _SMI_BY_FIELD
-                                                 and name not in shadowed):
-                        raise
-                    ignored.add(name)  # a text field labkit does not know (e.g. a mode)
-            ident = cells[id_col].strip() if id_col is not None else "0"
+            cells, stamp, values = _read_cells(raw, layout, ignored, cache)
+            gpu = _gpu_of(cells, layout, id_map)
         except ValueError as err:
             if strict:
                 raise ValueError(f"{where(source, lineno)}: {err}") from None
             unparsed.append(UnparsedRow(lineno, str(err), raw[:120]))
             continue
-        if id_kind == "index":
-            try:
-                gpu = int(ident)
-            except ValueError:
-                if strict:
-                    raise ValueError(f"{where(source, lineno)}: index {ident!r} is not an "
-                                     f"integer") from None
-                unparsed.append(UnparsedRow(lineno, f"index {ident!r} is not an integer",
-                                            raw[:120]))
-                continue
-        else:
-            gpu = id_map.setdefault(ident, len(id_map))
         info = devices.setdefault(gpu, {})
-        for key in ("name", "uuid", "pci.bus_id", "driver_version", "gpu_name", "gpu_uuid"):
-            if key in names_only and key not in info:
-                info[key] = cells[names_only.index(key)].strip()
-        times.append(stamp)
+        if not info:
+            info.update({k: cells[c].strip() for k, c in layout.identity.items()})
         for metric, value, status, reason, unit in values:
             rows.append((seq, stamp, gpu, metric, value, unit, status, reason))
         seq += 1
-    ignored |= {n for n in names_only if n in text_fields and n not in
+    ignored |= {n for n in layout.names if n in _TEXT_FIELDS and n not in
                 ("timestamp", "index", "uuid", "pci.bus_id", "name")}
     return finish_log(rows, unparsed, data_lines, source, "nvidia-smi-csv", devices,
-                   tuple(sorted(ignored)), meta,
-                   time_mode="stamp" if time_col is not None else "seq",
-                   interval_s=meta_interval(meta, source))
+                      tuple(sorted(ignored)), meta,
+                      time_mode="stamp" if layout.time_col is not None else "seq",
+                      interval_s=meta_interval(meta, source))
 
 
