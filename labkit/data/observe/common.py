@@ -108,9 +108,10 @@ def tidy_log(frame: pd.DataFrame, *, source: str, fmt: str, data_lines: int,
              meta: Mapping[str, str]) -> LogImport:
     """Return the :class:`~labkit.observe.LogImport` of a frame with :data:`FRAME_COLUMNS`.
 
-    Sorts by time, GPU and metric and fixes the dtypes (value float, gpu int, status and
-    reason str). For readers that build their columns at once (``read_nvidia_smi_dmon``,
-    ``read_prometheus``).
+    Sorts by time, GPU and metric and fixes the dtypes (value float, gpu int, text columns
+    str; a categorical text column, as the dmon reader builds for millions of rows, stays
+    categorical: same values, one code per row). For readers that build their columns at
+    once (``read_nvidia_smi_dmon``, ``read_prometheus``).
 
     Raises
     ------
@@ -119,9 +120,11 @@ def tidy_log(frame: pd.DataFrame, *, source: str, fmt: str, data_lines: int,
         unreadable (naming the file and the first bad line).
     """
     _check_unparsed(len(frame), unparsed, data_lines, source)
+    text = {c: frame[c] if isinstance(frame[c].dtype, pd.CategoricalDtype)  # kept compact
+            else (frame[c].fillna("") if c == "reason" else frame[c]).astype(str)
+            for c in ("metric", "unit", "status", "reason")}
     frame = frame.assign(value=frame["value"].astype(float), gpu=frame["gpu"].astype(int),
-                         status=frame["status"].astype(str),
-                         reason=frame["reason"].fillna("").astype(str))
+                         **text)
     frame = frame.sort_values(["timestamp_s", "gpu", "metric"], kind="stable")
     frame = frame[list(FRAME_COLUMNS)].reset_index(drop=True)
     return LogImport(frame, source, fmt, data_lines, tuple(unparsed), start,

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -176,24 +177,43 @@ def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
     seq = np.arange(seq0, seq0 + len(table), dtype=float)
     t = seconds[keep] if seconds is not None else seq
     suffix = _mig_suffix(table, block.columns)
-    parts = []
-    for col in block.columns:
-        if col in _ID_COLUMNS:
-            continue
-        metric, unit, factor = DMON_COLUMNS.get(col, (f"dmon.{col}", "", 1.0))
+    cols = [c for c in block.columns if c not in _ID_COLUMNS]
+    spec = [DMON_COLUMNS.get(c, (f"dmon.{c}", "", 1.0)) for c in cols]
+    values, dash = [], []
+    for col, (_metric, _unit, factor) in zip(cols, spec, strict=True):
         raw = table[col]
         numeric = pd.api.types.is_numeric_dtype(raw)
-        values = (raw.to_numpy(dtype=float) if numeric else
-                  pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)) * factor
-        missing = np.isnan(values)
-        dash = missing if numeric else (raw.isna() | (raw == "-")).to_numpy()
-        parts.append(pd.DataFrame({
-            "timestamp_s": t, "gpu": gpu[keep].to_numpy(dtype=np.int64),
-            "metric": metric if suffix is None else metric + suffix, "value": values,
-            "unit": unit,
-            "status": np.where(missing, str(Status.NOT_AVAILABLE), str(Status.OK)),
-            "reason": np.where(missing, np.where(dash, "-", "not a number"), "")}))
-    return pd.concat(parts, ignore_index=True), first, len(table)
+        values.append((raw.to_numpy(dtype=float) if numeric else
+                       pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)) * factor)
+        dash.append(np.isnan(values[-1]) if numeric else
+                    (raw.isna() | (raw == "-")).to_numpy())
+    value = np.concatenate(values)
+    missing = np.isnan(value)
+    n = len(table)
+    which = np.repeat(np.arange(len(cols)), n)
+    metric: Any = _codes([m for m, _, _ in spec], which)
+    if suffix is not None:  # MIG instance rows: per-row names (rare, small)
+        metric = np.asarray(metric, dtype=object) + np.tile(suffix, len(cols))
+    # long frame built from arrays; text columns as categoricals (one code per row, not one
+    # string object per row: a day of 8 GPUs is ~10 million rows)
+    frame = pd.DataFrame({
+        "timestamp_s": np.tile(t, len(cols)),
+        "gpu": np.tile(gpu[keep].to_numpy(dtype=np.int64), len(cols)),
+        "metric": metric, "value": value,
+        "unit": _codes([u for _, u, _ in spec], which),
+        "status": pd.Categorical.from_codes(missing.astype(np.int8),
+                                            [str(Status.OK), str(Status.NOT_AVAILABLE)]),
+        "reason": pd.Categorical.from_codes(
+            np.where(missing, np.where(np.concatenate(dash), 1, 2), 0).astype(np.int8),
+            ["", "-", "not a number"])})
+    return frame, first, n
+
+
+def _codes(names: list[str], which: np.ndarray) -> pd.Categorical:
+    """Return ``names[which]`` as a categorical with sorted categories (sorts like the text)."""
+    cats = sorted(set(names))
+    index = np.asarray([cats.index(x) for x in names], dtype=np.int16)
+    return pd.Categorical.from_codes(index[which], cats)
 
 
 def _mig_suffix(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.Series | None:
