@@ -109,6 +109,12 @@ def parse_time(text: str) -> datetime | None:
     (``1757323610123``; 12-13 digits), read as UTC.
     """
     s = text.strip()
+    if len(s) == 23 and s[4] == "/" and s[10] == " " and s[19] == ".":  # nvidia-smi's own
+        try:
+            return datetime(int(s[0:4]), int(s[5:7]), int(s[8:10]), int(s[11:13]),
+                            int(s[14:16]), int(s[17:19]), int(s[20:23]) * 1000)
+        except ValueError:
+            return None
     if _EPOCH.match(s):
         value = float(s)
         return datetime.fromtimestamp(value / 1000.0 if value >= 1e11 else value, tz=UTC)
@@ -338,7 +344,7 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
         if not raw.strip() or raw.startswith("#"):
             continue
         if (header_text is not None and raw.strip() == header_text) or (
-                fields is None and looks_like_header(raw)):
+                fields is None and raw.lstrip()[:1].isalpha() and looks_like_header(raw)):
             continue  # a header repeated by a concatenated run
         data_lines += 1
         try:
