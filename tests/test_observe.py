@@ -241,3 +241,35 @@ def test_history_keeps_exactly_the_latest_ticks(capacity: int, ticks: int) -> No
     assert list(h.series(0, ["power_usage_w"])["power_usage_w"]) == [float(k) for k in kept]
     if ticks:
         assert h.latest(0)["power_usage_w"].value == ticks - 1
+
+
+# --- the layer: labkit.observe is pure -----------------------------------------------------------
+
+_IMPURE = ("threading", "time", "ctypes", "os", "io.open", "pathlib", "subprocess", "socket",
+           "pynvml", "ipywidgets", "plotly", "IPython", "prometheus_client", "xml", "requests",
+           "weakref", "atexit", "labkit.data", "labkit.gpu", "labkit.ui", "labkit.serve",
+           "labkit.hub")
+
+
+def test_observe_package_imports_nothing_impure_or_from_a_higher_layer() -> None:
+    """Every module of labkit/observe/ (parsed, not grepped): no threads, clocks, files,
+    environment, NVML, widgets or parsers of the data layer."""
+    import ast
+
+    package = Path(ob.__file__).parent
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for name in names:
+                assert not any(name == bad or name.startswith(bad + ".") for bad in _IMPURE), \
+                    f"{path.name} imports {name}"
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "open":
+                raise AssertionError(f"{path.name} opens a file")
+
+
+def test_moved_names_say_where_they_went() -> None:
+    with pytest.raises(AttributeError, match=r"labkit\.gpu\.sampler"):
+        ob.Sampler  # noqa: B018
+    with pytest.raises(AttributeError, match=r"labkit\.data\.observe"):
+        ob.read_dcgm_exporter  # noqa: B018

@@ -128,3 +128,20 @@ __all__ = [
     "status_of_nvml_error",
     "throttle",
 ]
+
+#: Names that left this package in the split (issue 14): where they live now. Importing them
+#: here would pull a higher layer into the pure model, so an old import gets a clear error.
+_MOVED = {
+    **dict.fromkeys(("Sampler", "stop_all", "GPM_MIN_INTERVAL_S", "GPM_METRIC_IDS",
+                     "SLOW_INTERVAL_S", "MAX_RATE_HZ", "REPROBE_S", "MAX_EVENTS_PER_TICK"),
+                    "labkit.gpu.sampler"),
+    **dict.fromkeys(("parse_nvidia_smi_csv", "read_dcgm_exporter", "parse_tidy_csv",
+                     "detect_format", "read_log"), "labkit.data.observe"),
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _MOVED:
+        raise AttributeError(f"labkit.observe.{name} moved to {_MOVED[name]}.{name} "
+                             "(lesson 01 layers: pure model / data readers / gpu sampler)")
+    raise AttributeError(f"module 'labkit.observe' has no attribute {name!r}")
