@@ -8,11 +8,12 @@ Builders (each returns a widget or a table; the notebook only calls them):
 - :func:`scenario_lab` — the same panels with the simulated GPU's workload scenarios: which
   panel reveals each;
 - :func:`wall_exercise` — "what goes on the wall": at most three panels per situation;
-- :func:`replay_app` — an nvidia-smi CSV log or dcgm-exporter scrape (shipped, or uploaded),
+- :func:`replay_app` — an operator's log (nvidia-smi --query-gpu CSV or dmon, an nvidia-smi -q/-q -x
+  snapshot, a dcgm-exporter scrape; shipped or uploaded; a field picker for noheader logs),
   scrubbed with a time slider through the same panels;
 - :func:`reference_table`, :func:`trace_summary`, :func:`unit_pitfalls` — tables (nbval checks).
 
-Threads: the sampler polls NVML on its own thread (``labkit.observe.Sampler.start``); after
+Threads: the sampler polls NVML on its own thread (``labkit.gpu.sampler.Sampler.start``); after
 each tick it hands the snapshot over and the app re-renders at most every
 :data:`RENDER_INTERVAL_S`, under one lock shared with the widget callbacks. Widgets are only
 changed by setting traits (thread-safe in ipykernel); figures are shown by setting the Output's
