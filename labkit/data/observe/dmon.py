@@ -94,55 +94,72 @@ def _header_columns(line: str) -> tuple[str, ...] | None:
 
 
 def _blocks(lines: list[str], start: int, source: str) -> list[_Block]:
+    """Group the data lines under their header (a repeated identical header continues)."""
     blocks: list[_Block] = []
-    current: _Block | None = None
-    for n in range(start, len(lines)):
-        raw = lines[n]
-        stripped = raw.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("#"):
-            cols = _header_columns(stripped)
-            if cols is not None and (current is None or cols != current.columns):
-                current = _Block(cols, [], [])
-                blocks.append(current)
-            continue
-        if current is None:
-            raise LogError(f"{where(source, n + 1)}: no nvidia-smi dmon header ('# gpu ...') "
-                           f"before the first data line", kind="layout", source=source,
-                           line=n + 1)
-        current.numbers.append(n + 1)
-        current.lines.append(stripped)
+    marks = [n for n in range(start, len(lines)) if lines[n].lstrip().startswith("#")]
+    for k, n in enumerate([*marks, len(lines)]):
+        first = marks[k - 1] + 1 if k else start
+        body = [m for m in range(first, n) if lines[m] and not lines[m].isspace()]
+        if body and not blocks:
+            raise LogError(f"{where(source, body[0] + 1)}: no nvidia-smi dmon header ('# gpu "
+                           "...') before the first data line", kind="layout", source=source,
+                           line=body[0] + 1)
+        if body:
+            blocks[-1].numbers.extend(m + 1 for m in body)
+            blocks[-1].lines.extend(lines[m] for m in body)
+        if n < len(lines):
+            cols = _header_columns(lines[n].strip())
+            if cols is not None and (not blocks or cols != blocks[-1].columns):
+                blocks.append(_Block(cols, [], []))
     return blocks
+
+
+def _clock_seconds(values: pd.Series) -> np.ndarray:
+    """Seconds since midnight of ``HH:MM:SS`` cells (NaN if not a time); parsed per distinct
+    value (a day has 86,400 of them, the log ~8x more lines)."""
+    codes, uniq = pd.factorize(values.astype(str))
+    parts = pd.Series(uniq, dtype=object).str.split(":", expand=True)
+    if parts.shape[1] != 3:
+        return np.full(len(values), np.nan)
+    hms = parts.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    ok = (hms[:, 0] < 24) & (hms[:, 1] < 60) & (hms[:, 2] < 61)
+    secs = np.where(ok, hms[:, 0] * 3600 + hms[:, 1] * 60 + hms[:, 2], np.nan)
+    return np.where(codes >= 0, secs[codes], np.nan)
+
+
+def _day_seconds(values: pd.Series) -> tuple[np.ndarray, pd.Timestamp | None]:
+    """Seconds of each ``YYYYMMDD`` (or ``YYYY/MM/DD``) cell since the earliest, and that day."""
+    codes, uniq = pd.factorize(values.astype(str).str.replace(r"[/-]", "", regex=True)
+                               if values.dtype == object else values.astype(str))
+    days = pd.to_datetime(pd.Series(uniq), format="%Y%m%d", errors="coerce")
+    if days.isna().all():
+        return np.full(len(values), np.nan), None
+    first = days.min()
+    secs = (days - first).dt.total_seconds().to_numpy()
+    return np.where(codes >= 0, secs[codes], np.nan), first
 
 
 def _stamps(table: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray | None,
                                                                      datetime | None, np.ndarray]:
     """Return (seconds since the first, first time, rows that are unreadable)."""
-    bad = np.zeros(len(table), dtype=bool)
     if "date" not in columns and "time" not in columns:
-        return None, None, bad
-    text = pd.Series("", index=table.index)
-    fmt = ""
-    if "date" in columns:
-        text = table["date"].str.replace(r"[/-]", "", regex=True)
-        fmt = "%Y%m%d"
-    if "time" in columns:
-        text = (text + " " + table["time"]) if fmt else table["time"]
-        fmt = f"{fmt} %H:%M:%S" if fmt else "%H:%M:%S"
-    stamps = pd.to_datetime(text, format=fmt, errors="coerce")
-    bad = stamps.isna().to_numpy()
-    if bad.all():
-        return None, None, bad
+        return None, None, np.zeros(len(table), dtype=bool)
+    clock = _clock_seconds(table["time"]) if "time" in columns else np.zeros(len(table))
     if "date" not in columns:  # -o T only: a time before the previous one is the next day
-        seconds = (stamps - stamps[~bad].iloc[0]).dt.total_seconds().to_numpy()
-        filled = pd.Series(seconds).ffill().fillna(0.0).to_numpy()  # a bad row is no wrap
-        step = np.diff(filled, prepend=0.0)
-        seconds = seconds + 86400.0 * np.cumsum(step < -43200)
+        bad = np.isnan(clock)
+        if bad.all():
+            return None, None, bad
+        filled = pd.Series(clock).ffill().fillna(0.0).to_numpy()  # a bad row is no wrap
+        step = np.diff(filled, prepend=filled[0])
+        seconds = clock - clock[~bad][0] + 86400.0 * np.cumsum(step < -43200)
         return seconds, None, bad
-    first = stamps[~bad].min()
-    seconds = (stamps - first).dt.total_seconds().to_numpy()
-    return seconds, first.to_pydatetime(), bad
+    day, first_day = _day_seconds(table["date"])
+    total = day + clock
+    bad = np.isnan(total)
+    if first_day is None or bad.all():
+        return None, None, bad
+    first = float(np.nanmin(total))
+    return total - first, (first_day + pd.Timedelta(seconds=first)).to_pydatetime(), bad
 
 
 def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
@@ -163,7 +180,7 @@ def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
     # not a number comes back as text and is converted (and its garbage marked) below
     table = pd.read_csv(io.StringIO("\n".join(good)), sep=r"\s+", header=None,
                         names=list(block.columns), na_values=["-"], keep_default_na=False,
-                        dtype={c: str for c in ("date", "time", "gi", "ci") if c in block.columns},
+                        dtype={c: str for c in ("time", "gi", "ci") if c in block.columns},
                         engine="c")
     seconds, first, bad_time = _stamps(table, block.columns)
     gpu = table["gpu"] if pd.api.types.is_numeric_dtype(table["gpu"]) else pd.to_numeric(
@@ -179,7 +196,8 @@ def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
     suffix = _mig_suffix(table, block.columns)
     cols = [c for c in block.columns if c not in _ID_COLUMNS]
     spec = [DMON_COLUMNS.get(c, (f"dmon.{c}", "", 1.0)) for c in cols]
-    values, dash = [], []
+    values: list[np.ndarray] = []
+    dash: list[np.ndarray] = []
     for col, (_metric, _unit, factor) in zip(cols, spec, strict=True):
         raw = table[col]
         numeric = pd.api.types.is_numeric_dtype(raw)
@@ -187,24 +205,27 @@ def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
                        pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)) * factor)
         dash.append(np.isnan(values[-1]) if numeric else
                     (raw.isna() | (raw == "-")).to_numpy())
-    value = np.concatenate(values)
-    missing = np.isnan(value)
+    # row-major (line by line, the metrics of a line in sorted order): the frame comes out in
+    # the tidy order (time, GPU, metric) without sorting ~10 million rows
+    order = sorted(range(len(cols)), key=lambda k: spec[k][0])
     n = len(table)
-    which = np.repeat(np.arange(len(cols)), n)
+    value = np.column_stack([values[k] for k in order]).ravel() if cols else np.empty(0)
+    blank = np.column_stack([dash[k] for k in order]).ravel() if cols else np.empty(0, bool)
+    missing = np.isnan(value)
+    which = np.tile(np.asarray(order), n)
     metric: Any = _codes([m for m, _, _ in spec], which)
     if suffix is not None:  # MIG instance rows: per-row names (rare, small)
-        metric = np.asarray(metric, dtype=object) + np.tile(suffix, len(cols))
-    # long frame built from arrays; text columns as categoricals (one code per row, not one
-    # string object per row: a day of 8 GPUs is ~10 million rows)
+        metric = np.asarray(metric, dtype=object) + np.repeat(suffix, len(cols))
+    # text columns as categoricals: one code per row, not one string object per row
     frame = pd.DataFrame({
-        "timestamp_s": np.tile(t, len(cols)),
-        "gpu": np.tile(gpu[keep].to_numpy(dtype=np.int64), len(cols)),
+        "timestamp_s": np.repeat(t, len(cols)),
+        "gpu": np.repeat(gpu[keep].to_numpy(dtype=np.int64), len(cols)),
         "metric": metric, "value": value,
         "unit": _codes([u for _, u, _ in spec], which),
         "status": pd.Categorical.from_codes(missing.astype(np.int8),
                                             [str(Status.OK), str(Status.NOT_AVAILABLE)]),
         "reason": pd.Categorical.from_codes(
-            np.where(missing, np.where(np.concatenate(dash), 1, 2), 0).astype(np.int8),
+            np.where(missing, np.where(blank, 1, 2), 0).astype(np.int8),
             ["", "-", "not a number"])})
     return frame, first, n
 
