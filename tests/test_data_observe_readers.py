@@ -17,7 +17,7 @@ import pytest
 
 from labkit.data import observe as dobs
 from labkit.data.observe import dcgm
-from labkit.observe import LogError, LogImport
+from labkit.observe import LogError, LogImport, Status
 
 FIXTURES = Path(__file__).parent / "fixtures" / "observe"
 
@@ -381,6 +381,8 @@ def test_dcgm_every_blank_sentinel_integer_and_float_is_missing() -> None:
     row = _one(only, "sm_active_frac")
     assert row.reason == "DCGM blank (blank)" and math.isnan(row.value)
     assert dcgm.dcgm_blank(140737488355327.0) is None  # one below: a number
+    # an int64 sentinel printed as a float (2**63 for all four kinds): a blank, kind unknown
+    assert dcgm.dcgm_blank(9.223372036854776e18) == (Status.NOT_AVAILABLE, "DCGM blank")
 
 
 def test_dcgm_label_escapes_are_decoded_by_prometheus_client() -> None:

@@ -68,7 +68,9 @@ class LogImport:
     Attributes
     ----------
     frame : pandas.DataFrame
-        :data:`FRAME_COLUMNS`, sorted by time, GPU, metric.
+        :data:`FRAME_COLUMNS`, sorted by time, GPU, metric. ``metric``, ``unit``, ``status``
+        and ``reason`` hold str; the large-log readers (dmon, ``--query-gpu`` CSV) keep them
+        as pandas categoricals of str (same values, one code per row).
     source : str
         File name (or ``"<text>"``).
     format : {"nvidia-smi-csv", "dcgm-exporter", "labkit-tidy"}

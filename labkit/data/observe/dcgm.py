@@ -47,9 +47,11 @@ _KINDS = {0: (Status.NOT_AVAILABLE, "blank"), 1: (Status.NOT_AVAILABLE, "not fou
           2: (Status.NOT_SUPPORTED, "not supported"), 3: (Status.NO_PERMISSION, "no permission")}
 #: Every sentinel value -> (status, reason).
 DCGM_BLANKS: Mapping[float, tuple[Status, str]] = MappingProxyType({
-    float(base + offset): (status, f"DCGM blank ({kind})")
-    for base in (_INT32_BLANK, _INT64_BLANK, _FP64_BLANK)
-    for offset, (status, kind) in _KINDS.items()})
+    **{float(base + offset): (status, f"DCGM blank ({kind})")
+       for base in (_INT32_BLANK, _FP64_BLANK) for offset, (status, kind) in _KINDS.items()},
+    # the four int64 sentinels are one float64 (2**63): printed as a float, the kind is lost
+    float(_INT64_BLANK): (Status.NOT_AVAILABLE, "DCGM blank"),
+})
 _INT_BLANKS: Mapping[int, tuple[Status, str]] = MappingProxyType({
     base + offset: (status, f"DCGM blank ({kind})")
     for base in (_INT32_BLANK, _INT64_BLANK) for offset, (status, kind) in _KINDS.items()})

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from labkit.data.observe.common import check_lines, finish_log, meta_interval, split_meta, where
+from labkit.data.observe.smi_csv_columns import read_by_columns
 from labkit.observe.catalog import CATALOG, SMI_ALIASES, Metric
 from labkit.observe.logs import LogError, LogImport, UnparsedRow
 from labkit.observe.readings import Status
@@ -331,6 +332,16 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
     meta, i = split_meta(lines)
     header, header_text, i = _resolve_header(lines, i, fields, source)
     layout = _Layout.of(header, source, i)
+    if '"' not in text and not strict:  # nvidia-smi never quotes: column by column
+        return read_by_columns(
+            lines, i, header=layout.header, header_text=header_text,
+            text_fields=_TEXT_FIELDS, shadowed=layout.shadowed, time_col=layout.time_col,
+            id_col=layout.id_col, id_kind=layout.id_kind, identity=layout.identity,
+            interpret=_smi_value, known=lambda name: name in _SMI_BY_FIELD or (
+                SMI_ALIASES.get(name) in _SMI_BY_FIELD and name not in layout.shadowed),
+            parse_time=parse_time,
+            is_header=(looks_like_header if fields is None else lambda _line: False),
+            source=source, strict=strict, meta=meta, interval_s=meta_interval(meta, source))
     rows: list[tuple[Any, ...]] = []
     unparsed: list[UnparsedRow] = []
     devices: dict[int, dict[str, str]] = {}
