@@ -178,7 +178,7 @@ def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
         return pd.DataFrame(), None, 0
     # '-' (not reported) is read as NaN by the C parser; a column with anything else that is
     # not a number comes back as text and is converted (and its garbage marked) below
-    table = pd.read_csv(io.StringIO("\n".join(good)), sep=r"\s+", header=None,
+    table = pd.read_csv(io.BytesIO("\n".join(good).encode()), sep=r"\s+", header=None,
                         names=list(block.columns), na_values=["-"], keep_default_na=False,
                         dtype={c: str for c in ("time", "gi", "ci") if c in block.columns},
                         engine="c")

@@ -79,9 +79,11 @@ def read_by_columns(lines: list[str], first: int, *, header: Sequence[tuple[str,
     unparsed: list[UnparsedRow] = []
     numbers, body, data_lines = _data_lines(lines, first, len(header), header_text, is_header,
                                             source, strict, unparsed)
-    table = pd.read_csv(io.StringIO("\n".join(body)), header=None, names=range(len(names)),
-                        dtype=str, keep_default_na=False, na_filter=False, engine="c",
-                        quoting=csv.QUOTE_NONE, skip_blank_lines=False) if body else \
+    # bytes, not a StringIO: CPython keeps a StringIO's text as 4 bytes per character
+    table = pd.read_csv(io.BytesIO("\n".join(body).encode()), header=None,
+                        names=range(len(names)), dtype=str, keep_default_na=False,
+                        na_filter=False, engine="c", quoting=csv.QUOTE_NONE,
+                        skip_blank_lines=False) if body else \
         pd.DataFrame(columns=range(len(names)))
     rows = len(table)
     bad = np.zeros(rows, dtype=bool)
