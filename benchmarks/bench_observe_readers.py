@@ -17,6 +17,13 @@ read in a fresh child process that reports wall seconds and its peak resident me
 The machine is shared (2 cores, other work running): the load average is recorded with the
 figures.
 
+Measured 2026-12-01 on the shared 2-core helper machine (load average 6.9-7.4, so each process
+had well under one core): dmon 691,200 lines (74.6 MiB) in 12.6 s = 55,000 rows/s, peak 1,062 MiB
+over the baseline (14x the file); CSV 800,000 lines (95.4 MiB) in 20.8 s = 38,400 rows/s, peak
+895 MiB (9.4x). Both miss the goals (1 M rows/s, < 3x): the tidy frame itself is one row per
+reading (9.7 M rows for the dmon day: ~290 MB with float64 time/value, int64 gpu and categorical
+text), and the text, its lines and pandas' table are alive at the same time.
+
 Run: ``.venv/bin/python benchmarks/bench_observe_readers.py [--csv-mb 100]``
 """
 
