@@ -39,7 +39,7 @@ SCENARIOS = ["training", "tiny_kernel", "collective_stall", "dataloader_starved"
 
 def sampler_overhead() -> dict[str, object]:
     import labkit.gpu as gpu
-    from labkit.observe import Sampler
+    from labkit.gpu.sampler import Sampler
 
     gpu.disconnect()
     nv = gpu.connect("sim:8xH100-80GB", clock="wall")
@@ -104,7 +104,8 @@ def render_latency() -> dict[str, object]:
 
 def history_memory() -> dict[str, object]:
     import labkit.gpu as gpu
-    from labkit.observe import CATALOG, History, Sampler
+    from labkit.gpu.sampler import Sampler
+    from labkit.observe import CATALOG, History
 
     one = History([0], list(CATALOG), 3600)
     eight = History(list(range(8)), list(CATALOG), 3600)

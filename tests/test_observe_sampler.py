@@ -1,4 +1,4 @@
-"""labkit.observe.Sampler on the simulated lab GPU: every field fails on its own, GPM spacing,
+"""labkit.gpu.sampler.Sampler on the simulated lab GPU: every field fails on its own, GPM spacing,
 rates, tiers, bounded history, threads; the cases of shared/cases/observe.md."""
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from labkit import observe as ob
-from labkit.observe import Sampler, Status
+from labkit.gpu import sampler as gs
+from labkit.gpu.sampler import Sampler
+from labkit.observe import Status
 from labkit.validate import InputError
 from tests.conftest import SimFactory
 
@@ -132,7 +134,7 @@ def test_gpm_samples_are_at_least_100_ms_apart(sim: SimFactory) -> None:
         s.poll()
     times = [t for name, _, t in spy.calls if name == "nvmlGpmSampleGet"]
     assert len(times) >= 20
-    assert min(np.diff(times)) >= ob.GPM_MIN_INTERVAL_S - 1e-6
+    assert min(np.diff(times)) >= gs.GPM_MIN_INTERVAL_S - 1e-6
     assert spy.count("nvmlGpmMetricsGet") == len(times) - 1
     assert spy.count("nvmlGpmSampleAlloc") == 2  # two buffers, swapped
 
@@ -306,7 +308,7 @@ def test_observe_case8_lost_gpu_flagged_others_keep_updating(sim: SimFactory) ->
     s = Sampler(spy, clock=lab.now)
     lab.xid(2, 79, at_s=30)
     s.run(30, rate_hz=1, sleep=lab.advance)  # t = 0 .. 29
-    lost_handle = ob._address(s.devices[2].handle)
+    lost_handle = gs._address(s.devices[2].handle)
     s.run(4, rate_hz=1, sleep=lab.advance)  # t = 30 .. 33: GPU 2 is gone
     views = {g: s.history.latest(g) for g in range(4)}
     assert {r.status for m, r in views[2].items() if m != "xid"} == {Status.GPU_LOST}
@@ -316,7 +318,7 @@ def test_observe_case8_lost_gpu_flagged_others_keep_updating(sim: SimFactory) ->
         assert views[g]["power_usage_w"].ok and ob.alerts(views[g]) == ()
     assert ob.healthy_gpus(views) == (3, 4)
     later = [args for _, args, t in spy.calls if t >= 30 and args
-             and ob._address(args[0]) == lost_handle]
+             and gs._address(args[0]) == lost_handle]
     assert len(later) <= 1  # the call that found it lost; the dead handle is not used again
     lab.stop(device=2)
     lab.reset_gpu(2)
@@ -391,7 +393,7 @@ def test_background_thread_stops_by_itself_after_max_run(sim: SimFactory) -> Non
     assert s.stopped_reason == "max_run" and s.ticks >= 1
     s.start(10)  # can start again
     assert s.running
-    ob.stop_all()
+    gs.stop_all()
     assert not s.running
 
 

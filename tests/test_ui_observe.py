@@ -15,6 +15,7 @@ import pytest
 
 import labkit.gpu as gpu
 from labkit import observe as ob
+from labkit.data.observe import read_log
 from labkit.ui import observe as ui
 from labkit.ui.components import find_by_class
 from tests.conftest import SimFactory
@@ -185,7 +186,7 @@ def test_export_gives_a_csv_that_reads_back(board: Any) -> None:
     href = re.search(r'base64,([A-Za-z0-9+/=]+)"', app.export_link.value)
     assert href
     text = base64.b64decode(href.group(1)).decode("utf-8")
-    log = ob.read_log(text, source="export.csv")
+    log = read_log(text, source="export.csv")
     assert log.format == "labkit-tidy" and "power_usage_w" in set(log.frame.metric)
     assert "NVIDIA H100 80GB HBM3" in log.metadata["source"]
 
@@ -322,3 +323,88 @@ def test_with_gaps_breaks_lines_where_sampling_stopped() -> None:
     assert list(out.index) == [0.0, 1.0, 2.0, 3.5, 10.0]
     assert list(out["a"].fillna(-1)) == [1.0, 1.0, 3.0, -1, 4.0]  # carried, then a break
     assert ui.with_gaps(frame.iloc[0:0], 3.0).empty
+
+
+# --- uploads of every operator format (real captures, tests/fixtures/observe/SOURCES.md) -------
+
+
+@pytest.mark.parametrize(("name", "fmt_words"), [
+    ("smi_query_gpu_tee.csv", "nvidia-smi CSV"),
+    ("dmon_mutc_TD.txt", "nvidia-smi dmon"),
+    ("smi_q_h100_mig.txt", "nvidia-smi -q 스냅샷"),
+    ("smi_qx_a100_mig.xml", "nvidia-smi -q -x 스냅샷"),
+    ("dcgm_readme_k8s.prom", "dcgm-exporter"),
+])
+def test_replay_upload_accepts_each_operator_format(name: str, fmt_words: str) -> None:
+    app = ui.replay_app()
+    app.upload.value = _upload(name, (FIXTURES / name).read_bytes())
+    assert app.error.value == ""
+    assert app.log_import is not None and app.log_import.source == name
+    assert fmt_words in _text(app.info.value)
+
+
+def test_replay_upload_powershell_utf16_log_reads() -> None:
+    text = (FIXTURES / "smi_query_gpu_tee.csv").read_text(encoding="utf-8")
+    data = b"\xff\xfe" + text.replace("\n", "\r\n").encode("utf-16-le")  # PowerShell's >
+    app = ui.replay_app()
+    app.upload.value = _upload("gpu-log.csv", data)
+    assert app.error.value == "" and app.log_import is not None
+    assert app.log_import.rows == 5
+
+
+def test_replay_upload_unknown_encoding_says_resave_in_korean() -> None:
+    data = ("# 메모\n" + (FIXTURES / "smi_query_gpu_tee.csv").read_text()).encode("cp949")
+    app = ui.replay_app()
+    before = app.log_import
+    app.upload.value = _upload("cp949.csv", data)
+    message = _text(app.error.value)
+    assert "문자 인코딩(encoding)을 알 수 없습니다" in message and "UTF-8" in message
+    assert "cp949.csv" in message and app.log_import is before
+
+
+def test_replay_snapshot_shows_what_is_on_the_gpu_now() -> None:
+    app = ui.replay_app()
+    app.upload.value = _upload("a100.xml", (FIXTURES / "smi_qx_a100_mig.xml").read_bytes())
+    shown = _text(app.snapshot.value)
+    assert "지금 이 GPU에 있는 것" in shown
+    assert "NVIDIA A100-SXM4-80GB" in shown and "MIG 모드: Enabled" in shown
+    assert "GPU 인스턴스(GI) 3" in shown and "19968" in shown
+    assert "GPU 4개라고 적혀 있는데 실제로는 1개만" in shown  # attached_gpus 4, one <gpu>
+    app.upload.value = _upload("h100.txt", (FIXTURES / "smi_q_h100_mig.txt").read_bytes())
+    shown = _text(app.snapshot.value)
+    assert "PID 21198 ./gpu_burn" in shown and "GI 2" in shown
+    app.source.value = app.source.options[0][1]
+    app._on_source({"new": app.source.options[0][1]})
+    assert app.snapshot.value == ""  # a trace is not a snapshot
+
+
+def test_replay_noheader_upload_waits_for_a_field_set_with_a_preview() -> None:
+    text = (FIXTURES / "smi_query_gpu_tee.csv").read_text()
+    body = "".join(ln + "\n" for ln in text.splitlines()[1:])  # as --format=csv,noheader
+    app = ui.replay_app()
+    before = app.log_import
+    app.upload.value = _upload("noheader.csv", body.encode())
+    assert "헤더 없는(noheader)" in _text(app.error.value) and app.log_import is before
+    assert "2024/01/16 14:44:16.977" in _text(app.preview.value)
+    assert "열 8개" in _text(app.preview.value)
+    app.fields.value = ("timestamp,pstate,temperature.gpu,utilization.gpu,utilization.memory,"
+                        "memory.total,memory.free,memory.used")
+    assert app.error.value == "" and app.log_import is not before
+    assert app.log_import is not None and app.log_import.rows == 5
+    assert app.preview.value == ""
+
+
+def test_replay_field_picker_fills_the_field_list() -> None:
+    app = ui.replay_app()
+    app.field_set.value = "util_power"
+    assert app.fields.value.startswith("timestamp,index,utilization.gpu")
+
+
+def test_dcgm_blank_reason_is_korean_in_the_panel() -> None:
+    from labkit.data.observe import read_dcgm_exporter
+
+    log = read_dcgm_exporter((FIXTURES / "dcgm_readme_k8s.prom").read_text())
+    view = ob.Trace(log.frame).view(0, 0.0)
+    html_text = _text(ui._value_text("memory_temp_c", view["memory_temp_c"]))
+    assert "DCGM 빈 값(DCGM blank): 이 GPU에서 지원하지 않음" in html_text
+    assert "9223372036854775794" not in html_text

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from labkit import observe
+from labkit.gpu.sampler import Sampler
 
 #: Longest recording (a few minutes is the intent; the file stays small). [s]
 MAX_SECONDS = 1800.0
@@ -60,7 +61,7 @@ def record(label: str, seconds: float, hz: float, out: Path, *, gpus: Sequence[i
     status = gpu.status()
     if status.kind != "real" and not allow_sim:
         raise ValueError(f"no real GPU ({status.reason}); use --allow-sim for a dry run")
-    sampler = observe.Sampler(nv, capacity=int(seconds * hz) + 10, slow_interval_s=1.0)
+    sampler = Sampler(nv, capacity=int(seconds * hz) + 10, slow_interval_s=1.0)
     sampler.set_rate(hz)
     ticks = max(1, round(seconds * hz))
     sampler.run(ticks, rate_hz=hz, sleep=time.sleep)

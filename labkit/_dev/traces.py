@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from labkit.observe import Reading, Sampler, Snapshot, Status
+from labkit.gpu.sampler import Sampler
+from labkit.observe import Reading, Snapshot, Status
 
 #: The scenarios in order and how long each runs. [s]
 SEGMENTS: tuple[tuple[str, float], ...] = (

@@ -8,11 +8,12 @@ Builders (each returns a widget or a table; the notebook only calls them):
 - :func:`scenario_lab` — the same panels with the simulated GPU's workload scenarios: which
   panel reveals each;
 - :func:`wall_exercise` — "what goes on the wall": at most three panels per situation;
-- :func:`replay_app` — an nvidia-smi CSV log or dcgm-exporter scrape (shipped, or uploaded),
+- :func:`replay_app` — an operator's log (nvidia-smi --query-gpu CSV or dmon, an nvidia-smi -q/-q -x
+  snapshot, a dcgm-exporter scrape; shipped or uploaded; a field picker for noheader logs),
   scrubbed with a time slider through the same panels;
 - :func:`reference_table`, :func:`trace_summary`, :func:`unit_pitfalls` — tables (nbval checks).
 
-Threads: the sampler polls NVML on its own thread (``labkit.observe.Sampler.start``); after
+Threads: the sampler polls NVML on its own thread (``labkit.gpu.sampler.Sampler.start``); after
 each tick it hands the snapshot over and the app re-renders at most every
 :data:`RENDER_INTERVAL_S`, under one lock shared with the widget callbacks. Widgets are only
 changed by setting traits (thread-safe in ipykernel); figures are shown by setting the Output's
@@ -42,7 +43,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from labkit import observe as model
-from labkit.observe import CATALOG, PANELS, Reading, Sampler
+from labkit.data.observe.smi_csv import COMMON_FIELD_SETS
+from labkit.gpu.sampler import GPM_MIN_INTERVAL_S, Sampler, stop_all
+from labkit.observe import CATALOG, PANELS, Reading
 from labkit.ui import format as fmt
 from labkit.ui.components import FigureOutput, styled_figure
 from labkit.ui.messages import KO, error_text, t
@@ -74,7 +77,7 @@ SCENARIO_RUN_S = 180.0
 WINDOW_S = 60.0
 #: Largest upload accepted (a month of 1 Hz nvidia-smi CSV is about 1 MB). [bytes]
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
-UPLOAD_SUFFIXES = (".csv", ".txt", ".prom", ".log")
+UPLOAD_SUFFIXES = (".csv", ".txt", ".prom", ".log", ".xml")
 #: Largest CSV export offered as a download link (it travels inside the page). [bytes]
 MAX_EXPORT_BYTES = 4 * 1024 * 1024
 #: Most points per line in a replay chart (longer logs are thinned for drawing only).
@@ -94,7 +97,7 @@ _APPS: list[Any] = []
 
 @atexit.register
 def _stop_everything() -> None:
-    model.stop_all()
+    stop_all()
 
 
 # --------------------------------------------------------------------------------------------
@@ -116,8 +119,12 @@ def _css(widget: widgets.Widget, *classes: str) -> widgets.Widget:
 def _reason_text(reading: Reading) -> str:
     """Korean 'why n/a' for a missing reading: the status in words, the NVML name after it."""
     status = reading.status.value
-    words = t(f"observe.status.{status}")
     raw = reading.reason or ""
+    if raw.startswith("DCGM blank"):  # "DCGM blank (not supported)": say it in Korean
+        kind = raw.partition("(")[2].rstrip(")") or "blank"
+        key = f"observe.dcgm_blank.{kind}"
+        return t("observe.dcgm_blank", kind=t(key) if key in KO else html.escape(kind))
+    words = t(f"observe.status.{status}")
     return f"{words} ({html.escape(raw)})" if raw and raw.lower() != status else words
 
 
@@ -508,7 +515,7 @@ class DashboardApp(widgets.VBox):
         self.children = rows
         # a first look, taken now: two polls one GPM interval apart, so SM activity has a value
         self.sampler.poll()
-        sleep(model.GPM_MIN_INTERVAL_S + 0.01)
+        sleep(GPM_MIN_INTERVAL_S + 0.01)
         self.sampler.poll()
         self.render(force=True)
         for old in [a for a in _APPS if a.app_name == name]:  # the cell was run again
@@ -832,6 +839,77 @@ def read_upload(value: Any, *, max_bytes: int = MAX_UPLOAD_BYTES,
     return upload.name, upload.data
 
 
+#: LogError kinds with their own Korean sentence (labkit.observe.LogError.kind).
+LOG_ERROR_KINDS = ("encoding", "too_large", "layout", "no_header", "timestamp", "xml")
+
+
+def log_error_text(err: ValueError) -> str:
+    """Return the Korean message for a log that cannot be read (with a hint where one helps).
+
+    A :class:`labkit.observe.LogError` gets the sentence of its ``kind`` (e.g. "re-save as
+    UTF-8" for an unknown encoding); any other ``ValueError`` the generic one. The English
+    detail (file and line) follows (plain text: the panel escapes it).
+    """
+    kind = getattr(err, "kind", None)
+    key = f"observe.log_error.{kind}" if kind in LOG_ERROR_KINDS else "observe.replay.bad_file"
+    return t(key, message=str(err))
+
+
+def preview_html(text: str, rows: int = 5) -> str:
+    """Return the first rows of an uploaded CSV as a small table (for the field picker)."""
+    from labkit.data.observe import preview_rows
+
+    cells = preview_rows(text, rows=rows)
+    width = max((len(r) for r in cells), default=0)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c[:40])}</td>" for c in r) + "</tr>"
+                   for r in cells)
+    return (t("observe.replay.preview", n=width)
+            + f'<table class="lk-preview" style="font-size:85%">{body}</table>')
+
+
+def snapshot_html(snapshot: Any) -> str:
+    """Return an ``nvidia-smi -q`` snapshot as "what is on this GPU right now" (Korean)."""
+    when = snapshot.timestamp.strftime("%Y-%m-%d %H:%M:%S") if snapshot.timestamp else "-"
+    parts = [f"<b>{t('observe.snapshot.title', time=when)}</b>"]
+    for w in snapshot.warnings:
+        key = f"observe.snapshot.warning.{getattr(w, 'code', '')}"
+        text = t(key, **w.params) if key in KO else html.escape(str(w))
+        parts.append(f'<span style="color:#a15c00">⚠ {text}</span>')
+    for g in snapshot.gpus:
+        parts.append(t("observe.snapshot.gpu", index=g.index, name=html.escape(g.name),
+                       uuid=html.escape(g.uuid), bus=html.escape(g.pci_bus_id)))
+        parts.append(t("observe.snapshot.mig", mode=html.escape(g.mig_mode),
+                       pending=html.escape(g.mig_mode_pending)))
+        for d in g.mig_devices:
+            parts.append("&nbsp;&nbsp;" + t(
+                "observe.snapshot.mig_device", index=_opt(d.index), gi=_opt(d.gi_id),
+                ci=_opt(d.ci_id), used=_opt(d.memory_used_mib), total=_opt(d.memory_total_mib),
+                sm=_opt(d.sm_count)))
+        reasons = ", ".join(f"{n} ({t(f'observe.reason.{n}')})" if f"observe.reason.{n}" in KO
+                            else n for n in g.clocks_event_reasons)
+        parts.append(t("observe.snapshot.reasons",
+                       reasons=reasons or t("observe.snapshot.no_reasons")))
+        unc = g.ecc.get("volatile.dram_uncorrectable", g.ecc.get("volatile.double_bit.total"))
+        cor = g.ecc.get("volatile.dram_correctable", g.ecc.get("volatile.single_bit.total"))
+        parts.append(t("observe.snapshot.ecc", uncorrectable=_opt(unc), correctable=_opt(cor)))
+        rows = ", ".join(f"{html.escape(k)} {_opt(v)}" for k, v in g.remapped_rows.items())
+        parts.append(t("observe.snapshot.remapped",
+                       rows=rows or t("observe.snapshot.remapped_na")))
+        procs = [t("observe.snapshot.process", pid=_opt(p.pid), name=html.escape(p.name[:60]),
+                   type=html.escape(p.type), mem=_opt(p.used_memory_mib),
+                   gi=t("observe.snapshot.process_gi", gi=p.gi_id) if p.gi_id is not None
+                   else "") for p in g.processes[:20]]
+        parts.append(t("observe.snapshot.processes", n=len(g.processes), list="; ".join(procs))
+                     if procs else t("observe.snapshot.no_processes"))
+    return "<br>".join(parts)
+
+
+def _opt(value: float | int | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 class ReplayApp(widgets.VBox):
     """Replay a log through the dashboard's panels (see :func:`replay_app`)."""
 
@@ -854,9 +932,19 @@ class ReplayApp(widgets.VBox):
                            "lk-replay-upload")
         self.fields = _css(widgets.Text(value="", placeholder="timestamp,index,utilization.gpu",
                                         description=t("observe.replay.fields_label"),
+                                        continuous_update=False,
                                         layout=widgets.Layout(width="520px"),
                                         style={"description_width": "initial"}),
                            "lk-replay-fields")
+        self.field_set = _css(widgets.Dropdown(
+            options=[(t("observe.replay.field_set.custom"), "")]
+            + [(t(f"observe.replay.field_set.{k}"), k) for k in COMMON_FIELD_SETS],
+            value="", description=t("observe.replay.field_set_label"),
+            layout=widgets.Layout(width="520px"), style={"description_width": "initial"}),
+            "lk-replay-field-set")
+        self.preview = _css(widgets.HTML(""), "lk-replay-preview")
+        self.snapshot = _css(widgets.HTML(""), "lk-replay-snapshot")
+        self._pending: tuple[str, str] | None = None  # a noheader upload waiting for fields
         self.info = _css(widgets.HTML(""), "lk-replay-info")
         self.error = _css(widgets.HTML(""), "lk-replay-error")
         self.gpu = _css(widgets.Dropdown(options=[(" ", 0)], value=0,
@@ -880,11 +968,14 @@ class ReplayApp(widgets.VBox):
         grid = widgets.GridBox(list(self.cards.values()), layout=widgets.Layout(
             grid_template_columns="repeat(auto-fill, minmax(210px, 1fr))", grid_gap="8px"))
         self.children = [
-            self.source, widgets.HBox([self.upload, self.fields]), self.error, self.info,
+            self.source, widgets.HBox([self.upload, self.fields]), self.field_set, self.preview,
+            self.error, self.info, self.snapshot,
             widgets.HBox([self.gpu, self.time, self.time_text]), self.signals, grid,
             self.activity, self.power, widgets.HBox([self.export, self.export_link])]
         self.source.observe(self._on_source, names="value")
         self.upload.observe(self._on_upload, names="value")
+        self.field_set.observe(self._on_field_set, names="value")
+        self.fields.observe(self._on_fields, names="value")
         self.gpu.observe(self._on_position, names="value")
         self.time.observe(self._on_position, names="value")
         self.export.on_click(self._on_export)
@@ -906,8 +997,9 @@ class ReplayApp(widgets.VBox):
             return
         try:
             self.load(load_trace(name))
+            self.snapshot.value = ""
         except ValueError as err:
-            self._show_error(t("observe.replay.bad_file", message=str(err)))
+            self._show_error(log_error_text(err))
 
     def _on_upload(self, change: Any) -> None:
         value = change["new"]
@@ -918,19 +1010,53 @@ class ReplayApp(widgets.VBox):
         try:
             name, data = read_upload(value)
             text = decode_log(data, name=name, max_bytes=MAX_UPLOAD_BYTES)
-            fields = self.fields.value.strip()[:2000] or None
-            log = model.read_log(text, source=name, fields=fields)
         except InputError as err:
             self._show_error(error_text(err, prefix="observe.upload"))
             return
         except ValueError as err:
-            self._show_error(t("observe.replay.bad_file", message=str(err)))
+            self._show_error(log_error_text(err))
             return
         finally:
             self.upload.unobserve(self._on_upload, names="value")
             self.upload.value = ()  # drop the bytes from the widget
             self.upload.observe(self._on_upload, names="value")
+        self._read_text(name, text)
+
+    def _read_text(self, name: str, text: str) -> None:
+        """Read an uploaded log's text; a noheader CSV waits for its field list."""
+        from labkit.data.observe import parse_nvidia_smi_query, read_log
+        from labkit.data.observe.smi_query import looks_like_query
+
+        fields = self.fields.value.strip()[:2000] or None
+        snapshot = None
+        try:
+            if looks_like_query(text) is not None:
+                snapshot = parse_nvidia_smi_query(text, source=name)
+                log = snapshot.log
+            else:
+                log = read_log(text, source=name, fields=fields)
+        except ValueError as err:
+            if getattr(err, "kind", None) == "no_header" or (
+                    fields and self._pending is not None):
+                self._pending = (name, text[:MAX_UPLOAD_BYTES])
+                self.preview.value = preview_html(text)
+            self._show_error(log_error_text(err))
+            return
+        self._pending = None
+        self.preview.value = ""
         self.load(log)
+        self.snapshot.value = snapshot_html(snapshot) if snapshot is not None else ""
+
+    def _on_field_set(self, change: Any) -> None:
+        from labkit.data.observe import COMMON_FIELD_SETS
+
+        fields = COMMON_FIELD_SETS.get(str(change["new"]))
+        if fields is not None:
+            self.fields.value = ",".join(fields)  # -> _on_fields re-reads a waiting upload
+
+    def _on_fields(self, _change: Any) -> None:
+        if self._pending is not None:
+            self._read_text(*self._pending)
 
     def load(self, log: model.LogImport) -> None:
         """Show ``log``: info line, GPU choice, time slider at the start."""

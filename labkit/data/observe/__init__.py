@@ -1,8 +1,21 @@
-"""Read GPU logs from files for lesson 01: operators' logs, uploads, and ``data/traces/``.
+"""Read GPU logs for lesson 01: operators' files, uploads, and ``data/traces/``.
 
-The parsing itself is pure (:mod:`labkit.observe`); this module only gets the text: from a path
-(size checked before reading), from an open file or buffer, or from uploaded bytes, always
-capped in size and decoded as UTF-8 in memory. Nothing is written anywhere.
+Every reader returns lesson 01's tidy frame (:class:`labkit.observe.LogImport`, columns
+:data:`labkit.observe.FRAME_COLUMNS`):
+
+- :func:`read_nvidia_smi_csv` -- ``nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]``
+  (:mod:`~labkit.data.observe.smi_csv`);
+- :func:`read_nvidia_smi_dmon` -- ``nvidia-smi dmon`` (:mod:`~labkit.data.observe.dmon`);
+- :func:`read_nvidia_smi_query` -- ``nvidia-smi -q`` / ``-q -x`` snapshots, with the snapshot
+  itself (:mod:`~labkit.data.observe.smi_query`);
+- :func:`read_dcgm_exporter` -- dcgm-exporter scrapes, parsed by ``prometheus_client``
+  (:mod:`~labkit.data.observe.dcgm`);
+- :func:`read_log_file` / :func:`read_log` -- any of them, detected (:func:`detect_format`).
+
+Text arrives in every encoding nvidia-smi output is saved in (:func:`decode_log`): UTF-8 with or
+without a BOM, UTF-16 LE/BE with a BOM (Windows PowerShell's ``>``), CRLF line ends. Sizes are
+checked before reading; nothing is written anywhere. Errors are :class:`labkit.observe.LogError`
+(a ``ValueError``) naming the file and line, with a ``kind`` the UI turns into Korean.
 
 ``data/traces/`` holds small traces the lesson replays. Each starts with ``# key: value`` lines
 carrying at least ``source`` and ``as_of`` (checked here); ``segments`` (``name@start_s,...``)
@@ -13,22 +26,53 @@ Used in: notebooks/01_observe.ipynb
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import IO, Any
 
 from labkit.data import DataError, data_dir
-from labkit.observe import LogImport, parse_nvidia_smi_csv, read_dcgm_exporter, read_log
+from labkit.data.observe.dcgm import read_dcgm_exporter
+from labkit.data.observe.dmon import parse_nvidia_smi_dmon
+from labkit.data.observe.formats import FORMATS, detect_format, read_log
+from labkit.data.observe.smi_csv import COMMON_FIELD_SETS, parse_nvidia_smi_csv, preview_rows
+from labkit.data.observe.smi_query import (
+    GpuSnapshot,
+    MigDeviceSnapshot,
+    ProcessSnapshot,
+    SmiSnapshot,
+    parse_nvidia_smi_query,
+)
+from labkit.data.observe.tidy import parse_tidy_csv
+from labkit.observe.logs import LogError, LogImport
 
 __all__ = [
+    "COMMON_FIELD_SETS",
+    "FORMATS",
     "MAX_LOG_BYTES",
     "TRACE_DIR",
+    "GpuSnapshot",
+    "LogError",
+    "LogImport",
+    "MigDeviceSnapshot",
+    "ProcessSnapshot",
+    "SmiSnapshot",
     "decode_log",
+    "detect_format",
     "load_trace",
+    "parse_nvidia_smi_csv",
+    "parse_nvidia_smi_dmon",
+    "parse_nvidia_smi_query",
+    "parse_tidy_csv",
+    "preview_rows",
+    "read_dcgm_exporter",
     "read_dcgm_exporter_file",
+    "read_log",
     "read_log_file",
     "read_nvidia_smi_csv",
+    "read_nvidia_smi_dmon",
+    "read_nvidia_smi_query",
     "trace_names",
     "trace_segments",
 ]
@@ -41,21 +85,40 @@ TRACE_SUFFIXES = (".csv", ".prom", ".txt")
 
 PathOrBuffer = str | os.PathLike[str] | IO[str] | IO[bytes]
 
+#: Byte-order marks -> codec (Unicode 15, section 23.8; PowerShell 5's ``>`` writes UTF-16LE).
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+
 
 def decode_log(data: bytes, *, name: str = "<upload>", max_bytes: int = MAX_LOG_BYTES) -> str:
-    """Return uploaded or read bytes as text (UTF-8, a BOM dropped), checking the size first.
+    """Return uploaded or read bytes as text, checking the size first.
+
+    UTF-8 (a BOM dropped) and UTF-16 LE/BE with a BOM are decoded; CRLF and CR line ends are
+    left to the readers (they split lines with :meth:`str.splitlines`). Without a BOM, text
+    that is not UTF-8 is refused: guessing a legacy code page (cp949, cp1252) could silently
+    change digits' neighbours and names.
 
     Raises
     ------
-    ValueError
-        If ``data`` is larger than ``max_bytes`` or not UTF-8 text (the message names ``name``).
+    LogError
+        (a ``ValueError``, ``kind`` "too_large" or "encoding") if ``data`` is larger than
+        ``max_bytes``, or neither UTF-8 nor BOM-marked UTF-16 (the message names ``name``).
     """
     if len(data) > max_bytes:
-        raise ValueError(f"{name}: {len(data):,} bytes, more than the {max_bytes:,} allowed")
+        raise LogError(f"{name}: {len(data):,} bytes, more than the {max_bytes:,} allowed",
+                       kind="too_large", source=name)
+    codec = next((c for bom, c in _BOMS if data.startswith(bom)), "utf-8")
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode(codec)
     except UnicodeDecodeError as err:
-        raise ValueError(f"{name}: not UTF-8 text (byte {err.start})") from None
+        hint = ("UTF-16 without a byte-order mark?" if data[1:2] == b"\0" or data[:1] == b"\0"
+                else "re-save it as UTF-8")
+        raise LogError(f"{name}: not {codec.upper().removesuffix('-SIG')} text (byte "
+                       f"{err.start}); {hint}", kind="encoding", source=name) from None
+    if "\0" in text:
+        raise LogError(f"{name}: text holds NUL characters (a binary file, or UTF-16 without "
+                       "a byte-order mark); re-save it as UTF-8", kind="encoding", source=name)
+    return text
 
 
 def _read(path_or_buffer: PathOrBuffer, max_bytes: int) -> tuple[str, str]:
@@ -86,17 +149,71 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
                         max_bytes: int = MAX_LOG_BYTES) -> LogImport:
     """Read an ``nvidia-smi --query-gpu=... --format=csv`` log from a path or an open file.
 
-    See :func:`labkit.observe.parse_nvidia_smi_csv` for the layouts understood.
+    See :func:`labkit.data.observe.smi_csv.parse_nvidia_smi_csv` for the layouts and timestamps
+    understood (nvidia-smi's own, ISO-8601 with offsets, epoch seconds or milliseconds).
+
+    Parameters
+    ----------
+    path_or_buffer : str, path, or open file (text or binary)
+    fields : sequence of str or str, optional
+        The ``--query-gpu`` list of a ``noheader`` log.
+    strict : bool, default False
+        Raise at the first unreadable row.
+    max_bytes : int, default MAX_LOG_BYTES
+
+    Returns
+    -------
+    LogImport
 
     Raises
     ------
     ValueError
-        Naming the file (and line): too large, not UTF-8, or not a readable nvidia-smi log.
+        Naming the file (and line): too large, an unknown encoding, or not a readable
+        nvidia-smi log.
 
     Used in: notebooks/01_observe.ipynb
     """
     text, name = _read(path_or_buffer, max_bytes)
     return parse_nvidia_smi_csv(text, source=name, fields=fields, strict=strict)
+
+
+def read_nvidia_smi_dmon(path_or_buffer: PathOrBuffer, *,
+                         max_bytes: int = MAX_LOG_BYTES) -> LogImport:
+    """Read an ``nvidia-smi dmon`` log (any ``-s`` groups, ``-o D``/``T``, several GPUs).
+
+    See :func:`labkit.data.observe.dmon.parse_nvidia_smi_dmon`.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and line).
+
+    Used in: notebooks/01_observe.ipynb
+    """
+    text, name = _read(path_or_buffer, max_bytes)
+    return parse_nvidia_smi_dmon(text, source=name)
+
+
+def read_nvidia_smi_query(path_or_buffer: PathOrBuffer, *,
+                          max_bytes: int = MAX_LOG_BYTES) -> SmiSnapshot:
+    """Read an ``nvidia-smi -q`` (text) or ``nvidia-smi -q -x`` (XML) snapshot.
+
+    Returns
+    -------
+    SmiSnapshot
+        ``.gpus`` (each: ``name``, ``uuid``, ``mig_mode``, ``mig_devices`` with ``gi_id``,
+        ``ci_id``, ``memory_total_mib``; reasons, ECC, remapped rows, processes), ``.frame``
+        (tidy rows), ``.warnings``.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and line).
+
+    Used in: notebooks/01_observe.ipynb
+    """
+    text, name = _read(path_or_buffer, max_bytes)
+    return parse_nvidia_smi_query(text, source=name)
 
 
 def read_dcgm_exporter_file(path_or_buffer: PathOrBuffer, *, interval_s: float | None = None,
@@ -114,7 +231,7 @@ def read_dcgm_exporter_file(path_or_buffer: PathOrBuffer, *, interval_s: float |
 
 def read_log_file(path_or_buffer: PathOrBuffer, *, fields: Sequence[str] | str | None = None,
                   max_bytes: int = MAX_LOG_BYTES) -> LogImport:
-    """Read a log of any supported format (nvidia-smi CSV, dcgm-exporter, labkit tidy CSV).
+    """Read a log of any supported format (:data:`FORMATS`, detected by :func:`detect_format`).
 
     Raises
     ------
