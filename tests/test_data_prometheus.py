@@ -22,27 +22,17 @@ from labkit.data.prometheus import (
 )
 from labkit.gpu.sim import SCENARIOS
 from labkit.observe import FRAME_COLUMNS, Trace
-from tests.prometheus_servers import (
-    LAB_SPEC,
-    exporter_process,
-    free_port,
-    prometheus_process,
-    wait_for_samples,
-)
+from tests.prometheus_servers import LAB_SPEC, free_port, prometheus_process
 
 TRAIN = SCENARIOS["training"].phases[0].values
 # bcrypt (cost 4) of "labkit-test", made with the bcrypt package for this test
 BASIC_AUTH = "teacher:$2b$04$MExmOys1XDpR8ifVi3m8X.beR0Ss1wdPIc.178GfnIJ0QUx.YKClq"
 
 
-@pytest.fixture(scope="module")
-def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, float]]:
-    """A real Prometheus scraping the exporter (GPU 0 training); yield (URL, start time)."""
-    work = tmp_path_factory.mktemp("prometheus")
-    started = time.time()
-    with exporter_process(work) as target, prometheus_process(target, work) as url:
-        wait_for_samples(url, gpus=2, seconds=8)
-        yield url, started
+@pytest.fixture
+def prometheus(prometheus_lab: tuple[str, float]) -> tuple[str, float]:
+    """The session's real Prometheus scraping the exporter (tests/conftest.py)."""
+    return prometheus_lab
 
 
 @pytest.fixture(scope="module")
