@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import labkit.gpu as gpu
@@ -149,7 +152,28 @@ def test_parse_step(step: Any, seconds: float) -> None:
 
 
 def _answer(result: list[Any], status: str = "success") -> str:
-    return json.dumps({"status": status, "data": {"resultType": "matrix", "result": result}})
+    # compact, as Prometheus writes it (the reader's fast path)
+    return json.dumps({"status": status, "data": {"resultType": "matrix", "result": result}},
+                      separators=(",", ":"))
+
+
+def _same(a: Any, b: Any) -> None:
+    pd.testing.assert_frame_equal(a.frame, b.frame)
+    assert a.devices == b.devices and a.metadata == b.metadata and a.start == b.start
+
+
+def test_fast_reader_and_json_agree_on_the_real_servers_answer(
+        prometheus: tuple[str, float]) -> None:
+    url, _ = prometheus
+    now = time.time()
+    form = {"query": '{__name__=~"DCGM_.*"}', "start": str(now - 60), "end": str(now),
+            "step": "1"}
+    req = urllib.request.Request(url + "/api/v1/query_range",
+                                 data=urllib.parse.urlencode(form).encode())
+    with urllib.request.urlopen(req, timeout=30) as r:
+        body = r.read()
+    assert body.startswith(b'{"status":"success","data":{"resultType":"matrix"')
+    _same(read_query_range(body), read_query_range(json.loads(body)))
 
 
 def _series_doc(name: str, gpu: str, values: list[tuple[float, str]], **labels: str
@@ -171,6 +195,7 @@ def test_blank_sentinels_and_hosts_and_mig_series() -> None:
         _series_doc("up", "0", [(100, "1")]),
     ])
     log = read_query_range(body, source="saved")
+    _same(log, read_query_range(json.loads(body), source="saved"))  # json path: the same
     f = log.frame.set_index(["gpu", "metric", "timestamp_s"])
     temp = f.loc[(0, "memory_temp_c", 0.0)]
     assert np.isnan(temp["value"]) and temp["reason"] == "DCGM blank"
