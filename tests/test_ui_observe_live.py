@@ -7,7 +7,7 @@ import pytest
 
 from labkit.ui import observe
 from labkit.ui.messages import t
-from labkit.ui.observe_live import PrometheusPanel, prometheus_panel
+from labkit.ui.observe_live import PrometheusPanel, auto_step, prometheus_panel
 from tests.prometheus_servers import free_port
 
 
@@ -57,6 +57,12 @@ def test_panel_builds_its_own_replay_when_the_lesson_has_none(
     assert panel.load() is not None
     assert isinstance(panel.children[-1], observe.ReplayApp)
     assert panel.children[-1].log_import is panel.log_import
+
+
+@pytest.mark.parametrize(("window_s", "step"), [(300, "15s"), (21600, "15s"), (86400, "1m"),
+                                                (7 * 86400, "5m")])
+def test_auto_step_keeps_a_window_to_1500_points(window_s: float, step: str) -> None:
+    assert auto_step(window_s) == step
 
 
 def test_panel_refuses_values_the_browser_invented() -> None:

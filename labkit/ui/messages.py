@@ -881,6 +881,7 @@ KO: dict[str, str] = {
     "observe.live.window.6h": "최근 6시간",
     "observe.live.window.24h": "최근 24시간",
     "observe.live.step_label": "간격(step)",
+    "observe.live.step_auto": "자동",
     "observe.live.token_label": "토큰(bearer token, 선택)",
     "observe.live.read": "읽기",
     "observe.live.reading": "Prometheus에서 읽는 중입니다…",

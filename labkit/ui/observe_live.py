@@ -26,15 +26,20 @@ from labkit.ui import format as fmt
 from labkit.ui.messages import t
 from labkit.ui.observe import ReplayApp, current_replay
 
-__all__ = ["DEFAULT_URL", "STEPS", "WINDOWS", "PrometheusPanel", "prometheus_panel"]
+__all__ = ["DEFAULT_URL", "STEPS", "WINDOWS", "PrometheusPanel", "auto_step", "prometheus_panel"]
 
 #: Where a Prometheus listens by default (``--web.listen-address=0.0.0.0:9090``).
 DEFAULT_URL = "http://127.0.0.1:9090"
 #: Windows offered: (catalog key suffix, seconds).
 WINDOWS: tuple[tuple[str, float], ...] = (("5m", 300.0), ("15m", 900.0), ("1h", 3600.0),
                                           ("6h", 21600.0), ("24h", 86400.0))
-#: Steps offered (Prometheus durations); 15 s is a common scrape interval.
-STEPS: tuple[str, ...] = ("1s", "5s", "15s", "1m", "5m")
+#: Steps offered (Prometheus durations); 15 s is a common scrape interval. "auto" picks the
+#: smallest at or above 15 s that keeps a window to AUTO_MAX_POINTS per series.
+STEPS: tuple[str, ...] = ("auto", "1s", "5s", "15s", "1m", "5m")
+_STEP_S = {"1s": 1.0, "5s": 5.0, "15s": 15.0, "1m": 60.0, "5m": 300.0}
+#: Points per series "auto" aims at: a day at 1 min (the replay indexes every reading, so a
+#: day at 15 s of 8 GPUs, ~0.9 million readings, takes many seconds to open).
+AUTO_MAX_POINTS = 1500
 #: A classroom page waits at most this long for the server. [s]
 TIMEOUT_S = 15.0
 #: Longest URL or token accepted from the page (a browser can send anything). [characters]
@@ -77,7 +82,9 @@ class PrometheusPanel(widgets.VBox):
         self.window = _css(widgets.Dropdown(
             options=[(t(f"observe.live.window.{k}"), s) for k, s in WINDOWS], value=900.0,
             description=t("observe.live.window_label"), style=style), "lk-live-window")
-        self.step = _css(widgets.Dropdown(options=list(STEPS), value="15s",
+        self.step = _css(widgets.Dropdown(
+            options=[(t("observe.live.step_auto") if k == "auto" else k, k) for k in STEPS],
+            value="auto",
                                           description=t("observe.live.step_label"),
                                           style=style), "lk-live-step")
         self.token = _css(widgets.Password(value="", description=t("observe.live.token_label"),
@@ -122,7 +129,9 @@ class PrometheusPanel(widgets.VBox):
         url = str(self.url.value).strip()[:MAX_FIELD_CHARS]
         token = str(self.token.value).strip()[:MAX_FIELD_CHARS] or None
         window = self.window.value if self.window.value in dict(WINDOWS).values() else 900.0
-        step = self.step.value if self.step.value in STEPS else "15s"
+        step = self.step.value if self.step.value in STEPS else "auto"
+        if step == "auto":
+            step = auto_step(float(window))
         self.status.value = t("observe.live.reading")
         end = self._clock()
         try:
@@ -143,6 +152,15 @@ class PrometheusPanel(widgets.VBox):
             lines.append(t("observe.live.mig_skipped", n=skipped))
         self.status.value = "<br>".join(lines)
         return log
+
+
+def auto_step(window_s: float) -> str:
+    """Return the step "auto" uses for a window: the smallest of 15 s, 1 m, 5 m that keeps
+    the window to :data:`AUTO_MAX_POINTS` per series (5 m beyond)."""
+    for step in ("15s", "1m", "5m"):
+        if window_s / _STEP_S[step] <= AUTO_MAX_POINTS:
+            return step
+    return "5m"
 
 
 def prometheus_panel(url: str = DEFAULT_URL) -> PrometheusPanel:
