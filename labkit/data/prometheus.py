@@ -422,21 +422,30 @@ def _frame(keep: list[tuple[tuple[str, int], Mapping[str, str], str, np.ndarray,
                      (), MappingProxyType(meta))
 
 
-def _blanks(raw: np.ndarray, scaled: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return (value, status, reason): DCGM blank sentinels and NaN become missing readings."""
+#: (status, reason) of a missing reading, by code; code 0 is a reading with a value.
+_MISSING: tuple[tuple[str, str], ...] = (
+    (str(Status.OK), ""), (str(Status.NOT_AVAILABLE), "no value"),
+    (str(Status.NOT_AVAILABLE), "DCGM blank"),
+    *((str(st), why) for st, why in _BLANK_REASONS.values()))
+
+
+def _blanks(raw: np.ndarray, scaled: np.ndarray) -> tuple[np.ndarray, Any, Any]:
+    """Return (value, status, reason): DCGM blank sentinels and NaN become missing readings.
+
+    ``status`` and ``reason`` are plain strings when every reading has a value (the common
+    case: the frame broadcasts them), else object arrays.
+    """
     value = scaled.copy()
-    status = np.full(len(raw), str(Status.OK), dtype=object)
-    reason = np.full(len(raw), "", dtype=object)
+    code = np.zeros(len(raw), dtype=np.int8)
+    code[~np.isfinite(raw)] = 1
     # int64 blanks: a float64 store (Prometheus) cannot tell 0x7ff...f0 from ...f3 apart
-    for i in np.flatnonzero(raw >= DCGM_INT64_BLANK):
-        value[i], status[i], reason[i] = np.nan, str(Status.NOT_AVAILABLE), "DCGM blank"
-    fp = np.flatnonzero((raw >= DCGM_FP64_BLANK) & (raw < DCGM_FP64_BLANK + 16))
-    for i in fp:
-        st, why = _BLANK_REASONS.get(int(raw[i] - DCGM_FP64_BLANK),
-                                     (Status.NOT_AVAILABLE, "DCGM blank"))
-        value[i], status[i], reason[i] = np.nan, str(st), why
-    nan = ~np.isfinite(raw)
-    value[nan] = np.nan
-    status[nan & (status == str(Status.OK))] = str(Status.NOT_AVAILABLE)
-    reason[nan & (reason == "")] = "no value"
+    code[raw >= DCGM_INT64_BLANK] = 2
+    fp = (raw >= DCGM_FP64_BLANK) & (raw < DCGM_FP64_BLANK + len(_BLANK_REASONS))
+    code[fp] = 3 + (raw[fp] - DCGM_FP64_BLANK).astype(np.int8)
+    missing = code > 0
+    if not missing.any():
+        return value, _MISSING[0][0], _MISSING[0][1]
+    value[missing] = np.nan
+    status = np.array([st for st, _ in _MISSING], dtype=object)[code]
+    reason = np.array([why for _, why in _MISSING], dtype=object)[code]
     return value, status, reason
