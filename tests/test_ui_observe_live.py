@@ -3,6 +3,8 @@ lesson's replay app; every error is a Korean message and the replay keeps its la
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from labkit.ui import observe
@@ -63,6 +65,18 @@ def test_panel_builds_its_own_replay_when_the_lesson_has_none(
                                                 (7 * 86400, "5m")])
 def test_auto_step_keeps_a_window_to_1500_points(window_s: float, step: str) -> None:
     assert auto_step(window_s) == step
+
+
+def test_panel_reads_a_window_ending_at_a_typed_time(prometheus_lab: tuple[str, float]) -> None:
+    url, started = prometheus_lab
+    panel = PrometheusPanel(observe.ReplayApp(), url=url)
+    panel.window.value = 300.0
+    panel.end.value = datetime.fromtimestamp(started - 3600).isoformat(timespec="seconds")
+    assert panel.load() is None  # an hour before the exporter started: nothing there
+    assert t("observe.live.error.empty") in panel.error.value
+    panel.end.value = "어제 저녁"
+    assert panel.load() is None
+    assert t("observe.live.error.bad_window") in panel.error.value
 
 
 def test_panel_refuses_values_the_browser_invented() -> None:

@@ -50,6 +50,7 @@ __all__ = [
     "parse_step",
     "read_prometheus",
     "read_query_range",
+    "to_unix_s",
 ]
 
 #: Prometheus' own limit on points per series in a range query (``web/api/v1/api.go``).
@@ -125,7 +126,14 @@ def parse_step(step: str | float) -> float:
     return value
 
 
-def _epoch(when: datetime | float | str, name: str) -> float:
+def to_unix_s(when: datetime | float | str, name: str = "time") -> float:
+    """Return a time as Unix seconds: a datetime (naive = local time), a number, or ISO 8601.
+
+    Raises
+    ------
+    PrometheusError
+        ``kind="bad_window"`` for anything else (the message names ``name``).
+    """
     if isinstance(when, datetime):
         return when.timestamp()  # naive: local time, as datetime.timestamp() reads it
     if isinstance(when, (int, float)) and not isinstance(when, bool):
@@ -143,7 +151,7 @@ def _epoch(when: datetime | float | str, name: str) -> float:
 
 def _window(start: datetime | float | str, end: datetime | float | str, step: str | float
             ) -> tuple[float, float, float]:
-    t0, t1, dt = _epoch(start, "start"), _epoch(end, "end"), parse_step(step)
+    t0, t1, dt = to_unix_s(start, "start"), to_unix_s(end, "end"), parse_step(step)
     if not t1 > t0:
         raise PrometheusError("bad_window", "end must be after start")
     points = math.floor((t1 - t0) / dt) + 1

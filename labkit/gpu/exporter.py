@@ -44,6 +44,7 @@ Used in: notebooks/01_observe.ipynb (lesson 01's live Prometheus source), tests,
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import signal
 import socket
@@ -175,6 +176,7 @@ LABELS: tuple[str, ...] = ("gpu", "UUID", "pci_bus_id", "device", "modelName", "
                            "DCGM_FI_DRIVER_VERSION")
 MIG_LABELS: tuple[str, ...] = ("gpu", "UUID", "pci_bus_id", "device", "modelName",
                                "GPU_I_PROFILE", "GPU_I_ID", "Hostname", "DCGM_FI_DRIVER_VERSION")
+_log = logging.getLogger("labkit.gpu")
 _MIG_PROFILE = re.compile(r"\bMIG\s+(\S+)\s*$")
 _MIB = 1 << 20
 
@@ -255,7 +257,17 @@ class DcgmCollector(Collector):
         self._lock = threading.Lock()
 
     def on_snapshot(self, _snap: Snapshot | None = None) -> None:
-        """Read the exporter-only values (memory clock, MIG devices) after a sampler tick."""
+        """Read the exporter-only values (memory clock, MIG devices) after a sampler tick.
+
+        Never raises: an unexpected error is logged and the previous values are kept, so the
+        sampler thread (which stops on a callback error) keeps the endpoint fresh.
+        """
+        try:
+            self._read_extra()
+        except Exception:  # a long-running service: log, keep serving the catalog's metrics
+            _log.exception("labkit.gpu.exporter: reading memory clock / MIG devices failed")
+
+    def _read_extra(self) -> None:
         extra: dict[int, dict[str, float]] = {}
         mig: dict[int, list[_MigDevice]] = {}
         for g in self.sampler.gpus:

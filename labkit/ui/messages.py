@@ -882,6 +882,8 @@ KO: dict[str, str] = {
     "observe.live.window.24h": "최근 24시간",
     "observe.live.step_label": "간격(step)",
     "observe.live.step_auto": "자동",
+    "observe.live.end_label": "끝 시각",
+    "observe.live.end_placeholder": "지금 (예: 2026-11-30 14:00)",
     "observe.live.token_label": "토큰(bearer token, 선택)",
     "observe.live.read": "읽기",
     "observe.live.reading": "Prometheus에서 읽는 중입니다…",

@@ -1,12 +1,12 @@
 """Lesson 01's live source: read a school's Prometheus into the replay (``prometheus_panel``).
 
-The panel asks for the Prometheus server's address, a time window (the last 5 min .. 24 h), a
-step and an optional bearer token; **읽기** runs :func:`labkit.data.prometheus.read_prometheus`
-and hands the result to lesson 01's replay app (:func:`labkit.ui.observe.current_replay`, the
-one the lesson built above; the panel builds its own when there is none), which then scrubs
-through it with the same panels and charts as an uploaded log. Every failure (bad address,
-unreachable, 401, no DCGM series, too many points) is a Korean message on the panel; the replay
-keeps its last good log.
+The panel asks for the Prometheus server's address, a time window (5 min .. 24 h ending now, or
+at a time typed in ISO 8601, local time), a step and an optional bearer token; **읽기** runs
+:func:`labkit.data.prometheus.read_prometheus` and hands the result to lesson 01's replay app
+(:func:`labkit.ui.observe.current_replay`, the one the lesson built above; the panel builds its
+own when there is none), which then scrubs through it with the same panels and charts as an
+uploaded log. Every failure (bad address, unreachable, 401, no DCGM series, too many points) is
+a Korean message on the panel; the replay keeps its last good log.
 
 Used in: notebooks/01_observe.ipynb
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from labkit.data.prometheus import PrometheusError, read_prometheus
+from labkit.data.prometheus import PrometheusError, read_prometheus, to_unix_s
 from labkit.observe import LogImport
 from labkit.ui import format as fmt
 from labkit.ui.messages import t
@@ -87,6 +87,9 @@ class PrometheusPanel(widgets.VBox):
             value="auto",
                                           description=t("observe.live.step_label"),
                                           style=style), "lk-live-step")
+        self.end = _css(widgets.Text(value="", placeholder=t("observe.live.end_placeholder"),
+                                     description=t("observe.live.end_label"), style=style),
+                        "lk-live-end")
         self.token = _css(widgets.Password(value="", description=t("observe.live.token_label"),
                                            layout=wide, style=style), "lk-live-token")
         self.read = _css(widgets.Button(description=t("observe.live.read"), icon="download",
@@ -96,7 +99,7 @@ class PrometheusPanel(widgets.VBox):
         self.log_import: LogImport | None = None
         self.children = [widgets.HTML(t("observe.live.title")),
                          widgets.HBox([self.url, self.token]),
-                         widgets.HBox([self.window, self.step, self.read]),
+                         widgets.HBox([self.window, self.end, self.step, self.read]),
                          self.error, self.status]
         self.read.on_click(self._on_read)
 
@@ -133,8 +136,9 @@ class PrometheusPanel(widgets.VBox):
         if step == "auto":
             step = auto_step(float(window))
         self.status.value = t("observe.live.reading")
-        end = self._clock()
+        end_text = str(self.end.value).strip()[:100]
         try:
+            end = to_unix_s(end_text, "end") if end_text else self._clock()
             log = self._reader(url, end - float(window), end, step, token=token,
                                timeout_s=TIMEOUT_S)
             self.replay.load(log)
