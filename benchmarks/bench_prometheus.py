@@ -169,7 +169,8 @@ def query_range_day() -> dict[str, object]:
                 "promtool_backfill_s": round(backfill_s, 1), "frame_rows": len(log.frame),
                 "answer_bytes": len(body), "read_prometheus_end_to_end": percentiles(runs),
                 "read_prometheus_client_cpu": percentiles(runs_cpu),
-                "parse_only": percentiles(parse), "parse_only_cpu": percentiles(parse_cpu), "parse_peak_bytes": peak,
+                "parse_only": percentiles(parse), "parse_only_cpu": percentiles(parse_cpu),
+                "parse_peak_bytes": peak,
                 "trace_index_ms": round(trace_ms, 1), "trace_times": len(trace.times),
                 "goal_ms": 1000}
     finally:
@@ -181,7 +182,8 @@ def query_range_day() -> dict[str, object]:
 
 def main() -> None:
     save("prometheus", {"load_average_1m": round(os.getloadavg()[0], 1),
-                        "cpus": os.cpu_count(),"exporter": scrape_latency(), "query_range_day": query_range_day()})
+                        "cpus": os.cpu_count(), "exporter": scrape_latency(),
+                        "query_range_day": query_range_day()})
 
 
 if __name__ == "__main__":
