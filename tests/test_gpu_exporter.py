@@ -110,22 +110,36 @@ def test_nvml_errors_leave_the_series_out_never_fail(sim: SimFactory) -> None:
 
 
 def test_mig_devices_carry_gpu_i_profile_and_gpu_i_id(sim: SimFactory) -> None:
-    nv, _lab = sim("sim:H100-80GB")
+    nv, lab = sim("sim:H100-80GB")
     h = nv.nvmlDeviceGetHandleByIndex(0)
     nv.nvmlDeviceSetMigMode(h, nv.NVML_DEVICE_MIG_ENABLE)
-    gi = nv.nvmlDeviceCreateGpuInstance(h, 19)  # 1g.10gb
-    nv.nvmlGpuInstanceCreateComputeInstance(gi, nv.NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE)
-    mig = nv.nvmlDeviceGetMigDeviceHandleByIndex(h, 0)
-    exporter = Exporter(nv, port=0, hostname="lab1")
+    gis = [nv.nvmlDeviceCreateGpuInstance(h, 19) for _ in range(2)]  # two 1g.10gb
+    for gi in gis:
+        nv.nvmlGpuInstanceCreateComputeInstance(gi, nv.NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE)
+    migs = [nv.nvmlDeviceGetMigDeviceHandleByIndex(h, i) for i in range(2)]
+    gi_ids = [nv.nvmlDeviceGetGpuInstanceId(m) for m in migs]
+    lab.start("training", 0, gpu_instance_id=gi_ids[0])  # one instance trains, one idles
+    lab.advance(5.0)
+    exporter = Exporter(nv, port=0, hostname="lab1", clock=lab.now)
     exporter.collect_once()
+    lab.advance(1.0)
+    exporter.collect_once()  # second GPM sample of each GPU instance
     got = _samples(exporter)
-    gi_id = str(nv.nvmlDeviceGetGpuInstanceId(mig))
-    value, labels = got[("DCGM_FI_DEV_FB_USED", f"0/{gi_id}")]
+    busy, idle = (f"0/{gi_ids[0]}", f"0/{gi_ids[1]}")
+    value, labels = got[("DCGM_FI_DEV_FB_USED", busy)]
+    assert set(labels) == DCGM_LABELS | {"GPU_I_PROFILE", "GPU_I_ID"}
     assert labels["GPU_I_PROFILE"] == "1g.10gb"
-    assert labels["UUID"] == nv.nvmlDeviceGetUUID(mig)
-    assert value == nv.nvmlDeviceGetMemoryInfo(mig).used / 2**20
+    assert labels["UUID"] == nv.nvmlDeviceGetUUID(migs[0])
+    assert value == nv.nvmlDeviceGetMemoryInfo(migs[0]).used / 2**20
+    # DCP metrics per GPU instance (dcgm-exporter's MIG rows): the training one reads the
+    # scenario's ratios, the idle one zero
+    train = SCENARIOS["training"].phases[0].values
+    assert got[("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", busy)][0] == train["tensor_active"]
+    assert got[("DCGM_FI_PROF_DRAM_ACTIVE", busy)][0] == train["dram_active"]
+    assert got[("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", idle)][0] == 0.0
     assert ("DCGM_FI_DEV_FB_USED", "0/") in got  # the whole GPU keeps its own series
     exporter.stop()
+    assert not exporter.collector._gpm.prev  # GPM samples freed
 
 
 def test_http_endpoint_serves_metrics(sim: SimFactory) -> None:

@@ -16,7 +16,9 @@ thread, like dcgm-exporter's collect interval (``-c``; its default is 30 s, ``pk
 a scrape only formats the latest readings, so scrapes are cheap and never call NVML. Two
 families the catalog does not read are added on the same thread: ``DCGM_FI_DEV_MEM_CLOCK``
 (``nvmlDeviceGetClockInfo(h, NVML_CLOCK_MEM)``) and, for MIG devices, their memory
-(``nvmlDeviceGetMemoryInfo`` on the MIG device handle). ``DCGM_FI_DEV_FB_FREE`` is
+(``nvmlDeviceGetMemoryInfo`` on the MIG device handle) and profiling metrics (GPM of the GPU
+instance, ``nvmlGpmMigSampleGet``; Hopper and newer), as dcgm-exporter reports DCP metrics per
+GPU instance. ``DCGM_FI_DEV_FB_FREE`` is
 ``total - used`` of the same ``nvmlDeviceGetMemoryInfo`` reading.
 
 A reading NVML could not give (NotSupported, NoPermission, GpuIsLost, GPM warming up, ...) is
@@ -61,7 +63,7 @@ from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
 from labkit.gpu import nvml
-from labkit.observe import CATALOG, Reading, Sampler, Snapshot
+from labkit.observe import CATALOG, GPM_METRIC_IDS, Reading, Sampler, Snapshot
 
 __all__ = [
     "DEFAULT_PORT",
@@ -203,13 +205,79 @@ def _identity(nv: Any, index: int, hostname: str, driver: str) -> dict[str, str]
 @dataclass(frozen=True)
 class _MigDevice:
     labels: Mapping[str, str]
-    fb_used_mib: float
-    fb_free_mib: float
-    fb_total_mib: float
+    values: Mapping[str, float]  # catalog / exporter metric key -> value in labkit's unit
 
 
-def _mig_devices(nv: Any, h: Any, parent: Mapping[str, str]) -> list[_MigDevice]:
-    """Return the MIG devices of a GPU with their memory (none when MIG is off or unreadable)."""
+#: NVML errors after which a MIG instance's GPM is not asked again (no GPM on the board).
+_GPM_OFF = ("NVMLError_NotSupported", "NVMLError_FunctionNotFound", "NVMLError_NoPermission")
+
+
+class _MigGpm:
+    """GPM profiling of MIG GPU instances (``nvmlGpmMigSampleGet``): metrics between two samples.
+
+    One sample pair per (GPU, GPU instance), swapped every tick, like the Sampler's per-GPU GPM;
+    the metrics are the catalog's GPM ones (``labkit.observe.GPM_METRIC_IDS``), 0-100 % from
+    NVML, stored as fractions. NVIDIA: samples more than 100 ms apart (the exporter's interval
+    is at least that).
+    """
+
+    def __init__(self, nv: Any) -> None:
+        self.nv = nv
+        self.prev: dict[tuple[int, int], Any] = {}
+        self.spare: dict[tuple[int, int], Any] = {}
+        self.off: set[tuple[int, int]] = set()
+
+    def read(self, gpu: int, h: Any, gi: int) -> dict[str, float]:
+        key = (gpu, gi)
+        if key in self.off:
+            return {}
+        sample = self.spare.pop(key, None)
+        if sample is None:
+            sample, err = nvml.try_query(self.nv.nvmlGpmSampleAlloc)
+            if err is not None:
+                self.off.add(key)
+                return {}
+        _, err = nvml.try_query(self.nv.nvmlGpmMigSampleGet, h, gi, sample)
+        if err is not None:
+            nvml.query(self.nv.nvmlGpmSampleFree, sample)
+            if type(err).__name__ in _GPM_OFF:
+                self.off.add(key)
+            return {}
+        prev = self.prev.get(key)
+        self.prev[key] = sample
+        if prev is None:
+            return {}  # the first sample only starts the interval
+        self.spare[key] = prev
+        return self._metrics(prev, sample)
+
+    def _metrics(self, first: Any, second: Any) -> dict[str, float]:
+        nv, keys = self.nv, tuple(GPM_METRIC_IDS)
+        mg = nv.c_nvmlGpmMetricsGet_t()
+        mg.version = nv.NVML_GPM_METRICS_GET_VERSION
+        mg.numMetrics = len(keys)
+        mg.sample1, mg.sample2 = first, second
+        for i, k in enumerate(keys):
+            mg.metrics[i].metricId = GPM_METRIC_IDS[k]
+        _, err = nvml.try_query(nv.nvmlGpmMetricsGet, mg)
+        if err is not None:
+            return {}
+        return {k: float(mg.metrics[i].value) * CATALOG[k].nvml_scale
+                for i, k in enumerate(keys) if int(mg.metrics[i].nvmlReturn) == nv.NVML_SUCCESS}
+
+    def keep_only(self, live: set[tuple[int, int]]) -> None:
+        """Free the samples of MIG instances that no longer exist."""
+        for store in (self.prev, self.spare):
+            for key in [k for k in store if k not in live]:
+                nvml.query(self.nv.nvmlGpmSampleFree, store.pop(key))
+
+    def close(self) -> None:
+        """Free every sample."""
+        self.keep_only(set())
+
+
+def _mig_devices(nv: Any, g: int, h: Any, parent: Mapping[str, str], gpm: _MigGpm
+                 ) -> list[_MigDevice]:
+    """Return the MIG devices of a GPU with their memory and GPM profiling (none: MIG off)."""
     mode = nvml.query(nv.nvmlDeviceGetMigMode, h)
     if not mode or int(mode[0]) != 1:
         return []
@@ -227,8 +295,9 @@ def _mig_devices(nv: Any, h: Any, parent: Mapping[str, str]) -> list[_MigDevice]
             continue
         labels = {**parent, "UUID": str(nvml.query(nv.nvmlDeviceGetUUID, mig, default="")),
                   "GPU_I_PROFILE": match.group(1), "GPU_I_ID": str(gi)}
-        out.append(_MigDevice(MappingProxyType(labels), mem.used / _MIB,
-                              (mem.total - mem.used) / _MIB, mem.total / _MIB))
+        values = {"fb_used_mib": mem.used / _MIB, "fb_free_mib": (mem.total - mem.used) / _MIB,
+                  "fb_total_mib": mem.total / _MIB, **gpm.read(g, h, int(gi))}
+        out.append(_MigDevice(MappingProxyType(labels), MappingProxyType(values)))
     return out
 
 
@@ -254,6 +323,7 @@ class DcgmCollector(Collector):
             g: _identity(nv, g, host, driver) for g in sampler.gpus}
         self._extra: dict[int, dict[str, float]] = {}
         self._mig: dict[int, list[_MigDevice]] = {}
+        self._gpm = _MigGpm(nv)
         self._lock = threading.Lock()
 
     def on_snapshot(self, _snap: Snapshot | None = None) -> None:
@@ -279,7 +349,8 @@ class DcgmCollector(Collector):
             if clock is not None:
                 values["mem_clock_mhz"] = float(clock)
             extra[g] = values
-            mig[g] = _mig_devices(self.nv, h, self.identity[g])
+            mig[g] = _mig_devices(self.nv, g, h, self.identity[g], self._gpm)
+        self._gpm.keep_only({(g, int(d.labels["GPU_I_ID"])) for g, ds in mig.items() for d in ds})
         with self._lock:
             self._extra, self._mig = extra, mig
 
@@ -307,8 +378,7 @@ class DcgmCollector(Collector):
                 self._add(metric, fam, self.identity[g], LABELS, value * fam.scale)
             for devices in mig.values():
                 for dev in devices:
-                    value = {"fb_used_mib": dev.fb_used_mib, "fb_free_mib": dev.fb_free_mib,
-                             "fb_total_mib": dev.fb_total_mib}.get(fam.metric)
+                    value = dev.values.get(fam.metric)
                     if value is not None:
                         self._add(metric, fam, dev.labels, MIG_LABELS, value)
             if metric.samples:
@@ -320,6 +390,10 @@ class DcgmCollector(Collector):
         values = [labels.get(n, "") for n in names]
         value = float(f"{value:.12g}")  # 45 % x 0.01 reads 0.45, not 0.44999999999999996
         metric.add_sample(fam.name, dict(zip(names, values, strict=True)), value)
+
+    def close(self) -> None:
+        """Free the MIG GPM samples (after the sampler thread stopped)."""
+        self._gpm.close()
 
     def describe(self) -> list[Metric]:
         """Return nothing: families depend on what the GPUs support (no describe-time reads)."""
@@ -402,6 +476,7 @@ class Exporter:
             self._thread.join(5)
             self._thread = None
         self.sampler.close()
+        self.collector.close()
 
 
 def parse_sim_workloads(items: Sequence[str], gpu_count: int) -> list[tuple[int, str]]:
