@@ -3,9 +3,11 @@ prometheus_client's own text parser (not labkit's), NVML errors -> absent series
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -182,3 +184,28 @@ def test_cli_refuses_sim_workload_on_real_gpu_spec() -> None:
                            "--sim-workload", "training", "--port", "0"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "cannot start" in proc.stderr
+
+
+def test_cli_serves_then_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    from tests.prometheus_servers import exporter_process
+
+    with exporter_process(tmp_path, spec="sim:H100-80GB", workloads=("training",)) as target:
+        with urllib.request.urlopen(f"http://{target}/metrics", timeout=10) as r:
+            names = {f.name for f in text_string_to_metric_families(r.read().decode())}
+        assert "DCGM_FI_DEV_GPU_UTIL" in names
+    log = (tmp_path / "exporter.log").read_text()
+    assert "sim [sim:H100-80GB]" in log and "Traceback" not in log
+
+
+def test_cli_exits_0_on_sigterm(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "labkit.gpu.exporter", "--gpu", "sim",
+                             "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        assert "serving http://127.0.0.1:" in proc.stderr.readline()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

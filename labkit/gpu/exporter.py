@@ -550,11 +550,11 @@ def main(argv: list[str] | None = None) -> int:
     except (pynvml.NVMLError, ValueError, OSError) as err:
         print(f"labkit.gpu.exporter: cannot start: {err}", file=sys.stderr)
         return 1
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before saying "serving": a stop is clean
+        signal.signal(sig, lambda *_: done.set())
     print(f"# labkit.gpu.exporter: {st.kind} [{st.spec}] {st.name}; serving {exporter.url} "
           f"every {args.interval:g} s", file=sys.stderr, flush=True)
-    done = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: done.set())
     done.wait()
     exporter.stop()
     return 0
