@@ -206,7 +206,11 @@ def test_blank_sentinels_and_hosts_and_mig_series() -> None:
     assert f.loc[(1, "gpu_util_frac", 0.0), "value"] == 0.37
     assert f.loc[(1, "gpu_util_frac", 1.0), "status"] == "not_available"
     assert log.devices[1]["Hostname"] == "b"
-    assert log.metadata["mig_series_skipped"] == "1"
+    # the MIG device is its own series, numbered after the GPUs
+    assert f.loc[(2, "fb_used_mib", 0.0), "value"] == 10.0
+    assert log.devices[2]["GPU_I_PROFILE"] == "1g.10gb" and log.devices[2]["parent_gpu"] == "0"
+    assert log.metadata["mig_devices"] == "1"
+    assert sorted(log.devices) == [0, 1, 2]
 
 
 @pytest.mark.parametrize(("body", "kind"), [

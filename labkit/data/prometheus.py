@@ -10,9 +10,10 @@ J, profiling ratios as they are), the other families (``DCGM_FI_DEV_FB_FREE``,
 readings with the reason "DCGM blank".
 
 Series are told apart by the ``gpu`` label and, when several servers report to one Prometheus,
-the ``Hostname`` (else ``instance``) label: GPUs are then numbered host by host. MIG device
-series (a ``GPU_I_ID`` label) are left out of the frame (the tidy frame has one row per GPU);
-``metadata["mig_series_skipped"]`` counts them.
+the ``Hostname`` (else ``instance``) label: GPUs are then numbered host by host. A MIG device
+(a ``GPU_I_ID`` label) is its own series: it is numbered after the GPUs, and its ``devices``
+entry keeps ``GPU_I_PROFILE``, ``GPU_I_ID``, ``parent_gpu`` and a ``name`` such as
+``"NVIDIA H100 80GB HBM3 MIG 1g.10gb (GPU 0, GI 9)"``; ``metadata["mig_devices"]`` counts them.
 
 API reference: https://prometheus.io/docs/prometheus/latest/querying/api/ (range queries,
 ``resultType`` ``matrix``, error format ``{"status": "error", "errorType", "error"}``, 400 for
@@ -343,6 +344,9 @@ def _series(body: bytes | str | Mapping[str, Any], source: str) -> list[Series]:
     return out
 
 
+Device = tuple[str, int, str]  # host, gpu label, GPU_I_ID ("" for a whole GPU)
+
+
 def _host(labels: Mapping[str, str]) -> str:
     return labels.get("Hostname") or labels.get("instance") or ""
 
@@ -361,51 +365,61 @@ def read_query_range(body: bytes | str | Mapping[str, Any], *, source: str = "<p
     """
     families = dcgm_families()
     series = _series(body, source)
-    keep: list[tuple[tuple[str, int], Mapping[str, str], str, np.ndarray, np.ndarray]] = []
-    mig = 0
-    seen: set[tuple[str, int, str]] = set()
+    keep: list[tuple[Device, Mapping[str, str], str, np.ndarray, np.ndarray]] = []
+    seen: set[tuple[Device, str]] = set()
     for labels, t, v in series:
         name = str(labels.get("__name__", ""))
         if name not in families or not len(t):
-            continue
-        if labels.get("GPU_I_ID"):
-            mig += 1
             continue
         try:
             gpu = int(labels.get("gpu", ""))
         except ValueError:
             continue
-        key = (_host(labels), gpu, families[name][0])
-        if key in seen:  # the same GPU scraped twice (two jobs): keep the first
+        dev = (_host(labels), gpu, str(labels.get("GPU_I_ID", "")))
+        if (dev, families[name][0]) in seen:  # the same GPU scraped twice (two jobs)
             continue
-        seen.add(key)
-        keep.append(((key[0], gpu), labels, name, t, v))
+        seen.add((dev, families[name][0]))
+        keep.append((dev, labels, name, t, v))
     if not keep:
         raise PrometheusError("empty", f"{source}: no DCGM samples of a GPU in this window "
                               "(is Prometheus scraping dcgm-exporter or labkit's exporter?)")
-    hosts = sorted({k[0][0] for k in keep})
-    pairs = sorted({k[0] for k in keep})
-    index = {hg: (hg[1] if len(hosts) == 1 else i) for i, hg in enumerate(pairs)}
-    return _frame(keep, index, families, source, mig, len(series))
+    return _frame(keep, _numbering({k[0] for k in keep}), families, source, len(series))
+
+
+def _numbering(found: set[Device]) -> dict[Device, int]:
+    """Number the devices: one host's GPUs keep their index, several hosts' go host by host;
+    MIG devices follow the GPUs (each is its own series, as dcgm-exporter's MIG rows)."""
+    whole = sorted(d for d in found if not d[2])
+    hosts = {d[0] for d in whole}
+    index = {d: (d[1] if len(hosts) == 1 else i) for i, d in enumerate(whole)}
+    after = max(index.values(), default=-1) + 1
+    mig = sorted(found - set(whole), key=lambda d: (d[0], d[1], int(d[2]) if d[2].isdigit()
+                                                    else 0, d[2]))
+    index.update({d: after + i for i, d in enumerate(mig)})
+    return index
 
 
 _IDENTITY = ("UUID", "modelName", "pci_bus_id", "device", "Hostname", "instance",
-             "DCGM_FI_DRIVER_VERSION")
+             "DCGM_FI_DRIVER_VERSION", "GPU_I_PROFILE", "GPU_I_ID")
 
 
-def _frame(keep: list[tuple[tuple[str, int], Mapping[str, str], str, np.ndarray, np.ndarray]],
-           index: Mapping[tuple[str, int], int], families: Mapping[str, tuple[str, str, float]],
-           source: str, mig: int, n_series: int) -> LogImport:
+def _frame(keep: list[tuple[Device, Mapping[str, str], str, np.ndarray, np.ndarray]],
+           index: Mapping[Device, int], families: Mapping[str, tuple[str, str, float]],
+           source: str, n_series: int) -> LogImport:
     devices: dict[int, dict[str, str]] = {}
     metrics = sorted({families[name][0] for _, _, name, _, _ in keep})
     code = {m: i for i, m in enumerate(metrics)}
     units = {families[name][0]: families[name][1] for _, _, name, _, _ in keep}
     lengths = np.array([len(t) for *_, t, _ in keep])
-    for hg, labels, *_ in keep:
-        info = devices.setdefault(index[hg], {})
+    for dev, labels, *_ in keep:
+        info = devices.setdefault(index[dev], {})
         for label in _IDENTITY:
             if labels.get(label) and label not in info:
                 info[label] = str(labels[label])
+        if dev[2] and "name" not in info:  # what the replay's GPU list shows
+            info["name"] = (f"{labels.get('modelName', '')} MIG {labels.get('GPU_I_PROFILE', '')}"
+                            f" (GPU {dev[1]}, GI {dev[2]})").strip()
+            info["parent_gpu"] = str(dev[1])
     t = np.concatenate([k[3] for k in keep])
     raw = np.concatenate([k[4] for k in keep])
     scale = np.repeat([families[k[2]][2] for k in keep], lengths)
@@ -422,8 +436,9 @@ def _frame(keep: list[tuple[tuple[str, int], Mapping[str, str], str, np.ndarray,
         "unit": np.array([units[m] for m in metrics], dtype=object)[mcode], "status": status,
         "reason": reason}, columns=list(FRAME_COLUMNS))
     meta = {"source": source, "series": str(n_series)}
+    mig = sum(1 for d in index if d[2])
     if mig:
-        meta["mig_series_skipped"] = str(mig)
+        meta["mig_devices"] = str(mig)
     start = datetime.fromtimestamp(first, tz=UTC).astimezone().replace(tzinfo=None)
     return LogImport(frame, source, "prometheus", len(frame), (), start,
                      MappingProxyType({g: MappingProxyType(v) for g, v in devices.items()}),

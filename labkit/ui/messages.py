@@ -888,7 +888,7 @@ KO: dict[str, str] = {
     "observe.live.read": "읽기",
     "observe.live.reading": "Prometheus에서 읽는 중입니다…",
     "observe.live.ok": "{url}에서 GPU {gpus}개의 지표를 {points}개 읽었습니다 (시작 {start}, 길이 {duration} s). 재생 화면에서 시각을 옮겨 보세요.",
-    "observe.live.mig_skipped": "MIG 장치 시계열 {n}개는 이 화면에 넣지 않았습니다(GPU 전체 값만 보여 줍니다).",
+    "observe.live.mig_devices": "MIG 장치 {n}개도 GPU 목록에서 따로 고를 수 있습니다. 전력·온도처럼 GPU 전체에 하나뿐인 값은 부모 GPU에서 보세요.",
     "observe.live.error.bad_url": "서버 주소가 올바르지 않습니다. http:// 또는 https://로 시작하는 Prometheus 주소를 넣으세요 (예: http://127.0.0.1:9090).",
     "observe.live.error.bad_window": "기간이나 간격이 올바르지 않습니다. 끝이 시작보다 뒤여야 하고 간격은 15s, 1m처럼 씁니다.",
     "observe.live.error.too_many_points": "가져올 점이 너무 많습니다. Prometheus는 시계열마다 11,000개까지만 돌려줍니다. 간격(step)을 늘리거나 기간을 줄이세요.",

@@ -151,9 +151,9 @@ class PrometheusPanel(widgets.VBox):
                    points=fmt.count(len(log.frame)),
                    start=log.start.strftime("%Y-%m-%d %H:%M:%S") if log.start else "-",
                    duration=f"{float(log.frame['timestamp_s'].max()):.0f}")]
-        skipped = log.metadata.get("mig_series_skipped")
-        if skipped:
-            lines.append(t("observe.live.mig_skipped", n=skipped))
+        mig = log.metadata.get("mig_devices")
+        if mig:
+            lines.append(t("observe.live.mig_devices", n=mig))
         self.status.value = "<br>".join(lines)
         return log
 
