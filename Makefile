@@ -69,10 +69,12 @@ present: $(VENV)/.lab-installed
 thumbnails: $(VENV)/.test-installed system-deps
 	$(BIN)/python -m labkit.serve.thumbnails
 
-# Debian's chromium drives the browser tests (no browser download); Hangul needs the CJK fonts.
+# Debian's chromium drives the browser tests (no browser download); Hangul needs the CJK fonts;
+# Debian's prometheus scrapes labkit.gpu.exporter in the Prometheus tests.
 system-deps:
 	@missing=""; \
 	[ -x "$${LABKIT_CHROMIUM:-/usr/bin/chromium}" ] || missing="$$missing chromium"; \
+	[ -x "$${LABKIT_PROMETHEUS:-/usr/bin/prometheus}" ] || missing="$$missing prometheus"; \
 	if command -v dpkg >/dev/null 2>&1; then dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing="$$missing fonts-noto-cjk"; fi; \
 	if [ -n "$$missing" ]; then \
 		if ! command -v apt-get >/dev/null 2>&1; then \

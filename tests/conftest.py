@@ -38,3 +38,22 @@ def sim() -> Iterator[SimFactory]:
 
     yield make
     gpu.disconnect()
+
+
+@pytest.fixture(scope="session")
+def prometheus_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, float]]:
+    """A real Prometheus (Debian's) scraping labkit's exporter every second, on loopback.
+
+    The exporter runs in a subprocess on ``tests.prometheus_servers.LAB_SPEC`` (two simulated
+    H100s, GPU 0 training, GPU 1 idle). Yields (Prometheus base URL, Unix time before the
+    exporter started) once 8 s of samples are stored; both servers are stopped after the session.
+    """
+    import time
+
+    from tests.prometheus_servers import exporter_process, prometheus_process, wait_for_samples
+
+    work = tmp_path_factory.mktemp("prometheus")
+    started = time.time()
+    with exporter_process(work) as target, prometheus_process(target, work) as url:
+        wait_for_samples(url, gpus=2, seconds=8)
+        yield url, started

@@ -33,6 +33,7 @@ import html
 import math
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
@@ -54,6 +55,7 @@ from labkit.validate import InputError
 __all__ = [
     "DashboardApp",
     "ReplayApp",
+    "current_replay",
     "dashboard",
     "panel_html",
     "reference_table",
@@ -1158,13 +1160,26 @@ def replay_app(path: str | None = None) -> ReplayApp:
     """Return the replay app: a shipped trace (or ``path``, from Python only), or an upload.
 
     ``path`` is read in JupyterLab by the student's own code; the voila page offers only the
-    shipped traces and the size-capped upload, never a server path.
+    shipped traces and the size-capped upload, never a server path. The app becomes this
+    kernel's :func:`current_replay` (the live Prometheus source feeds it).
     """
     if path is None:
-        return ReplayApp()
-    from labkit.data.observe import read_log_file
+        app = ReplayApp()
+    else:
+        from labkit.data.observe import read_log_file
 
-    return ReplayApp(read_log_file(path))
+        app = ReplayApp(read_log_file(path))
+    global _CURRENT_REPLAY
+    _CURRENT_REPLAY = weakref.ref(app)
+    return app
+
+
+_CURRENT_REPLAY: weakref.ref[ReplayApp] | None = None
+
+
+def current_replay() -> ReplayApp | None:
+    """Return the replay app :func:`replay_app` last built in this kernel (None if none)."""
+    return _CURRENT_REPLAY() if _CURRENT_REPLAY is not None else None
 
 
 # --------------------------------------------------------------------------------------------
