@@ -10,7 +10,7 @@ the class lab exactly as they watch real GPUs::
     LABKIT_GPU=sim:8xH100-80GB python -m labkit.gpu.exporter --sim-workload training
     LABKIT_GPU=sim:2xH100-80GB python -m labkit.gpu.exporter --sim-workload 0=training
 
-How it reads: one :class:`labkit.observe.Sampler` (the lesson's own NVML reader and metric
+How it reads: one :class:`labkit.gpu.sampler.Sampler` (the lesson's own NVML reader and metric
 catalog, :data:`labkit.observe.CATALOG`) polls every ``--interval`` seconds on a background
 thread, like dcgm-exporter's collect interval (``-c``; its default is 30 s, ``pkg/cmd/app.go``);
 a scrape only formats the latest readings, so scrapes are cheap and never call NVML. Two
@@ -63,7 +63,8 @@ from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
 from labkit.gpu import nvml
-from labkit.observe import CATALOG, GPM_METRIC_IDS, Reading, Sampler, Snapshot
+from labkit.gpu.sampler import GPM_METRIC_IDS, Sampler
+from labkit.observe import CATALOG, Reading, Snapshot
 
 __all__ = [
     "DEFAULT_PORT",
@@ -216,7 +217,7 @@ class _MigGpm:
     """GPM profiling of MIG GPU instances (``nvmlGpmMigSampleGet``): metrics between two samples.
 
     One sample pair per (GPU, GPU instance), swapped every tick, like the Sampler's per-GPU GPM;
-    the metrics are the catalog's GPM ones (``labkit.observe.GPM_METRIC_IDS``), 0-100 % from
+    the metrics are the catalog's GPM ones (``labkit.gpu.sampler.GPM_METRIC_IDS``), 0-100 % from
     NVML, stored as fractions. NVIDIA: samples more than 100 ms apart (the exporter's interval
     is at least that).
     """
@@ -306,7 +307,7 @@ class DcgmCollector(Collector):
 
     Parameters
     ----------
-    sampler : labkit.observe.Sampler
+    sampler : labkit.gpu.sampler.Sampler
         Polled elsewhere (:class:`Exporter` runs it); only its ``history.latest`` is read here.
     nv : module
         The NVML module (``labkit.gpu.connect()``), for the identity labels read once.
