@@ -101,7 +101,7 @@ def test_load_trace_needs_source_and_as_of(tmp_path: Path, monkeypatch: pytest.M
     (tmp_path / "traces" / "x.csv").write_text(
         "# source: a test\nindex, utilization.gpu [%]\n0, 1 %\n")
     monkeypatch.setenv("LABKIT_DATA", str(tmp_path))
-    with pytest.raises(DataError, match=r"traces/x\.csv, line 1: missing '# as_of"):
+    with pytest.raises(DataError, match=r"traces/x\.csv: header: as_of is missing"):
         dobs.load_trace("x.csv")
 
 

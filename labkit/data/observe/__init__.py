@@ -45,6 +45,7 @@ from labkit.data.observe.smi_query import (
     parse_nvidia_smi_query,
 )
 from labkit.data.observe.tidy import parse_tidy_csv
+from labkit.data.traces import check_trace_header
 from labkit.observe.logs import LogError, LogImport
 
 __all__ = [
@@ -269,9 +270,7 @@ def load_trace(name: str) -> LogImport:
     if name not in trace_names():
         raise DataError(f"{TRACE_DIR}/{name}: no such trace (known: {', '.join(trace_names())})")
     log = read_log_file(data_dir() / TRACE_DIR / name)
-    for key in ("source", "as_of"):
-        if not log.metadata.get(key):
-            raise DataError(f"{TRACE_DIR}/{name}, line 1: missing '# {key}: ...' header line")
+    check_trace_header(log.metadata, f"{TRACE_DIR}/{name}")
     trace_segments(log)  # validates the optional segments line
     return log
 
