@@ -1555,7 +1555,7 @@ def apply_allowed(dry_run: bool = False) -> tuple[bool, str | None]:
 
     Used in: notebooks/02_mig.ipynb
     """
-    from labkit.serve.voila_guard import running_under_voila
+    from labkit.runtime.voila import running_under_voila
 
     if running_under_voila():
         return False, "voila"

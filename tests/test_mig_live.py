@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import labkit.gpu as gpu
 from labkit import mig
 from labkit.mig import Layout, MigApplyError
-from labkit.serve import voila_guard
+from labkit.runtime import voila as voila_guard
 from tests.conftest import SimFactory
 
 CHANGING = ("nvmlDeviceSetMigMode", "nvmlDeviceCreateGpuInstance",

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from labkit import mig
-from labkit.serve import voila_guard
+from labkit.runtime import voila as voila_guard
 from labkit.ui import mig as ui
 from labkit.ui.components import find_by_class
 from tests.conftest import SimFactory

@@ -74,7 +74,7 @@ def _ids(text: str | None) -> list[int] | None:
 
 def _change_refused(kind: str, allow_real: bool) -> str | None:
     """Return why a MIG change may not run here, or None."""
-    from labkit.serve.voila_guard import running_under_voila
+    from labkit.runtime.voila import running_under_voila
 
     if running_under_voila():
         return "MIG changes are not allowed from a voila app"

@@ -203,7 +203,7 @@ def connect(spec: str = "auto", *, seed: int = 0, clock: str = "wall",
 
 
 def _under_voila() -> bool:
-    from labkit.serve.voila_guard import running_under_voila
+    from labkit.runtime.voila import running_under_voila
 
     return running_under_voila()
 

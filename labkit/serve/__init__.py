@@ -10,7 +10,7 @@ memory (see README, "Stack notes").
 Bound to 127.0.0.1 by default; any other host requires a token (generated and printed when not
 given).
 
-Inside a lesson's kernel, :mod:`labkit.serve.runtime` provides the classroom guards
+Inside a lesson's kernel, :mod:`labkit.runtime.kernel` provides the classroom guards
 (:func:`running_under_voila`, :func:`forbid_under_voila`, :func:`session_dir`). This package
 imports nothing heavy: kernels import it from ``labkit.ui.setup()``.
 """
@@ -24,7 +24,7 @@ import socket
 import sys
 from pathlib import Path
 
-from labkit.serve.runtime import (
+from labkit.runtime.kernel import (
     VoilaForbiddenError,
     forbid_under_voila,
     harden_kernel,
@@ -178,7 +178,7 @@ def serve_environment(
 ) -> dict[str, str]:
     """Return the environment variables that carry labkit's serving limits to voila.
 
-    Read by :class:`labkit.serve.server.Limits` (server) and :mod:`labkit.serve.runtime`
+    Read by :class:`labkit.serve.server.Limits` (server) and :mod:`labkit.runtime.kernel`
     (kernels); ``None`` keeps the default. ``LABKIT_THEME`` makes ``ui.setup()`` pick the plot
     template that matches the page.
     """

@@ -355,7 +355,7 @@ def _cap_server_memory(limits: Limits) -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
-    # soft limit only: kernels inherit it and may lower their own (labkit.serve.runtime)
+    # soft limit only: kernels inherit it and may lower their own (labkit.runtime.kernel)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 

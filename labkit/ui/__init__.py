@@ -107,7 +107,7 @@ def setup(seed: int = 0, theme: str | None = None) -> widgets.HTML:
     """
     import numpy as np
 
-    from labkit.serve.runtime import harden_kernel
+    from labkit.runtime.kernel import harden_kernel
 
     harden_kernel()
     theme = theme or os.environ.get("LABKIT_THEME", "light")

@@ -1,4 +1,4 @@
-"""labkit.serve.runtime: the guards inside a lesson's kernel under voila.
+"""labkit.runtime.kernel: the guards inside a lesson's kernel under voila.
 
 The guards (an audit hook, an address-space limit) cannot be undone in a process, so each test
 runs a small script in a fresh Python.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.serve import runtime
+from labkit.runtime import kernel as runtime
 
 
 def _run(script: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> dict:  # type: ignore[type-arg]
@@ -60,7 +60,7 @@ def test_session_dir_is_private_and_reused() -> None:
 HARDENED = """
 import json, os, shutil, subprocess, tempfile
 from pathlib import Path
-from labkit.serve.runtime import harden_kernel, session_dir
+from labkit.runtime.kernel import harden_kernel, session_dir
 outside = Path(os.environ["OUTSIDE"])
 results = {"hardened": harden_kernel(force=True), "again": harden_kernel()}
 def attempt(name, action):
@@ -111,7 +111,7 @@ def test_hardened_kernel_writes_only_in_its_session_dir(tmp_path: Path) -> None:
 MEMORY = """
 import json, os
 import numpy as np
-from labkit.serve.runtime import harden_kernel
+from labkit.runtime.kernel import harden_kernel
 harden_kernel(force=True)
 try:
     big = np.ones(2 * 1024**3 // 8)  # 2 GiB
@@ -129,13 +129,13 @@ def test_hardened_kernel_memory_cap_is_a_memory_error_not_a_crash() -> None:
 
 
 def test_not_hardened_outside_voila() -> None:
-    got = _run("import json; from labkit.serve.runtime import harden_kernel;"
+    got = _run("import json; from labkit.runtime.kernel import harden_kernel;"
                "print(json.dumps({'h': harden_kernel()}))")
     assert got == {"h": False}
 
 
 def test_ui_setup_hardens_only_under_voila_and_follows_labkit_theme() -> None:
-    script = ("import json, plotly.io as pio, labkit.ui as ui, labkit.serve.runtime as r;"
+    script = ("import json, plotly.io as pio, labkit.ui as ui, labkit.runtime.kernel as r;"
               "ui.setup(); print(json.dumps({'h': r._hardened, 't': pio.templates.default}))")
     assert _run(script, {"LABKIT_THEME": "dark"}) == {"h": False, "t": "plotly_dark"}
     assert _run(script, {"VOILA_PREHEAT": "True"}) == {"h": True, "t": "plotly_white"}

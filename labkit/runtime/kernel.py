@@ -31,8 +31,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-# One detector for the whole package: labkit.serve.voila_guard (environment + parent process).
-from labkit.serve.voila_guard import (
+# One detector for the whole package: labkit.runtime.voila (environment + parent process).
+from labkit.runtime.voila import (
     VOILA_ENV_VARIABLES,
     VoilaForbiddenError,
     forbid_under_voila,
