@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from labkit.data import DataError, data_dir, get_field, load_yaml
-from labkit.gpu.models import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
+from labkit.gpumodels import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
 
 __all__ = ["available_models", "load_gpu_model"]
 

@@ -20,7 +20,6 @@ from typing import Any
 
 import pynvml as N
 
-from labkit.gpu.models import GpuModel
 from labkit.gpu.sim.activity import Scenario, scenario
 from labkit.gpu.sim.device import (
     ComputeInstance,
@@ -33,6 +32,7 @@ from labkit.gpu.sim.device import (
     _noise,
 )
 from labkit.gpu.sim.lib import NO_INIT_FUNCTIONS, EventSet, NvmlApi
+from labkit.gpumodels import GpuModel
 
 __all__ = ["PRESETS", "READINGS", "SimulatedLab", "error_code"]
 

@@ -23,7 +23,6 @@ from typing import Any
 
 import pynvml as N
 
-from labkit.gpu import placement as P
 from labkit.gpu.sim.activity import IDX
 from labkit.gpu.sim.device import (
     POWER_WINDOW_S,
@@ -35,6 +34,7 @@ from labkit.gpu.sim.device import (
     NvmlReturn,
     SimDevice,
 )
+from labkit.mig import placement as P
 
 __all__ = ["NO_INIT_FUNCTIONS", "NvmlApi"]
 
@@ -357,7 +357,7 @@ class NvmlApi:
 
     def nvmlDeviceGetArchitecture(self, handle: Any, ref: Any) -> int:
         """``NVML_DEVICE_ARCH_*``."""
-        from labkit.gpu.models import ARCHITECTURES
+        from labkit.gpumodels import ARCHITECTURES
 
         _out(ref).value = ARCHITECTURES[self._dev(handle).model.architecture]
         return N.NVML_SUCCESS

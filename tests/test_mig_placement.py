@@ -1,4 +1,9 @@
-"""The pure MIG placement rules (labkit.gpu.placement), exactly and as invariants."""
+"""The pure MIG placement rules (labkit.mig.placement), exactly and as invariants.
+
+shared/cases/mig.md case 1 (profile order matters without placements) is tested here, once, at
+the layer that owns the rule; the layers above reuse the rules and are checked against a
+brute-force oracle (tests/test_mig_oracle.py) instead.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labkit.data.gpus import load_gpu_model
-from labkit.gpu import placement as P
-from labkit.gpu.models import MigSpec
+from labkit.gpumodels import MigSpec
+from labkit.mig import placement as P
 
 MIG_BOARDS = ["A30", "A100-40GB", "A100-80GB", "H100-80GB", "H100-PCIE", "H100-NVL", "H200",
               "B200", "RTX-PRO-6000"]
@@ -29,28 +34,22 @@ def create(mig: MigSpec, placed: list[P.PlacedGi], profile_id: int,
     return gi
 
 
-def test_case1_default_order_blocks_the_3g_on_a100_40gb() -> None:
-    """NVIDIA MIG user guide "Instance Geometry": -cgi 19,19,14,9 fails on the 3g."""
+def test_mig_case1_profile_order_matters_without_placements() -> None:
+    """NVIDIA MIG user guide "Instance Geometry" (A100-40GB): -cgi 19,19,14,9 fails on the 3g,
+    -cgi 9,19,14,19 succeeds (3g@4, 1g@0, 2g@2, 1g@1 as the guide's -lgi shows), and with
+    explicit placements 1g@0, 1g@1, 2g@2, 3g@4 every order succeeds."""
     mig, placed = spec("A100-40GB"), []
-    starts = [create(mig, placed, pid).start for pid in (19, 19, 14)]
-    assert starts == [6, 4, 0]
+    assert [create(mig, placed, pid).start for pid in (19, 19, 14)] == [6, 4, 0]
     with pytest.raises(P.PlacementError) as err:
         create(mig, placed, 9)
     assert err.value.rule == "no_free_placement" and not err.value.invalid_argument
-
-
-def test_case1_3g_first_succeeds() -> None:
-    mig, placed = spec("A100-40GB"), []
+    placed = []
     assert [create(mig, placed, pid).start for pid in (9, 19, 14, 19)] == [4, 0, 2, 1]
-
-
-@pytest.mark.parametrize("order", list(itertools.permutations([(19, 0), (19, 1), (14, 2),
-                                                               (9, 4)])))
-def test_case1_explicit_placements_succeed_in_any_order(order: tuple[tuple[int, int], ...]) -> None:
-    mig, placed = spec("A100-40GB"), []
-    for pid, start in order:
-        create(mig, placed, pid, start)
-    assert P.used_units(placed) == set(range(8))
+    for order in itertools.permutations([(19, 0), (19, 1), (14, 2), (9, 4)]):
+        placed = []
+        for pid, start in order:
+            create(mig, placed, pid, start)
+        assert P.used_units(placed) == set(range(8)), order
 
 
 def test_seven_1g_fill_6_4_5_0_1_2_3_with_heap_ids() -> None:
