@@ -1,6 +1,6 @@
 """GPU models as typed data: the board figures and MIG profile tables the simulator and lessons use.
 
-Pure (no pynvml, no I/O): ``labkit.data.gpus`` loads ``data/gpus/<short_name>.yaml`` into these
+Pure (no NVML, no I/O): ``labkit.data.gpus`` loads the ``data/gpus/<short_name>`` files into these
 dataclasses, ``labkit.mig.placement`` applies the MIG rules to them, and the simulated
 libnvidia-ml (``labkit.gpu.sim``) answers NVML calls from them.
 
@@ -30,7 +30,8 @@ __all__ = [
     "profile_name",
 ]
 
-#: Architectures the simulator knows, with their ``NVML_DEVICE_ARCH_*`` values (pynvml 13.615.71).
+#: Architectures the simulator knows, with their ``NVML_DEVICE_ARCH_*`` values
+#: (nvidia-ml-py 13.615.71).
 ARCHITECTURES: Mapping[str, int] = {
     "ampere": 7, "ada": 8, "hopper": 9, "blackwell": 10,
 }
