@@ -1,4 +1,4 @@
-"""Loader for the GPU models (``data/gpus/<short_name>.yaml``) into :mod:`labkit.gpu.models`.
+"""Loader for the GPU models (``data/gpus/<short_name>.yaml``) into :mod:`labkit.gpumodels`.
 
 One file per model. Each file has ``short_name``, ``source``, ``as_of``, a ``device`` and a
 ``board`` section of figures, ``sources`` (one per figure, or an ``inferred`` entry with

@@ -49,7 +49,7 @@ queries answer with MIG off (R550+ drivers).
 Modules: :mod:`~labkit.gpu.sim.activity` (scenarios), :mod:`~labkit.gpu.sim.device`
 (physics and state of one GPU), :mod:`~labkit.gpu.sim.lib` (the C functions),
 :mod:`~labkit.gpu.sim.lab` (the lab and its control API). MIG rules come from
-:mod:`labkit.gpu.placement`, GPU figures from ``data/gpus/``.
+:mod:`labkit.mig.placement`, GPU figures from ``data/gpus/``.
 
 Used in: lessons 01 (observation) and 02 (MIG), and the tests of labkit.gpu
 """
