@@ -170,8 +170,12 @@ def test_create_with_placement_errors(sim: SimFactory) -> None:
     with pytest.raises(nv.NVMLError_InvalidArgument):  # wrong size
         nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, 9, at(0, 2))
     nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, 19, at(5, 1))
-    with pytest.raises(nv.NVMLError_InsufficientResources):  # overlap
+    with pytest.raises(nv.NVMLError_InsufficientResources) as err:  # overlap
         nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, 9, at(4, 4))
+    assert str(err.value) == "Insufficient Resources"
+    nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, 19, at(0, 1))
+    with pytest.raises(nv.NVMLError_InsufficientResources):  # no free placement (4g: only 0)
+        nv.nvmlDeviceCreateGpuInstance(h, 5)
     nv.nvmlDeviceCreateGpuInstance(h, 20)
     with pytest.raises(nv.NVMLError_InsufficientResources):  # second +me
         nv.nvmlDeviceCreateGpuInstance(h, 20)

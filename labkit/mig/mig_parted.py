@@ -61,6 +61,7 @@ __all__ = [
     "MigConfigSpec",
     "MigPartedEntry",
     "MigPartedSpec",
+    "check_profile_format",
     "from_mig_parted",
     "labels_for",
     "layout_from_mig_parted",
