@@ -446,3 +446,29 @@ def test_random_moves_keep_the_layout_valid(moves: list[tuple[str, int | None]])
         assert (free > 0) == lay.can_place(name)
     assert mig.from_nvidia_smi(mig.to_nvidia_smi(lay), "H100-80GB") == lay
     assert set(lay.fragmentation().stranded_units) <= set(lay.fragmentation().free_units)
+
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 9), st.floats(allow_nan=True),
+                     st.sampled_from(["all", "v1", "1g.10gb", "3g.40gb", "1c.3g.40gb",
+                                      "0x233010DE", "me", "", "x"]))
+_KEYS = st.sampled_from(["version", "mig-configs", "devices", "mig-enabled", "mig-devices",
+                         "device-filter", "a", "1g.10gb", "7g.80gb", "1g.10gb+me", "x"])
+_DOCS = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=5)), max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_DOCS, st.builds(
+    lambda configs: {"version": "v1", "mig-configs": configs},
+    st.dictionaries(st.sampled_from(["a", "b"]), _DOCS, max_size=2))))
+def test_any_document_is_read_or_refused_with_an_input_error(doc: Any) -> None:
+    """Bad input never crashes a lesson: a ValueError naming the field, nothing else."""
+    try:
+        spec = mig.parse_mig_parted_spec(doc)
+    except InputError:
+        return
+    for label in spec.labels:
+        try:
+            mig.layout_from_mig_parted(spec, "H100-80GB", label)
+        except InputError:
+            continue
