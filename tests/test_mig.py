@@ -258,6 +258,7 @@ def test_only_the_chosen_label_meets_the_board(model: str, expected: dict[str, i
     assert {"all-disabled", "all-enabled", "all-balanced"} <= set(usable)
     assert ("all-1g.5gb" in usable) == (model == "A100-40GB")
     assert ("all-1g.24gb-me" in usable) == (model == "RTX-PRO-6000")
+    assert ("per-gpu" in usable) == (model == "H100-80GB")  # filtered out elsewhere
 
 
 def test_entries_for_other_boards_and_gpus_are_kept_but_not_applied() -> None:
@@ -275,6 +276,19 @@ def test_entries_for_other_boards_and_gpus_are_kept_but_not_applied() -> None:
     a100 = read_mig_parted_entries(text, "A100-40GB", "all-1g.10gb")
     assert [(e.index, e.device_filter, e.layout.counts()) for e in a100] == [
         (1, ("0x20B010DE",), {"1g.10gb": 4})]
+
+
+@pytest.mark.parametrize(("device_filter", "matches"), [
+    ((), True), (("0x233010DE",), True), (("0x233010de",), True),
+    (("0x20B010DE", "0x233010DE"), True),
+    (("0x20B010DE",), False), (("0x233010DE:0x16C110DE",), False),  # a subsystem ID: exact only
+    (("not-an-id",), False), (("0x233010DE:x",), False), (("590352606",), True),  # decimal
+])
+def test_device_filters_match_as_mig_parted_matches_them(device_filter: tuple[str, ...],
+                                                         matches: bool) -> None:
+    entry = mig.MigConfigSpec("all", False, device_filter=device_filter)
+    assert entry.matches_device_filter(0x233010DE) is matches
+    assert entry.matches_devices(3) and not mig.MigConfigSpec((0, 1), False).matches_devices(3)
 
 
 def test_a_later_entry_for_the_same_gpu_wins_as_mig_parted_applies_them_in_order() -> None:
@@ -296,6 +310,11 @@ def test_a_label_is_chosen_as_mig_parted_chooses_it() -> None:
     assert err.value.field == "label" and "all-balanced" in err.value.limit
     one = "version: v1\nmig-configs: {only: [{devices: all, mig-enabled: false}]}"
     assert read_mig_parted(one, "A30") == Layout("A30")  # the only label, without -c
+    two = ("version: v1\nmig-configs: {only: [{devices: all, mig-enabled: false}], "
+           "other: [{devices: all, mig-enabled: false}]}")
+    with pytest.raises(InputError) as err:
+        read_mig_parted(two, "A30")
+    assert err.value.limit == ("only", "other")
 
 
 @pytest.mark.skipif(not os.environ.get("LABKIT_MIG_PARTED_DEFAULT"),
@@ -359,6 +378,12 @@ def test_nvidia_config_default_imports_on_every_board(model: str) -> None:
      "mig-devices: {1g.10gb+me-x: 1}}]}", "mig-configs.a[0].mig-devices", "other"),
     ("version: v1\nmig-configs: {a: [{devices: all, mig-enabled: true, "
      "mig-devices: {1g.10gb+me+me: 1}}]}", "mig-configs.a[0].mig-devices", "other"),
+    ("version: v1\nmig-configs: {a: [{devices: all, mig-enabled: true, "
+     "mig-devices: {'1g.10gb+me,me': 1}}]}", "mig-configs.a[0].mig-devices", "other"),
+    ("version: v1\nmig-configs: {a: [{devices: all, mig-enabled: true, "
+     "mig-devices: {10.10gb: 1}}]}", "mig-configs.a[0].mig-devices", "other"),
+    ("version: v1\nmig-configs: {a: [{devices: all, mig-enabled: true, "
+     "mig-devices: {1g.10gb: true}}]}", "mig-configs.a[0].mig-devices.1g.10gb", "integer"),
     ("version: v1\nmig-configs: [", "config", "other"),
     ("- just\n- a list", "config", "other"),
 ])

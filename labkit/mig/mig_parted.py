@@ -460,11 +460,11 @@ def layout_from_mig_parted(spec: Any, model: GpuModel | str, label: str | None =
     Used in: notebooks/02_mig.ipynb
     """
     index = validate.integer("gpu", gpu)
-    entries = [e for e in from_mig_parted(spec, model, label)
-               if e.devices == "all" or index in e.devices]
+    board = resolve_model(model)
+    chosen, configs = select_config(spec, label)
+    entries = [e for e in from_mig_parted(spec, board, label)
+               if configs[e.index].matches_devices(index)]
     if not entries:
-        board = resolve_model(model)
-        chosen = select_config(spec, label)[0]
         raise InputError("label", "other", chosen,
                          f"no entry of mig-config {chosen!r} is for GPU {index} of a "
                          f"{board.short_name} (device filters and device lists name others)")
