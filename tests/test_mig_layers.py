@@ -26,7 +26,7 @@ ALLOWED = {"layout.py": ("labkit.data.gpus",)}
 
 
 def _imports(tree: ast.AST) -> list[tuple[str, ast.AST]]:
-    out = []
+    out: list[tuple[str, ast.AST]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out += [(alias.name, node) for alias in node.names]

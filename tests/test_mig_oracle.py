@@ -31,7 +31,7 @@ _EIGHT = (0, 1, 2, 3, 4, 5, 6)
 
 def _eight_unit(one: str, one_2x: str, two: str, three: str, four: str, seven: str,
                 me: bool = True) -> dict[str, Profile]:
-    table = {one: (1, 1, 7, _EIGHT)}
+    table: dict[str, Profile] = {one: (1, 1, 7, _EIGHT)}
     if me:
         table[one + "+me"] = (1, 1, 1, _EIGHT)
     table.update({one_2x: (1, 2, 4, (0, 2, 4, 6)), two: (2, 2, 3, (0, 2, 4)),
