@@ -117,7 +117,7 @@ def test_out_parameter_and_handle_conventions() -> None:
 
 
 def test_importing_labkit_gpu_does_not_import_pynvml() -> None:
-    code = ("import sys, labkit.gpu, labkit.gpu.placement, labkit.gpu.models, labkit.data.gpus; "
+    code = ("import sys, labkit.gpu, labkit.mig, labkit.gpumodels, labkit.data.gpus; "
             "print('pynvml' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)

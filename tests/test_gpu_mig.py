@@ -31,37 +31,7 @@ def at(start: int, size: int) -> Any:
     return ctypes.byref(N.c_nvmlGpuInstancePlacement_t(start, size))
 
 
-# --- shared/cases/mig.md -------------------------------------------------------------------------
-
-
-def test_mig_case1_profile_order_matters_without_placements(sim: SimFactory) -> None:
-    nv, _ = sim("sim:A100-40GB")
-    h = nv.nvmlDeviceGetHandleByIndex(0)
-    enable(nv, h)
-    gis = [nv.nvmlDeviceCreateGpuInstance(h, pid) for pid in (19, 19, 14)]
-    assert [placement_of(nv, gi)[1:] for gi in gis] == [(6, 1), (4, 1), (0, 2)]
-    with pytest.raises(nv.NVMLError_InsufficientResources):
-        nv.nvmlDeviceCreateGpuInstance(h, 9)
-    for gi in gis:
-        nv.nvmlGpuInstanceDestroy(gi)
-    gis = [nv.nvmlDeviceCreateGpuInstance(h, pid) for pid in (9, 19, 14, 19)]
-    assert [placement_of(nv, gi)[1] for gi in gis] == [4, 0, 2, 1]
-    with pytest.raises(nv.NVMLError) as err:
-        nv.nvmlDeviceCreateGpuInstance(h, 19)
-    assert str(err.value) == "Insufficient Resources"
-
-
-@pytest.mark.parametrize("order", list(itertools.permutations([(19, 0), (19, 1), (14, 2),
-                                                               (9, 4)]))[::5])
-def test_mig_case1_explicit_placements_succeed_in_any_order(
-        sim: SimFactory, order: tuple[tuple[int, int], ...]) -> None:
-    nv, _ = sim("sim:A100-40GB")
-    h = nv.nvmlDeviceGetHandleByIndex(0)
-    enable(nv, h)
-    for pid, start in order:
-        size = 4 if pid == 9 else 2 if pid == 14 else 1
-        gi = nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, pid, at(start, size))
-        assert placement_of(nv, gi)[1:] == (start, size)
+# --- shared/cases/mig.md (case 1, the placement order, is tests/test_mig_placement.py's) -------
 
 
 def test_mig_case3_driver_names_7g_80gb_and_3g_40gb(sim: SimFactory) -> None:
@@ -200,8 +170,12 @@ def test_create_with_placement_errors(sim: SimFactory) -> None:
     with pytest.raises(nv.NVMLError_InvalidArgument):  # wrong size
         nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, 9, at(0, 2))
     nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, 19, at(5, 1))
-    with pytest.raises(nv.NVMLError_InsufficientResources):  # overlap
+    with pytest.raises(nv.NVMLError_InsufficientResources) as err:  # overlap
         nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, 9, at(4, 4))
+    assert str(err.value) == "Insufficient Resources"
+    nv.nvmlDeviceCreateGpuInstanceWithPlacement(h, 19, at(0, 1))
+    with pytest.raises(nv.NVMLError_InsufficientResources):  # no free placement (4g: only 0)
+        nv.nvmlDeviceCreateGpuInstance(h, 5)
     nv.nvmlDeviceCreateGpuInstance(h, 20)
     with pytest.raises(nv.NVMLError_InsufficientResources):  # second +me
         nv.nvmlDeviceCreateGpuInstance(h, 20)

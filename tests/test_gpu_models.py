@@ -12,7 +12,7 @@ import yaml
 
 from labkit.data import DataError
 from labkit.data.gpus import available_models, load_gpu_model
-from labkit.gpu.models import mig_memory_gb, profile_name
+from labkit.gpumodels import mig_memory_gb, profile_name
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT_NAMES = ["A30", "A100-40GB", "A100-80GB", "H100-80GB", "H100-PCIE", "H100-NVL", "H200",

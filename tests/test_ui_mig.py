@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import base64
 import re
+from pathlib import Path
 
 import pytest
 
 from labkit import mig
+from labkit.gpu import mig_live
 from labkit.runtime import voila as voila_guard
 from labkit.ui import mig as ui
 from labkit.ui.components import find_by_class
 from tests.conftest import SimFactory
+
+EXCERPT = Path(__file__).parent / "fixtures" / "mig" / "config-default-excerpt.yaml"
 
 
 @pytest.fixture(autouse=True)
 def not_voila(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in voila_guard.VOILA_ENV_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv(mig.ALLOW_ENV, raising=False)
+    monkeypatch.delenv(mig_live.ALLOW_ENV, raising=False)
     monkeypatch.setattr(voila_guard, "_seen", False)
 
 
@@ -155,7 +159,8 @@ def test_import_reads_configs_and_commands_and_refuses_bad_ones(board: ui.BoardA
          "mig-devices: {7g.79gb: 1}}]}", "7g.79gb"),
         ("version: v2\nmig-configs: {}", "v2"),
         ("version: v1\nmig-configs: [", "YAML"),
-        ("nvidia-smi mig -cgi 19,19,14,9", "들어가지 않습니다"),
+        ("nvidia-smi mig -cgi 19,19,14,9", "1번째 줄 (9): 3g.40gb을(를) 놓을 빈자리가 없습니다"),
+        (EXCERPT.read_text(), "이 GPU에 쓸 수 있는 구성: all-disabled, all-enabled, all-1g.10gb"),
     ]:
         panel.paste.value = bad
         panel.load()
@@ -187,13 +192,13 @@ def test_live_panel_reads_the_simulated_gpu(sim: SimFactory, board: ui.BoardApp)
     assert panel.commands.value == mig.to_nvidia_smi(board.mig_layout, 0)
     find_by_class(panel, "lk-live-dry-run").click()
     assert "dry run" in panel.result.value and "미리 보기" in panel.result.value
-    assert mig.read_state(nv, 0).mode_current == 0
+    assert mig_live.read_state(nv, 0).mode_current == 0
 
 
 def test_live_panel_applies_when_allowed_and_refreshes(
         sim: SimFactory, board: ui.BoardApp, monkeypatch: pytest.MonkeyPatch) -> None:
     nv, lab = sim("sim:H100-80GB")
-    monkeypatch.setenv(mig.ALLOW_ENV, "1")
+    monkeypatch.setenv(mig_live.ALLOW_ENV, "1")
     panel = ui.LivePanel(board, nv=nv)
     board.apply_preset("all-balanced")
     find_by_class(panel, "lk-live-apply").click()
@@ -204,13 +209,13 @@ def test_live_panel_applies_when_allowed_and_refreshes(
     board.apply_preset("all-1g.10gb")
     panel.apply(dry_run=False)
     assert "계산 프로세스" in panel.result.value and "✘" in panel.result.value
-    assert mig.read_state(nv, 0).layout("H100-80GB").counts() != {"1g.10gb": 7}
+    assert mig_live.read_state(nv, 0).layout("H100-80GB").counts() != {"1g.10gb": 7}
 
 
 def test_live_panel_without_rights_says_which_commands_to_run(
         sim: SimFactory, board: ui.BoardApp, monkeypatch: pytest.MonkeyPatch) -> None:
     nv, lab = sim("sim:H100-80GB")
-    monkeypatch.setenv(mig.ALLOW_ENV, "1")
+    monkeypatch.setenv(mig_live.ALLOW_ENV, "1")
     lab.set_mig_rights(False)
     panel = ui.LivePanel(board, nv=nv)
     board.apply_preset("all-7g.80gb")
@@ -222,7 +227,7 @@ def test_live_panel_without_rights_says_which_commands_to_run(
 def test_live_panel_under_voila_has_no_apply_buttons_at_all(
         sim: SimFactory, board: ui.BoardApp, monkeypatch: pytest.MonkeyPatch) -> None:
     nv, _ = sim("sim:H100-80GB")
-    monkeypatch.setenv(mig.ALLOW_ENV, "1")
+    monkeypatch.setenv(mig_live.ALLOW_ENV, "1")
     monkeypatch.setenv("VOILA_KERNEL_ID", "0d6c")
     panel = ui.LivePanel(board, nv=nv)
     assert panel.dry_button is None and panel.apply_button is None
@@ -233,7 +238,7 @@ def test_live_panel_under_voila_has_no_apply_buttons_at_all(
     board.apply_preset("all-balanced")
     assert "-cgi 9:4 -C" in panel.commands.value
     panel.apply(dry_run=True)  # even a direct call is refused
-    assert "voila" in panel.result.value and mig.read_state(nv, 0).mode_current == 0
+    assert "voila" in panel.result.value and mig_live.read_state(nv, 0).mode_current == 0
 
 
 def test_live_panel_notes_a_board_for_another_model(sim: SimFactory) -> None:
@@ -295,7 +300,10 @@ def test_case1_numbers_and_layout_counts() -> None:
     assert case1.iloc[0, 0] == "7.00 h" and case1.iloc[0, 1] == "4.00 h"
     assert case1.loc["MIG"].iloc[0] == "1.00 h" and case1.loc["MIG"].iloc[3] == "100.0 %"
     counts = ui.layout_counts()
-    assert counts.loc["H100-80GB"].tolist() == [8, 7, 7, 2319, 239]
+    # units, slices and profiles from -lgipp/-lgip; 2319 layouts by enumeration (mig.md §3);
+    # the maximal count is checked against a brute-force oracle in tests/test_mig_oracle.py
+    assert counts.loc["H100-80GB"].tolist()[:4] == [8, 7, 7, 2319]
+    assert counts.loc["H100-80GB"].iloc[4] == len(mig.maximal_layouts("H100-80GB"))
 
 
 def test_exercise_answers_come_from_the_model() -> None:

@@ -1,4 +1,4 @@
-"""Loader for the GPU models (``data/gpus/<short_name>.yaml``) into :mod:`labkit.gpu.models`.
+"""Loader for the GPU models (``data/gpus/<short_name>.yaml``) into :mod:`labkit.gpumodels`.
 
 One file per model. Each file has ``short_name``, ``source``, ``as_of``, a ``device`` and a
 ``board`` section of figures, ``sources`` (one per figure, or an ``inferred`` entry with
@@ -31,7 +31,7 @@ from labkit.data.schema import (
     Text,
     one_of,
 )
-from labkit.gpu.models import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
+from labkit.gpumodels import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
 
 __all__ = ["SIM_BEHAVIOUR_KEYS", "GpuModelFile", "available_models", "load_gpu_model", "load_sim_behaviour"]
 

@@ -1,7 +1,8 @@
-"""mig-parted config text -> layouts (the YAML parsing half of ``labkit.mig.from_mig_parted``).
+"""mig-parted config text -> layouts (the YAML half of :mod:`labkit.mig.mig_parted`).
 
 ``labkit.mig`` stays free of file formats: it writes the config text itself and checks parsed
-configs field by field. Parsing the text (PyYAML's safe loader) happens here.
+configs as mig-parted does (the whole file's format first, then only the chosen label against a
+board). Parsing the text (PyYAML's safe loader) happens here.
 
 Used in: notebooks/02_mig.ipynb
 """
@@ -12,13 +13,24 @@ from typing import Any
 
 import yaml
 
-from labkit.gpu.models import GpuModel
-from labkit.mig import Layout, MigPartedEntry, from_mig_parted, layout_from_mig_parted
+from labkit.gpumodels import GpuModel
+from labkit.mig import (
+    Layout,
+    MigPartedEntry,
+    MigPartedSpec,
+    from_mig_parted,
+    labels_for,
+    layout_from_mig_parted,
+    parse_mig_parted_spec,
+    select_config,
+)
 from labkit.validate import InputError
 
-__all__ = ["MAX_CONFIG_CHARS", "parse_mig_parted", "read_mig_parted", "read_mig_parted_entries"]
+__all__ = ["MAX_CONFIG_CHARS", "parse_mig_parted", "read_mig_parted", "read_mig_parted_entries",
+           "read_mig_parted_spec"]
 
-#: Longest config text accepted (the largest NVIDIA default config is ~25,000 characters).
+#: Longest config text accepted (NVIDIA's config-default.yaml at mig-parted bd7160f4 has
+#: 11,593 characters).
 MAX_CONFIG_CHARS = 100_000
 
 
@@ -45,28 +57,52 @@ def parse_mig_parted(text: str) -> Any:
                          f"not valid YAML{where}: {problem}") from err
 
 
-def read_mig_parted_entries(text: str, model: GpuModel | str) -> list[MigPartedEntry]:
-    """Parse mig-parted config text and return the entries that apply to ``model``.
+def read_mig_parted_spec(text: str) -> MigPartedSpec:
+    """Parse mig-parted config text and check the format of every label (no board yet).
+
+    Raises
+    ------
+    InputError
+        See :func:`parse_mig_parted` and :func:`labkit.mig.parse_mig_parted_spec`.
+    """
+    return parse_mig_parted_spec(parse_mig_parted(text))
+
+
+def read_mig_parted_entries(text: str, model: GpuModel | str,
+                            label: str | None = None) -> list[MigPartedEntry]:
+    """Parse mig-parted config text and return the entries of ``label`` that apply to ``model``.
 
     Raises
     ------
     InputError
         See :func:`parse_mig_parted` and :func:`labkit.mig.from_mig_parted`.
     """
-    return from_mig_parted(parse_mig_parted(text), model)
+    return from_mig_parted(read_mig_parted_spec(text), model, label)
 
 
-def read_mig_parted(text: str, model: GpuModel | str, label: str | None = None) -> Layout:
-    """Parse mig-parted config text and return the layout of ``label`` (or the first config).
+def read_mig_parted(text: str, model: GpuModel | str, label: str | None = None, *,
+                    gpu: int = 0) -> Layout:
+    """Parse mig-parted config text and return the layout ``label`` gives GPU ``gpu``.
 
-    Nothing is created on any GPU: the result is a plan (:class:`labkit.mig.Layout`).
+    Nothing is created on any GPU: the result is a plan (:class:`labkit.mig.Layout`). Without
+    ``label`` a file with one config uses it; a file with several needs one, and the error's
+    ``limit`` lists the labels that apply to ``model`` (:func:`labkit.mig.labels_for`).
 
     Raises
     ------
     InputError
-        Naming the field for a bad config: unknown profile names, unknown keys, a wrong
-        ``version``, invalid YAML.
+        Naming the field for a bad config: invalid YAML, a wrong ``version``, unknown keys,
+        malformed profile names or counts (any label); ``label`` (rule ``choice``) for a
+        missing or unknown label; unknown profiles or counts that do not fit (the chosen
+        label, on this board).
 
     Used in: notebooks/02_mig.ipynb
     """
-    return layout_from_mig_parted(parse_mig_parted(text), model, label)
+    spec = read_mig_parted_spec(text)
+    if label is None and len(spec.labels) > 1:
+        try:
+            select_config(spec, None)
+        except InputError as err:
+            usable = labels_for(spec, model)
+            raise InputError(err.field, err.rule, err.value, str(err), limit=usable) from err
+    return layout_from_mig_parted(spec, model, label, gpu=gpu)

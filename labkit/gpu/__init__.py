@@ -15,8 +15,8 @@ MIG); ``sim:8xH100-80GB`` for eight alike. On a machine without the NVIDIA drive
 falls back to ``sim:H100-80GB`` and ``status().reason`` says why.
 
 With a simulated lab, :func:`simulator` returns its control API (workloads, faults, clock):
-see :mod:`labkit.gpu.sim`. Pure helpers that never touch pynvml: :mod:`labkit.gpu.models`
-(typed GPU models), :mod:`labkit.gpu.placement` (the MIG placement rules). Tables like
+see :mod:`labkit.gpu.sim`; it applies the pure MIG placement rules of
+:mod:`labkit.mig.placement` to the typed GPU models of :mod:`labkit.gpumodels`. Tables like
 ``nvidia-smi -L`` / ``mig -lgip`` / ``-lgipp`` / ``-lgi`` / ``-lci``: :mod:`labkit.gpu.smi` and
 ``python -m labkit.gpu`` (which also has nvidia-smi's MIG verbs ``-mig``, ``mig -cgi/-dci/-dgi``
 for the simulated lab: :mod:`labkit.gpu.smi_mig`). A read-only capture for real hardware:

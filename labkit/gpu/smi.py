@@ -14,7 +14,7 @@ import ctypes
 from types import ModuleType
 from typing import Any
 
-from labkit.gpu.models import profile_name
+from labkit.gpumodels import profile_name
 
 __all__ = ["NO_MIG", "gi_profiles", "gpu_instances", "lci", "lgi", "lgip", "lgipp", "list_gpus",
            "placements"]

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labkit import mig
-from labkit.gpu import placement as rules
-from labkit.gpu.models import GiProfile, GpuModel
+from labkit.mig import placement as rules
+from labkit.gpumodels import GiProfile, GpuModel
 from labkit.hub.gpushare import LabGpus
 from labkit.ui.messages import t
 from labkit.validate import InputError

@@ -14,7 +14,8 @@ any widget value, so a lesson bug could still be steered into writing files or s
 - tracebacks go to the server log (the kernel's inherited stderr), never to the page; the page
   shows a short Korean note instead.
 
-Code that changes the machine (``labkit.mig.apply``) calls :func:`forbid_under_voila` first.
+Code that changes the machine (``labkit.gpu.mig_live.apply``) calls :func:`forbid_under_voila`
+first.
 """
 
 from __future__ import annotations

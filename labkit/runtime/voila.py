@@ -10,7 +10,8 @@ page cannot run code, so cannot unset them. As a second sign, the kernel's paren
 Once a process has been seen under voila the answer stays True. labkit's voila config also sets
 ``LABKIT_SERVED_BY=voila`` in the server's environment, which every kernel inherits.
 
-Used in: labkit.mig.apply (lesson 02) and labkit.runtime.kernel (the classroom kernel guards);
+Used in: labkit.gpu.mig_live.apply (lesson 02) and labkit.runtime.kernel (the classroom kernel
+guards);
 re-exported as ``labkit.serve.running_under_voila`` / ``forbid_under_voila``.
 """
 

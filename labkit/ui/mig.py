@@ -10,7 +10,8 @@ Builders (each returns a widget or a table; the notebook only calls them):
 - :func:`export_panel` — ``nvidia-smi`` commands and the mig-parted config of the board (text to
   copy, or a download), and reading a config (or commands) back onto the board;
 - :func:`live_panel` — the lab GPU's MIG state (real or simulated), refreshed; applying the
-  board only where :func:`labkit.mig.apply_allowed` says so, otherwise the commands to copy;
+  board only where :func:`labkit.gpu.mig_live.apply_allowed` says so, otherwise the commands
+  to copy;
 - :func:`sharing_modes` — MIG vs MPS vs time-slicing (table);
 - :func:`workload_app` — a class's jobs under whole-GPU FIFO, time-slicing, MPS and the board's
   MIG layout;
@@ -33,14 +34,18 @@ import ipywidgets as widgets
 import pandas as pd
 import plotly.graph_objects as go
 
-from labkit import mig
+import labkit.gpu as gpu
+from labkit import mig, validate
 from labkit import sharing as share
 from labkit.data.gpus import available_models, load_gpu_model
-from labkit.mig import Layout, PlacementError
+from labkit.data.mig import read_mig_parted
+from labkit.gpu import mig_live
+from labkit.mig import CommandPlacementError, Layout, PlacementError
 from labkit.ui import format as fmt
 from labkit.ui.components import FigureOutput, LiveApp, number_field, styled_figure
 from labkit.ui.exercises import Exercise, exercise_set
 from labkit.ui.messages import error_text, t
+from labkit.ui.mig_explain import explain, explain_check
 from labkit.validate import InputError
 
 __all__ = [
@@ -299,7 +304,7 @@ class BoardApp(widgets.VBox):
         try:
             gi = self.mig_layout.place(profile, start)
         except (PlacementError, InputError):
-            self.render(_bad(self.mig_layout.explain(profile, start)), changed=False)
+            self.render(_bad(explain(self.mig_layout, profile, start)), changed=False)
             return False
         units = f"{gi.start}" if gi.profile.memory_slices == 1 else (
             f"{gi.start}–{gi.start + gi.profile.memory_slices - 1}")
@@ -355,7 +360,7 @@ class BoardApp(widgets.VBox):
         self.render(t("mig.board.model_changed", model=self.mig_layout.model.name))
 
     def _on_profile(self, _change: dict[str, Any]) -> None:
-        self.render(html.escape(self.mig_layout.explain(self.profile)), changed=False)
+        self.render(html.escape(explain(self.mig_layout, self.profile)), changed=False)
 
     # -- drawing ---------------------------------------------------------------------------------
 
@@ -369,7 +374,7 @@ class BoardApp(widgets.VBox):
         open_ = set(lay.open_starts(profile))
         for u, b in enumerate(self.start_buttons[:lay.spec.memory_units]):
             b.button_style = "success" if u in open_ else "warning" if u in legal else ""
-            b.tooltip = lay.explain(profile, u)
+            b.tooltip = explain(lay, profile, u)
         gis = lay.sorted_instances()
         self.removes.layout.display = None if gis else "none"
         options = [(f"{gi.profile.name}@{gi.start}", gi.start) for gi in gis]
@@ -524,8 +529,6 @@ class ExportPanel(widgets.VBox):
 
     def load(self) -> None:
         """Read the pasted mig-parted config or nvidia-smi commands onto the board."""
-        from labkit.data.mig import read_mig_parted
-
         text = str(self.paste.value)
         model = self.board.mig_layout.model
         try:
@@ -533,6 +536,12 @@ class ExportPanel(widgets.VBox):
                 layout = mig.from_nvidia_smi(text, model)
             else:
                 layout = read_mig_parted(text, model)
+        except CommandPlacementError as err:  # say why, in the lesson's words
+            reason = t("mig.why.line", line=err.line, item=err.item,
+                       reason=explain_check(err.check, model.short_name,
+                                            [p.name for p in self.board.mig_layout.spec.profiles]))
+            self.import_message.value = _bad(t("mig.import.does_not_fit", message=reason))
+            return
         except PlacementError as err:
             self.import_message.value = _bad(t("mig.import.does_not_fit", message=str(err)))
             return
@@ -556,8 +565,6 @@ def export_panel(board: BoardApp) -> ExportPanel:
 
 def _lab_model(status: Any) -> str | None:
     """Return the short model name of the lab GPU (simulated: its spec; real: by name)."""
-    import labkit.gpu as gpu
-
     if status.kind == "sim":
         try:
             return gpu.parse_spec(status.spec)[0]
@@ -599,8 +606,8 @@ class LivePanel(widgets.VBox):
         self.refresh()
 
     def _apply_controls(self) -> list[widgets.Widget]:
-        dry_ok, _ = mig.apply_allowed(dry_run=True)
-        real_ok, real_why = mig.apply_allowed(dry_run=False)
+        dry_ok, _ = mig_live.apply_allowed(dry_run=True)
+        real_ok, real_why = mig_live.apply_allowed(dry_run=False)
         out: list[widgets.Widget] = [widgets.HTML(f"<b>{t('mig.live.apply_title')}</b>")]
         buttons = []
         if dry_ok:  # never under voila: the buttons do not even exist there
@@ -629,18 +636,14 @@ class LivePanel(widgets.VBox):
 
     def _connect(self) -> Any:
         if self._nv is None:
-            import labkit.gpu as gpu
-
             self._nv = gpu.connect()
         return self._nv
 
     def refresh(self) -> None:
         """Read the lab GPU again and redraw its state; an NVML error shows as n/a."""
-        import labkit.gpu as gpu
-
         try:
             nv = self._connect()
-            state = mig.read_state(nv, self.index)
+            state = mig_live.read_state(nv, self.index)
         except Exception as err:  # NVML errors and a missing GPU: this panel shows n/a
             self.status.value = t("common.na_reason", reason=html.escape(str(err) or
                                                                          type(err).__name__))
@@ -656,14 +659,14 @@ class LivePanel(widgets.VBox):
         self.status.value = f"<b>{html.escape(line)}</b>"
         self.state_html.value = state_html(state)
 
-    def apply(self, dry_run: bool = True) -> mig.ApplyResult | None:
+    def apply(self, dry_run: bool = True) -> mig_live.ApplyResult | None:
         """Apply (or preview) the board's layout on the lab GPU; show the NVML calls."""
         if self.board is None:
             return None
         try:
             nv = self._connect()
-            result = mig.apply(nv, self.index, self.board.mig_layout, dry_run=dry_run)
-        except mig.MigApplyError as err:
+            result = mig_live.apply(nv, self.index, self.board.mig_layout, dry_run=dry_run)
+        except mig_live.MigApplyError as err:
             text = t(f"mig.live.error.{err.reason}", message=str(err).splitlines()[0])
             self.result.value = _bad(text) + _log_html(err.log)
             self.refresh()
@@ -680,7 +683,7 @@ class LivePanel(widgets.VBox):
         return result
 
 
-def _log_html(log: Sequence[mig.NvmlCall]) -> str:
+def _log_html(log: Sequence[mig_live.NvmlCall]) -> str:
     changes = [c for c in log if c.changes]
     reads = len(log) - len(changes)
     rows = "".join(
@@ -831,8 +834,6 @@ class WorkloadApp(LiveApp[WorkloadView]):
         lay = self.mig_layout.copy()
         slices = lay.spec.compute_slices
         n = values["max_slices"]
-        from labkit import validate
-
         validate.integer("max_slices", n, minimum=1)
         validate.at_most("max_slices", n, slices, "compute slices")
         gb = validate.non_negative("memory_mib", values["memory_gb"])

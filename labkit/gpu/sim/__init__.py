@@ -58,7 +58,7 @@ Modules: :mod:`~labkit.gpu.sim.activity` (scenarios), :mod:`~labkit.gpu.sim.devi
 :mod:`~labkit.gpu.sim.tools_api` (the calls monitoring tools add), :mod:`~labkit.gpu.sim.lab`
 (the lab and its control API), :mod:`~labkit.gpu.sim.shared` (the shared lab),
 :mod:`~labkit.gpu.sim.hook` (the pynvml hook). MIG rules come from
-:mod:`labkit.gpu.placement`, GPU figures from ``data/gpus/``.
+:mod:`labkit.mig.placement`, GPU figures from ``data/gpus/``.
 
 Used in: lessons 01 (observation) and 02 (MIG), and the tests of labkit.gpu
 """

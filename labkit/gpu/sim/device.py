@@ -25,9 +25,9 @@ from typing import Any
 
 import pynvml as N
 
-from labkit.gpu.models import GiProfile, GpuModel
-from labkit.gpu.placement import CiProfile
 from labkit.gpu.sim.activity import CHANNELS, IDX, Scenario
+from labkit.gpumodels import GiProfile, GpuModel
+from labkit.mig.placement import CiProfile
 
 __all__ = [
     "ComputeInstance",

@@ -21,7 +21,6 @@ from typing import Any
 
 import pynvml as N
 
-from labkit.gpu.models import GpuModel
 from labkit.gpu.sim.activity import Scenario, scenario
 from labkit.gpu.sim.device import (
     ComputeInstance,
@@ -35,6 +34,7 @@ from labkit.gpu.sim.device import (
 )
 from labkit.gpu.sim.lib import NO_INIT_FUNCTIONS, EventSet, NvmlApi
 from labkit.gpu.sim.tools_api import ToolsApi
+from labkit.gpumodels import GpuModel
 
 __all__ = ["PRESETS", "READINGS", "SimulatedLab", "error_code", "error_name"]
 

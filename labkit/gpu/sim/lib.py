@@ -24,7 +24,6 @@ from typing import Any
 
 import pynvml as N
 
-from labkit.gpu import placement as P
 from labkit.gpu.sim.activity import IDX
 from labkit.gpu.sim.device import (
     POWER_WINDOW_S,
@@ -37,6 +36,7 @@ from labkit.gpu.sim.device import (
     SimDevice,
 )
 from labkit.gpu.sim.tools_api import NVLINK_FIELDS
+from labkit.mig import placement as P
 
 __all__ = ["NO_INIT_FUNCTIONS", "NvmlApi"]
 
@@ -373,7 +373,7 @@ class NvmlApi:
 
     def nvmlDeviceGetArchitecture(self, handle: Any, ref: Any) -> int:
         """``NVML_DEVICE_ARCH_*``."""
-        from labkit.gpu.models import ARCHITECTURES
+        from labkit.gpumodels import ARCHITECTURES
 
         _out(ref).value = ARCHITECTURES[self._dev(handle).model.architecture]
         return N.NVML_SUCCESS

@@ -62,7 +62,7 @@ from typing import Any
 
 import pynvml as N
 
-from labkit.gpu.models import GpuModel
+from labkit.gpumodels import GpuModel
 from labkit.gpu.sim.activity import scenario
 from labkit.gpu.sim.device import (
     ComputeInstance,
