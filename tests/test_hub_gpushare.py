@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from labkit import mig
+from labkit.gpu import mig_live
 from labkit.hub import gpushare
 from labkit.hub.gpushare import GpuUnit, LabGpus, NoShareLeft, Share
 from labkit.ui import gpu_share_text
@@ -172,8 +173,8 @@ def test_gpu_banner_shows_the_share(sim: SimFactory, monkeypatch: pytest.MonkeyP
 
 
 def _seven_1g(nv: ModuleType, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(mig.ALLOW_ENV, "1")
-    mig.apply(nv, index, mig.presets("H100-80GB")["all-1g.10gb"], dry_run=False)
+    monkeypatch.setenv(mig_live.ALLOW_ENV, "1")
+    mig_live.apply(nv, index, mig.presets("H100-80GB")["all-1g.10gb"], dry_run=False)
 
 
 def test_read_lab_lists_mig_devices_and_gpus_with_mig_off(

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from labkit import mig
+from labkit.gpu import mig_live
 from labkit.hub import gpushare, plan
 from labkit.validate import InputError
 from tests.conftest import SimFactory
@@ -100,11 +101,11 @@ def test_operator_files_nvidia_smi_commands_build_the_plan_on_the_simulated_lab(
     script = plan.operator_files(p)["nvidia-smi-mig.sh"]
     assert script.startswith("#!/bin/sh\n") and "set -e" in script
     nv, _ = sim("sim:4xH100-80GB")
-    monkeypatch.setenv(mig.ALLOW_ENV, "1")
+    monkeypatch.setenv(mig_live.ALLOW_ENV, "1")
     for gpu in range(4):
         block = "\n".join(line for line in script.splitlines() if f" -i {gpu} " in line)
         assert block.count("-cgi 19:") == 7  # profile ID 19 = 1g.10gb on H100
-        mig.apply(nv, gpu, mig.from_nvidia_smi(block, "H100-80GB"), dry_run=False)
+        mig_live.apply(nv, gpu, mig.from_nvidia_smi(block, "H100-80GB"), dry_run=False)
     lab = gpushare.read_lab(nv)
     assert len(lab.mig) == 28 and not lab.whole
     assert plan.check_lab(p, lab) == []
@@ -161,7 +162,7 @@ def test_main_plan_check_reads_the_simulated_lab(
     nv, _ = sim("sim:A100-40GB", clock="wall", noise=True)
     assert plan.main_plan(["--students", "7", "--gpu", "A100-40GB", "--check"]) == 1
     assert "GPU 0: MIG가 꺼져 있습니다" in capsys.readouterr().out
-    monkeypatch.setenv(mig.ALLOW_ENV, "1")
-    mig.apply(nv, 0, mig.presets("A100-40GB")["all-1g.5gb"], dry_run=False)
+    monkeypatch.setenv(mig_live.ALLOW_ENV, "1")
+    mig_live.apply(nv, 0, mig.presets("A100-40GB")["all-1g.5gb"], dry_run=False)
     assert plan.main_plan(["--students", "7", "--gpu", "A100-40GB", "--check"]) == 0
     assert "계획과 같습니다" in capsys.readouterr().out

@@ -277,7 +277,7 @@ def read_lab(nv: ModuleType) -> LabGpus:
     """Return the lab's GPUs with MIG off and its MIG devices, read through NVML.
 
     Only reads: ``nvmlDeviceGetCount``/``GetName``/``GetUUID`` and
-    :func:`labkit.mig.read_state` (MIG mode, GPU instances, MIG devices). A GPU whose MIG mode
+    :func:`labkit.gpu.mig_live.read_state` (MIG mode, GPU instances, MIG devices). A GPU whose MIG mode
     is on but has no MIG devices gives nothing (CUDA cannot use it whole).
 
     Parameters
@@ -290,7 +290,7 @@ def read_lab(nv: ModuleType) -> LabGpus:
     nv.NVMLError
         From any query.
     """
-    from labkit.mig import read_state
+    from labkit.gpu.mig_live import read_state
 
     whole: list[GpuUnit] = []
     mig: list[GpuUnit] = []
