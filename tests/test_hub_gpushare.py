@@ -195,7 +195,8 @@ def test_environment_for_gives_mig_devices_then_no_share_left(
         sim: SimFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = "sim:H100-80GB"
     monkeypatch.setenv("LABKIT_GPU", spec)
-    nv, _ = sim(spec, clock="wall", noise=True)  # what connect("auto") gives under $LABKIT_GPU
+    # what connect("auto") gives under $LABKIT_GPU: the shared lab, on the wall clock
+    nv, _ = sim(spec, clock="wall", noise=True, shared=True)
     _seven_1g(nv, 0, monkeypatch)
     roster = [f"s{i}" for i in range(1, 9)]
     env = gpushare.environment_for("s3", roster, "auto")
