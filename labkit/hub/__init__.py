@@ -1,0 +1,18 @@
+"""The class hub: every student their own isolated lab on the school's server (JupyterHub).
+
+``make hub ROSTER=class.csv TEACHER=<name>`` / ``python -m labkit.hub serve`` starts JupyterHub
+with configurable-http-proxy, as an operator would (The Littlest JupyterHub's conventions,
+https://tljh.jupyter.org):
+
+- :mod:`labkit.hub.roster` -- the class roster (CSV) and usernames;
+- :mod:`labkit.hub.state` -- the hub's private state directory and the teacher's settings;
+- :mod:`labkit.hub.accounts` -- one system account per student (``jupyter-<username>``);
+- :mod:`labkit.hub.limits` -- per-student memory/CPU/process limits (cgroups or rlimits);
+- :mod:`labkit.hub.auth` -- roster allow-list, first-use passwords, login throttling;
+- :mod:`labkit.hub.spawner` -- each student's server under their account, curriculum copied;
+- :mod:`labkit.hub.curriculum` -- the merge of ``notebooks/`` into each home;
+- :mod:`labkit.hub.config` -- JupyterHub's configuration, services (idle culler, class page);
+- :mod:`labkit.hub.singleuser` -- the jupyter_server extension of every student's server.
+
+This package imports nothing heavy.
+"""
