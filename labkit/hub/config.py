@@ -136,6 +136,9 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.LabkitSpawner.nproc_limit = int(settings.nproc_limit)
     c.LabkitSpawner.extra_env = dict(settings.extra.get("env", {}))
     c.Spawner.disable_user_config = True
+    # a stopping server gets SIGINT, then SIGTERM, then SIGKILL (LocalProcessSpawner)
+    c.LocalProcessSpawner.interrupt_timeout = 10
+    c.LocalProcessSpawner.term_timeout = 5
     # 2 shared cores: JupyterLab + voila imports take tens of seconds under a class's load
     c.Spawner.http_timeout = int(settings.extra.get("http_timeout", 120))
     c.Spawner.start_timeout = int(settings.extra.get("start_timeout", 180))

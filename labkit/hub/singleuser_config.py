@@ -25,9 +25,10 @@ def configure(c: Any) -> None:
     # labkit's voila template (voila collects template paths from JUPYTER_PATH at load)
     known = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
     os.environ["JUPYTER_PATH"] = os.pathsep.join(dict.fromkeys([str(TEMPLATE_ROOT), *known]))
-    c.ServerApp.jpserver_extensions.update({"labkit.hub.singleuser": True})
-    c.ServerApp.tornado_settings.update(
-        {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES})
+    # plain dicts: jupyterhub-singleuser reads tornado_settings with ``in`` (not a lazy value);
+    # extensions enabled in jupyter_server_config.d (voila, jupyterlab) are found separately
+    c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True}
+    c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
     c.MappingKernelManager.cull_idle_timeout = CULL_IDLE_TIMEOUT_S
     c.MappingKernelManager.cull_interval = CULL_INTERVAL_S
     c.VoilaConfiguration.template = "labkit"

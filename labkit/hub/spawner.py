@@ -133,6 +133,7 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
             os.pathsep) if p and p != bindir]])
         site = site_packages(Path(self.user_env_dir))
         env["JUPYTER_CONFIG_PATH"] = str(site / "labkit" / "hub" / "jupyter")
+        env["JUPYTER_PATH"] = str(site / "labkit" / "serve" / "jupyter")  # the voila template
         env["LABKIT_DATA"] = str(Path(self.user_env_dir) / "share" / "labkit" / "data")
         env["VIRTUAL_ENV"] = self.user_env_dir
         env.setdefault("LABKIT_THEME", "light")
