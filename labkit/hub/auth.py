@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from firstuseauthenticator import FirstUseAuthenticator
+from firstuseauthenticator.firstuseauthenticator import CustomLoginHandler, ResetPasswordHandler
 from tornado import web
 
 from labkit.ui.messages import t
@@ -68,6 +69,21 @@ class LoginThrottle:
             self._recent(key).append(now)
 
 
+class LoginHandler(CustomLoginHandler):  # type: ignore[misc]
+    """FirstUse's login handler that also renders JupyterHub's in-form errors (429).
+
+    JupyterHub >= 5 re-renders the login form for an error raised during a form POST, calling
+    ``_render(..., sync=True, ...)``; FirstUse 1.1's ``_render`` takes two arguments only and
+    the error page comes out empty.
+    """
+
+    def _render(self, login_error: str | None = None, username: str | None = None,
+                **kwargs: Any) -> Any:
+        if self.custom_login_error:
+            login_error = self.custom_login_error
+        return super(CustomLoginHandler, self)._render(login_error, username, **kwargs)
+
+
 class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
     """FirstUseAuthenticator for the roster, throttled, in Korean (see the module docstring)."""
 
@@ -81,7 +97,7 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
         name = self.normalize_username(str(data.get("username", "")))
         address = str(handler.request.remote_ip)
         if self.user_throttle.blocked(name) or self.address_throttle.blocked(address):
-            raise web.HTTPError(429, "too many failed logins", reason="Too Many Requests")
+            raise web.HTTPError(429, t("hub.error.429"), reason="Too Many Requests")
         if name not in self.allowed_users and name not in self.admin_users:
             self.address_throttle.failed(address)
             handler.custom_login_error = t("hub.login.not_on_roster")
@@ -95,6 +111,10 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
                 t("hub.login.too_short", n=self.min_password_length)
                 if too_short.startswith("Password too short") else t("hub.login.wrong"))
         return result  # type: ignore[no-any-return]
+
+    def get_handlers(self, app: Any) -> list[tuple[str, Any]]:
+        """FirstUse's handlers with :class:`LoginHandler` for the login page."""
+        return [(r"/login", LoginHandler), (r"/auth/change-password", ResetPasswordHandler)]
 
 
 def reset_password(dbm_path: Path, username: str) -> bool:

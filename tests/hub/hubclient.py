@@ -63,6 +63,7 @@ def login(base: str, name: str, password: str, timeout: float = 30) -> tuple[Stu
         f"{base}hub/login?next=", data={"username": name, "password": password,
                                         "_xsrf": student.xsrf()},
         allow_redirects=False, timeout=timeout)
+    reply.encoding = "utf-8"  # JupyterHub's pages are UTF-8 without a charset parameter
     return student, reply
 
 

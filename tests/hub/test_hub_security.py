@@ -65,7 +65,7 @@ def servers(hub: Hub, students: dict[str, Student]) -> dict[str, Any]:
 
 
 def test_login_page_is_korean(hub: Hub) -> None:
-    html = requests.get(hub.base + "hub/login", timeout=10).text
+    html = requests.get(hub.base + "hub/login", timeout=10).content.decode("utf-8")
     assert "수업 허브(class hub) 로그인" in html and "비밀번호" in html
 
 
@@ -87,7 +87,7 @@ def test_login_is_rate_limited(hub: Hub) -> None:
     assert hubclient.logged_in(first)
     codes = [hubclient.login(hub.base, THROTLED, f"wrong-{i}-pass")[1].status_code
              for i in range(6)]
-    assert codes[:5] == [200] * 5 and codes[5] == 429, codes
+    assert set(codes[:5]) <= {200, 403} and codes[5] == 429, codes  # 403: a failed login
     _, right = hubclient.login(hub.base, THROTLED, "first-use-pass")
     assert right.status_code == 429, "the right password is throttled too during the window"
     assert "로그인 시도가 너무 많습니다" in right.text
@@ -131,7 +131,9 @@ def test_other_students_server_refused_through_the_proxy(hub: Hub,
 def test_other_students_port_refused_without_their_token(hub: Hub,
                                                          servers: dict[str, Any]) -> None:
     a: Student = servers["a"]
-    target = hub.proxy_routes()[f"/user/{STUDENT_B}/"]["target"]
+    routes = hub.proxy_routes()
+    target = next(v["target"] for k, v in routes.items() if k.rstrip("/") == f"/user/{STUDENT_B}")
+    assert target.startswith("http://127.0.0.1:"), target
     url = f"{target}/user/{STUDENT_B}/api/status"
     assert requests.get(url, timeout=30, allow_redirects=False).status_code in (302, 403)
     assert requests.get(url, headers=hubclient.auth_headers(a), timeout=30,
