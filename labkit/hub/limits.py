@@ -49,7 +49,7 @@ class Limits:
 
     mem_limit_mib: int = 2048
     cpu_limit: float = 1.0
-    nproc_limit: int = 128
+    nproc_limit: int = 512
 
 
 def _v2_usable(root: Path) -> bool:

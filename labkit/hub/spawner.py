@@ -74,7 +74,7 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
     limit_mechanism = Unicode(help="cgroup-v2 | cgroup-v1 | rlimit").tag(config=True)
     mem_limit_mib = Integer(2048).tag(config=True)
     cpu_limit_cores = Float(1.0).tag(config=True)
-    nproc_limit = Integer(128).tag(config=True)
+    nproc_limit = Integer(512).tag(config=True)
     extra_env = Dict().tag(config=True)
     user_env_dir = Unicode(str(USER_ENV),
                            help="the students' environment (labkit.hub.userenv)").tag(config=True)

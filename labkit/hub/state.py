@@ -55,7 +55,8 @@ class HubSettings:
     cpu_limit : float
         CPU cores one student may use. [cores]
     nproc_limit : int
-        Processes one student may run at once (stops a fork bomb).
+        Processes and threads one student may run at once (stops a fork bomb; a server
+        and a kernel use ~100 threads).
     concurrent_spawn_limit : int
         Student servers starting at once (JupyterHub's ``concurrent_spawn_limit``).
     """
@@ -66,7 +67,7 @@ class HubSettings:
     cull_timeout_s: int = 600
     mem_limit_mib: int = 2048
     cpu_limit: float = 1.0
-    nproc_limit: int = 128
+    nproc_limit: int = 512
     concurrent_spawn_limit: int = 10
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -81,7 +81,12 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     from labkit.hub.state import HubSettings, HubState
 
     work = tmp_path_factory.mktemp("hub")
-    state_dir = work / "state"
+    # the state dir under a directory every account can traverse: only its own 0700 protects it
+    import tempfile
+
+    open_parent = Path(tempfile.mkdtemp(prefix="labkit-hub-test-"))
+    open_parent.chmod(0o755)
+    state_dir = open_parent / "state"
     roster = work / "class.csv"
     roster.write_text("username,display_name\n"
                       f"{STUDENT_A},김민지\n{STUDENT_B},이지수\n{THROTLED},박서준\n",
@@ -89,10 +94,13 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     port, hub_port, api_port = _free_port(), _free_port(), _free_port()
     HubState(state_dir).save_settings(HubSettings(
         teacher=TEACHER, port=port, concurrent_spawn_limit=1, cull_timeout_s=3600,
-        mem_limit_mib=1536, cpu_limit=1.0, nproc_limit=96,
+        mem_limit_mib=1536, cpu_limit=1.0, nproc_limit=256,
         extra={"hub_port": hub_port, "proxy_api_port": api_port}))
     _cleanup_accounts()
-    log_path = work / "hub.log"
+    artifacts = Path(os.environ.get("LABKIT_ARTIFACTS",
+                                    Path(__file__).parents[2] / "test-artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    log_path = artifacts / "hub.log"  # kept after the run (the hub's and the servers' logs)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "labkit.hub", "--state-dir", str(state_dir), "serve",
@@ -121,6 +129,9 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
             proc.kill()
             proc.wait()
         _cleanup_accounts()
+        import shutil
+
+        shutil.rmtree(open_parent, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
