@@ -92,7 +92,7 @@ def _password_set(state: HubState) -> set[str]:
 
     try:
         with dbm.open(str(state.passwords_file), "r") as db:
-            return {k.decode() for k in db.keys()}
+            return {k.decode() if isinstance(k, bytes) else k for k in db.keys()}
     except dbm.error:
         return set()
 
@@ -170,6 +170,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "roster" and args.action in ("import", "reset") and not args.value:
         what = "file" if args.action == "import" else "name"
         parser.error(f"roster {args.action} needs a {what}")
+    if args.command == "serve":
+        try:
+            accounts.require_root()  # before anything is created
+        except accounts.NeedRootError as err:
+            raise SystemExit(str(err)) from None
     try:
         state = HubState(Path(args.state_dir) if args.state_dir else None)
         if args.command == "serve":

@@ -46,7 +46,7 @@ def python_for_everyone() -> str:
         If there is none (install Debian's python3 or put the interpreter in /opt or /usr).
     """
     minor = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    candidates = [Path(sys._base_executable), Path("/usr/bin") / minor,
+    candidates = [Path(getattr(sys, "_base_executable", sys.executable)), Path("/usr/bin") / minor,
                   Path("/usr/local/bin") / minor]
     for candidate in candidates:
         if candidate.exists() and _world_reachable(candidate):
