@@ -226,3 +226,15 @@ def test_config_refuses_without_roster_or_teacher(tmp_path: Path) -> None:
     state.save_roster([Student("minji")])
     with pytest.raises(ValueError, match="no teacher"):
         configure(Config(), state)
+
+
+def test_serve_patches_check_the_installed_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 14: labkit.serve.server's private patches raise when they no longer apply."""
+    from labkit.serve import patching, server
+
+    monkeypatch.setattr(patching, "version", lambda name: "0.6.0" if name == "voila" else "8.10.0")
+    with pytest.raises(PatchNotApplicableError, match="voila"):
+        server.guard_binary_header_parsing()
+    monkeypatch.setattr(patching, "version", lambda name: "9.0.0")
+    with pytest.raises(PatchNotApplicableError, match="jupyter_client"):
+        server.repoll_kernel_channels()
