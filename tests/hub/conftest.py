@@ -25,8 +25,10 @@ ROOT_REASON = ("the class hub tests create system users (jupyter-lktest-*) and n
                "CI runs them as root")
 STUDENT_A, STUDENT_B = "lktest-a", "lktest-b"
 THROTLED = "lktest-r"  # only for the login rate-limit test (never spawns)
+BROWSER_STUDENT = "lktest-c"  # logs in with chromium (tests/hub/test_hub_browser.py)
 TEACHER = "lktest-t"
-PASSWORDS = {STUDENT_A: "alpha-pass-1", STUDENT_B: "bravo-pass-2", TEACHER: "teach-pass-3"}
+PASSWORDS = {STUDENT_A: "alpha-pass-1", STUDENT_B: "bravo-pass-2", TEACHER: "teach-pass-3",
+             BROWSER_STUDENT: "charlie-pass-4"}
 START_TIMEOUT_S = 900  # the first run builds the students' environment
 
 
@@ -66,7 +68,7 @@ def _cleanup_accounts() -> None:
     from labkit.hub.spawner import kill_user_processes
 
     mechanism = detect_mechanism()
-    for name in (STUDENT_A, STUDENT_B, THROTLED, TEACHER):
+    for name in (STUDENT_A, STUDENT_B, THROTLED, BROWSER_STUDENT, TEACHER):
         kill_user_processes(system_username(name))
         remove_system_user(name)
         if mechanism.startswith("cgroup"):
@@ -89,7 +91,8 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     state_dir = open_parent / "state"
     roster = work / "class.csv"
     roster.write_text("username,display_name\n"
-                      f"{STUDENT_A},김민지\n{STUDENT_B},이지수\n{THROTLED},박서준\n",
+                      f"{STUDENT_A},김민지\n{STUDENT_B},이지수\n{THROTLED},박서준\n"
+                      f"{BROWSER_STUDENT},최유나\n",
                       encoding="utf-8")
     port, hub_port, api_port = _free_port(), _free_port(), _free_port()
     HubState(state_dir).save_settings(HubSettings(
