@@ -238,3 +238,27 @@ def test_serve_patches_check_the_installed_release(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(patching, "version", lambda name: "9.0.0")
     with pytest.raises(PatchNotApplicableError, match="jupyter_client"):
         server.repoll_kernel_channels()
+
+
+def test_gpu_share_hook_is_optional_and_called_once_per_spawn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """labkit.hub.gpushare (branch hub-class) sets the GPU share; absent, no GPU variables."""
+    import sys
+    import types
+
+    from labkit.hub.spawner import gpu_environment
+
+    monkeypatch.setitem(sys.modules, "labkit.hub.gpushare", None)  # import fails
+    assert gpu_environment("minji") == {}
+    calls: list[str] = []
+    fake = types.ModuleType("labkit.hub.gpushare")
+    fake.environment_for = lambda username: (calls.append(username)  # type: ignore[attr-defined]
+                                             or {"CUDA_VISIBLE_DEVICES": "MIG-abc",
+                                                 "LABKIT_GPU": "mig:1g.10gb"})
+    monkeypatch.setitem(sys.modules, "labkit.hub.gpushare", fake)
+    import labkit.hub
+
+    monkeypatch.setattr(labkit.hub, "gpushare", fake, raising=False)
+    assert gpu_environment("minji") == {"CUDA_VISIBLE_DEVICES": "MIG-abc",
+                                        "LABKIT_GPU": "mig:1g.10gb"}
+    assert calls == ["minji"]

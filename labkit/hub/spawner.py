@@ -55,8 +55,13 @@ def gpu_environment(username: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in dict(env or {}).items()}
 
 
+_RUNNABLE: set[tuple[str, str]] = set()  # (account, python) already checked by this hub
+
+
 def _check_runnable(entry: pwd.struct_passwd, python: str) -> None:
-    """Fail clearly if the student's account cannot run the hub's Python (a private checkout)."""
+    """Fail clearly if the student's account cannot run the students' Python (once per hub)."""
+    if (entry.pw_name, python) in _RUNNABLE:
+        return
     probe = subprocess.run([python, "-c", "import labkit.hub.curriculum"],
                            preexec_fn=set_user_setuid(entry.pw_name), capture_output=True,
                            cwd="/", timeout=60)
@@ -65,6 +70,7 @@ def _check_runnable(entry: pwd.struct_passwd, python: str) -> None:
             f"student account {entry.pw_name} cannot run {python} with labkit "
             f"({probe.stderr.decode(errors='replace').strip()[-300:]}): put the labkit checkout "
             "rebuild the students' environment: rm -rf it and run `make hub` again")
+    _RUNNABLE.add((entry.pw_name, python))
 
 
 class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
