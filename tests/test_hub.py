@@ -262,3 +262,28 @@ def test_gpu_share_hook_is_optional_and_called_once_per_spawn(
     assert gpu_environment("minji") == {"CUDA_VISIBLE_DEVICES": "MIG-abc",
                                         "LABKIT_GPU": "mig:1g.10gb"}
     assert calls == ["minji"]
+
+
+def test_shutdown_beacon_skips_xsrf_only_from_the_same_origin() -> None:
+    """voila#1458: the tab-close beacon has no _xsrf token; only same-origin ones get through."""
+    from types import SimpleNamespace
+
+    from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
+
+    from labkit.hub.singleuser import _same_origin, same_origin_shutdown_beacon
+
+    same_origin_shutdown_beacon()
+    same_origin_shutdown_beacon()  # idempotent
+    assert VoilaShutdownKernelHandler._labkit_same_origin
+
+    def handler(headers: dict[str, str]) -> Any:
+        return SimpleNamespace(request=SimpleNamespace(headers=headers, host="hub:8000"))
+
+    assert _same_origin(handler({"Origin": "http://hub:8000"}))
+    assert _same_origin(handler({"Referer": "http://hub:8000/user/a/voila/render/x.ipynb"}))
+    assert not _same_origin(handler({"Origin": "http://evil.example"}))
+    assert not _same_origin(handler({"Origin": "http://hub:8000.evil.example"}))
+    assert not _same_origin(handler({}))
+    # the same-origin case returns before jupyter_server's token check
+    assert VoilaShutdownKernelHandler.check_xsrf_cookie(handler({"Origin": "http://hub:8000"})) \
+        is None
