@@ -7,6 +7,7 @@ import os
 import stat
 import struct
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
