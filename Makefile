@@ -1,8 +1,9 @@
 # labkit: the school mini AI datacenter lab.
 #   make lab       open the curriculum in JupyterLab (creates .venv on first use)
 #   make test      install what the tests need and run every test (CI runs exactly this)
-#   make present   serve the lessons as voila apps for a class (127.0.0.1 unless HOST=...)
-#                  e.g. make present HOST=0.0.0.0 LESSON=03 WARM=30   (a class of 30, token printed)
+#   make present   the lessons as voila apps on the teacher's own screen (127.0.0.1)
+#   make hub       the class hub: every student their own server (JupyterHub, as root)
+#                  e.g. sudo make hub ROSTER=class.csv TEACHER=kim HOST=0.0.0.0 PORT=8000
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -17,25 +18,33 @@ CONSTRAINTS := binder/constraints.txt
 LAB_PORT ?= 8888
 PORT ?= 8866
 HOST ?= 127.0.0.1
+# make hub: the roster CSV (username,display_name), the teacher's login, where browsers connect
+ROSTER ?=
+TEACHER ?=
+HUB_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8000)
+# configurable-http-proxy (npm), installed into this local prefix (never globally)
+HUB_NODE := .hub/node
+CHP_VERSION := 5.3.0
+CHP := $(HUB_NODE)/node_modules/.bin/configurable-http-proxy
 THEME ?= light
 # LESSON: lesson(s) of the day kept preheated (number or name, comma-separated); WARM: kernels
 # kept ready per such lesson (a class: its size); MAX_KERNELS: pages open at once (default 40).
 LESSON ?=
 WARM ?=
 MAX_KERNELS ?=
-PRESENT_ARGS := --host $(HOST) --port $(PORT) --theme $(THEME) \
+PRESENT_ARGS := --port $(PORT) --theme $(THEME) \
 	$(if $(LESSON),--lesson $(LESSON)) $(if $(WARM),--warm $(WARM)) \
 	$(if $(MAX_KERNELS),--max-kernels $(MAX_KERNELS))
 # JupyterLab refuses to run as root without this flag (CI machines and lab servers often run as root).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help lab test present thumbnails notebooks bench lint system-deps clean
+.PHONY: help lab test present hub thumbnails notebooks bench lint system-deps clean
 
 help:
 	@echo "make lab        open the curriculum in JupyterLab"
 	@echo "make test       run every test (unit, notebooks with nbval, browser)"
-	@echo "make present    serve the lessons as voila apps (HOST=0.0.0.0 for a classroom: token required;"
-	@echo "                LESSON=03 WARM=30 preheats lesson 03 for a class of 30; THEME=dark)"
+	@echo "make present    the lessons as voila apps on this screen (127.0.0.1; LESSON=03 WARM=2; THEME=dark)"
+	@echo "make hub        the class hub, as root: ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000]"
 	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
 	@echo "make notebooks  re-execute and clean the committed notebooks"
 	@echo "make bench      run the benchmarks in benchmarks/"
@@ -55,6 +64,15 @@ $(VENV)/.lab-installed: $(BIN)/python pyproject.toml $(CONSTRAINTS)
 		> $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $@
 
+$(VENV)/.hub-installed: $(VENV)/.lab-installed
+	$(PIP) install -q -c $(CONSTRAINTS) -e ".[lab,hub]"
+	@touch $@
+
+$(CHP): | system-deps
+	npm install --prefix $(HUB_NODE) --no-audit --no-fund --no-save --loglevel=error \
+		configurable-http-proxy@$(CHP_VERSION)
+	@touch $@
+
 $(VENV)/.test-installed: $(VENV)/.lab-installed
 	$(PIP) install -q -c $(CONSTRAINTS) -e ".[lab,test]"
 	@touch $@
@@ -66,13 +84,22 @@ lab: $(VENV)/.lab-installed
 present: $(VENV)/.lab-installed
 	$(BIN)/python -m labkit.serve $(PRESENT_ARGS)
 
+hub: $(VENV)/.hub-installed $(CHP)
+	@test -n "$(ROSTER)" -a -n "$(TEACHER)" || { \
+		echo "usage: sudo make hub ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000]"; exit 2; }
+	$(BIN)/python -m labkit.hub serve --roster "$(ROSTER)" --teacher "$(TEACHER)" \
+		--host $(HOST) --port $(HUB_PORT)
+
 thumbnails: $(VENV)/.test-installed system-deps
 	$(BIN)/python -m labkit.serve.thumbnails
 
 # Debian's chromium drives the browser tests (no browser download); Hangul needs the CJK fonts;
 # Debian's prometheus scrapes labkit.gpu.exporter in the Prometheus tests.
+# npm installs configurable-http-proxy; the students' environment is built on Debian's python3.11.
 system-deps:
 	@missing=""; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	if command -v dpkg >/dev/null 2>&1; then dpkg -s python3.11-venv >/dev/null 2>&1 || missing="$$missing python3.11-venv"; fi; \
 	[ -x "$${LABKIT_CHROMIUM:-/usr/bin/chromium}" ] || missing="$$missing chromium"; \
 	[ -x "$${LABKIT_PROMETHEUS:-/usr/bin/prometheus}" ] || missing="$$missing prometheus"; \
 	if command -v dpkg >/dev/null 2>&1; then dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing="$$missing fonts-noto-cjk"; fi; \
@@ -87,7 +114,7 @@ system-deps:
 		|| { echo "could not install:$$missing"; exit 1; }; \
 	fi
 
-test: $(VENV)/.test-installed system-deps
+test: $(VENV)/.test-installed system-deps $(CHP)
 	$(BIN)/python -m pytest
 
 notebooks: $(VENV)/.test-installed
@@ -101,4 +128,4 @@ lint: $(VENV)/.test-installed
 	$(BIN)/python -m mypy
 
 clean:
-	rm -rf $(VENV) test-artifacts benchmarks/results
+	rm -rf $(VENV) test-artifacts benchmarks/results .hub

@@ -175,7 +175,7 @@ def main() -> None:
     n_ws = args.students - args.browsers
     warm = 0 if args.cold else (args.students if args.warm is None else args.warm)
     port = _free_port()
-    argv, _ = voila_command(port=port, warm={args.lesson: warm} if warm else None)
+    argv = voila_command(port=port, warm={args.lesson: warm} if warm else None)
     env = {**os.environ, "LABKIT_GPU": os.environ.get("LABKIT_GPU", "sim:H100-80GB"),
            **serve_environment(max_kernels=args.students + warm + 5)}
     log_path = Path("/tmp") / f"bench-classroom-{port}.log"

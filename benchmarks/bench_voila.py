@@ -29,7 +29,7 @@ REPEAT = 3
 
 def _start(warm: dict[str, int] | None) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
-    argv, _ = voila_command(port=port, warm=warm)
+    argv = voila_command(port=port, warm=warm)
     proc = subprocess.Popen(argv, cwd=CONFIG_DIR, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ})
     url = f"http://127.0.0.1:{port}/"

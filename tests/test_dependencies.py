@@ -16,9 +16,11 @@ ROOT = Path(__file__).resolve().parents[1]
 def _pyproject() -> dict[str, Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     reqs = [*project["dependencies"]]
-    for extra in ("lab", "test"):
+    for extra in ("lab", "test", "hub"):
         reqs += project["optional-dependencies"][extra]
-    return {canonicalize_name(r.name): r for r in map(Requirement, reqs)}
+    # "labkit[hub]" in test is the hub extra itself, not a dependency to pin
+    return {canonicalize_name(r.name): r for r in map(Requirement, reqs)
+            if canonicalize_name(r.name) != "labkit"}
 
 
 def _pins(lines: list[str]) -> dict[str, str]:

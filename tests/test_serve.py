@@ -28,21 +28,29 @@ from labkit.serve.server import (
 )
 
 
-def test_voila_command_local_needs_no_token() -> None:
-    argv, token = voila_command("127.0.0.1", 8866)
-    assert token is None
+def test_voila_command_serves_localhost_only_without_token() -> None:
+    argv = voila_command(8866)
     assert not any(a.startswith("--token") for a in argv)
     assert "--Voila.ip=127.0.0.1" in argv and "--strip_sources=True" in argv
     assert str(notebooks_dir()) in argv
     assert Path(argv[0]).name == "voila", "not `python -m voila`: it would import config/voila.py"
 
 
-def test_voila_command_network_host_always_gets_a_token() -> None:
-    argv, token = voila_command("0.0.0.0", 8866)
-    assert token and len(token) >= 20
-    assert f"--token={token}" in argv
-    argv, token = voila_command("0.0.0.0", 8866, token="given")
-    assert token == "given" and "--token=given" in argv
+@pytest.mark.parametrize("extra", ["--Voila.ip=0.0.0.0", "--ip=0.0.0.0", "--token=x",
+                                   "--Voila.token="])
+def test_voila_command_refuses_a_network_interface_or_token(extra: str) -> None:
+    """The shared classroom mode is gone: a class uses the class hub (issue 13)."""
+    with pytest.raises(ValueError, match="make hub"):
+        voila_command(8866, extra=[extra])
+
+
+def test_main_has_no_host_or_token_option(capsys: pytest.CaptureFixture[str]) -> None:
+    from labkit.serve import __main__ as main_module
+
+    for args in (["--host", "0.0.0.0"], ["--token", "abc"]):
+        with pytest.raises(SystemExit):
+            main_module.main(args)
+    assert "unrecognized arguments" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("port", [0, -1, 70000])
@@ -152,18 +160,18 @@ def _run(coroutine: Any) -> Any:
 
 
 def test_voila_command_uses_labkit_template_locked_theme_and_no_preheat_by_default() -> None:
-    argv, _ = voila_command(port=8866)
+    argv = voila_command(port=8866)
     assert "--template=labkit" in argv and "--theme=light" in argv
     assert "--VoilaConfiguration.allow_theme_override=NO" in argv
     assert "--VoilaConfiguration.allow_template_override=NO" in argv
     assert "--show_tracebacks=False" in argv
     assert not any(a.startswith("--preheat_kernel") for a in argv)
-    argv, _ = voila_command(port=8866, theme="dark")
+    argv = voila_command(port=8866, theme="dark")
     assert "--theme=dark" in argv
 
 
 def test_voila_command_extra_options_replace_labkits() -> None:
-    argv, _ = voila_command(port=8866, extra=["--MappingKernelManager.cull_idle_timeout=3",
+    argv = voila_command(port=8866, extra=["--MappingKernelManager.cull_idle_timeout=3",
                                               "--theme=dark"])
     assert [a for a in argv if "cull_idle_timeout" in a] == [
         "--MappingKernelManager.cull_idle_timeout=3"]
@@ -171,12 +179,12 @@ def test_voila_command_extra_options_replace_labkits() -> None:
 
 
 def test_voila_command_preheats_only_the_named_lessons() -> None:
-    argv, _ = voila_command(port=8866, warm={"03_goodput.ipynb": 30})
+    argv = voila_command(port=8866, warm={"03_goodput.ipynb": 30})
     assert "--preheat_kernel=True" in argv
     pools = json.loads(next(a.split("=", 1)[1] for a in argv
                             if a.startswith("--VoilaKernelManager.kernel_pools_config=")))
     assert pools == {"default": {"pool_size": 0}, "03_goodput.ipynb": {"pool_size": 30}}
-    argv, _ = voila_command(port=8866, warm={"03_goodput.ipynb": 0})
+    argv = voila_command(port=8866, warm={"03_goodput.ipynb": 0})
     assert not any(a.startswith("--preheat_kernel") for a in argv)
 
 
@@ -209,7 +217,7 @@ def test_main_resolves_lessons_by_number_or_name() -> None:
         resolve_lessons(notebooks_dir(), ["99"])
 
 
-def test_main_prints_token_url_and_execs_voila_from_config_dir(
+def test_main_prints_localhost_url_and_execs_voila_from_config_dir(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from labkit.serve import __main__ as main_module
 
@@ -218,39 +226,19 @@ def test_main_prints_token_url_and_execs_voila_from_config_dir(
                         lambda path, argv: calls.append((path, argv, os.getcwd())))
     monkeypatch.setattr(main_module.os, "chdir", lambda path: calls.append(("chdir", [], path)))
     monkeypatch.setattr(main_module.os, "environ", dict(os.environ))
-    monkeypatch.setattr(main_module, "reachable_hosts",
-                        lambda host: ["192.168.0.20"] if host == "0.0.0.0" else [host])
     lesson = discover()[0]
-    main_module.main(["--host", "0.0.0.0", "--port", "9001", "--lesson", lesson.number,
-                      "--warm", "30"])
+    main_module.main(["--port", "9001", "--lesson", lesson.number, "--warm", "30"])
     out = capsys.readouterr().out
-    token = out.split("access token (give it to the class): ")[1].split()[0]
-    assert "http://0.0.0.0:" not in out, "students cannot open a wildcard address"
-    assert f"http://192.168.0.20:9001/?token={token}" in out
-    assert f"http://192.168.0.20:9001/voila/render/{lesson.name}?token={token}" in out
+    assert "http://localhost:9001/ " in out and "token" not in out
+    assert f"http://localhost:9001/voila/render/{lesson.name}" in out
     assert calls[0] == ("chdir", [], CONFIG_DIR)
     argv = calls[1][1]
-    assert f"--token={token}" in argv and "--preheat_kernel=True" in argv
+    assert "--Voila.ip=127.0.0.1" in argv and "--preheat_kernel=True" in argv
+    assert not any(a.startswith("--token") for a in argv)
     assert main_module.os.environ["LABKIT_MAX_KERNELS"] == "40"  # 30 warm + 10 <= 40
 
 
 # --- limits and the kernel cap -------------------------------------------------------------------
-
-
-def test_reachable_hosts_replace_a_wildcard_by_this_machines_addresses(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    import socket
-
-    from labkit.serve import reachable_hosts
-
-    assert reachable_hosts("127.0.0.1") == ["localhost"]
-    assert reachable_hosts("10.1.2.3") == ["10.1.2.3"]
-    monkeypatch.setattr(socket, "gethostname", lambda: "labserver")
-    monkeypatch.setattr(socket, "gethostbyname_ex",
-                        lambda name: (name, [], ["127.0.1.1", "192.168.0.20"]))
-    hosts = reachable_hosts("0.0.0.0")
-    assert "192.168.0.20" in hosts and not any(h.startswith("127.") for h in hosts)
-    assert len(hosts) == len(set(hosts))
 
 
 def test_limits_from_environ_defaults_and_errors() -> None:

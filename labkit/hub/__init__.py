@@ -1,1 +1,23 @@
-"""The class hub: JupyterHub on the school's GPU server, one isolated lab per student."""
+"""The class hub: every student their own isolated lab on the school's server (JupyterHub).
+
+``make hub ROSTER=class.csv TEACHER=<name>`` / ``python -m labkit.hub serve`` starts JupyterHub
+with configurable-http-proxy, as an operator would (The Littlest JupyterHub's conventions,
+https://tljh.jupyter.org):
+
+- :mod:`labkit.hub.roster` -- the class roster (CSV) and usernames;
+- :mod:`labkit.hub.state` -- the hub's private state directory and the teacher's settings;
+- :mod:`labkit.hub.accounts` -- one system account per student (``jupyter-<username>``);
+- :mod:`labkit.hub.limits` -- per-student memory/CPU/process limits (cgroups or rlimits);
+- :mod:`labkit.hub.auth` -- roster allow-list, first-use passwords, login throttling;
+- :mod:`labkit.hub.spawner` -- each student's server under their account, curriculum copied;
+- :mod:`labkit.hub.curriculum` -- the merge of ``notebooks/`` into each home;
+- :mod:`labkit.hub.config` -- JupyterHub's configuration, services (idle culler, class page);
+- :mod:`labkit.hub.singleuser` -- the jupyter_server extension of every student's server;
+- :mod:`labkit.hub.gpushare` -- each student's GPU share (MIG device, whole GPU or shared);
+- :mod:`labkit.hub.classpage` -- the teacher's class page (a hub service) and
+  :mod:`labkit.hub.progress_ext` -- the exercise results it reads from each student's server;
+- :mod:`labkit.hub.plan` / :mod:`labkit.hub.k8s` -- the class MIG layout for the operator and
+  zero-to-jupyterhub values for a school that outgrows one server.
+
+This package imports nothing heavy.
+"""

@@ -7,8 +7,9 @@ file would run that file as server config. The ``voila.py`` there applies
 binary-message parsing, kernel culling, labkit's template and gallery, and caps on kernels and
 memory (see README, "Stack notes").
 
-Bound to 127.0.0.1 by default; any other host requires a token (generated and printed when not
-given).
+Bound to 127.0.0.1 only: ``make present`` is the teacher's own screen. A class works on the
+class hub (``make hub``, :mod:`labkit.hub`), where every student has their own server and
+account; there is no shared classroom mode with a common token.
 
 Inside a lesson's kernel, :mod:`labkit.runtime.kernel` provides the classroom guards
 (:func:`running_under_voila`, :func:`forbid_under_voila`, :func:`session_dir`). This package
@@ -18,9 +19,7 @@ imports nothing heavy: kernels import it from ``labkit.ui.setup()``.
 from __future__ import annotations
 
 import json
-import secrets
 import shutil
-import socket
 import sys
 from pathlib import Path
 
@@ -34,13 +33,12 @@ from labkit.runtime.kernel import (
 
 __all__ = [
     "CONFIG_DIR",
-    "LOCAL_HOSTS",
+    "HOST",
     "THEMES",
     "VoilaForbiddenError",
     "forbid_under_voila",
     "harden_kernel",
     "notebooks_dir",
-    "reachable_hosts",
     "running_under_voila",
     "serve_environment",
     "session_dir",
@@ -49,44 +47,12 @@ __all__ = [
 ]
 
 CONFIG_DIR = Path(__file__).resolve().parent / "config"
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: The only interface ``make present`` binds (the teacher's own screen).
+HOST = "127.0.0.1"
+#: voila options that would expose the server beyond this machine or drop its checks.
+_REFUSED_EXTRA = ("--Voila.ip", "--ip", "--token", "--Voila.token", "--ServerApp.ip",
+                  "--ServerApp.token", "--IdentityProvider.token")
 THEMES = ("light", "dark")
-
-
-WILDCARD_HOSTS = ("0.0.0.0", "::", "")
-
-
-def reachable_hosts(host: str) -> list[str]:
-    """Return the addresses a student's PC can type for a server bound to ``host``.
-
-    A wildcard bind (``0.0.0.0``, ``::``) is not an address anyone can open: it becomes this
-    machine's IPv4 address on the route out (a UDP socket's source address; nothing is sent)
-    and the addresses its host name resolves to, loopback dropped. Any other host is returned
-    as given (``127.0.0.1`` as ``localhost``).
-
-    Returns
-    -------
-    list of str
-        At least one entry; ``[host]`` when no address can be found.
-    """
-    if host in LOCAL_HOSTS:
-        return ["localhost"]
-    if host not in WILDCARD_HOSTS:
-        return [host]
-    found: list[str] = []
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect(("10.254.254.254", 9))  # no packet: only picks the outgoing route
-            found.append(probe.getsockname()[0])
-    except OSError:
-        pass
-    try:
-        found += socket.gethostbyname_ex(socket.gethostname())[2]
-    except OSError:
-        pass
-    unique = [a for i, a in enumerate(found)
-              if a not in found[:i] and not a.startswith("127.") and a != "0.0.0.0"]
-    return unique or [host or "0.0.0.0"]
 
 
 def notebooks_dir() -> Path:
@@ -108,27 +74,22 @@ def voila_executable() -> str:
 
 
 def voila_command(
-    host: str = "127.0.0.1", port: int = 8866, token: str | None = None,
-    root: Path | None = None, extra: list[str] | None = None, *, theme: str = "light",
-    warm: dict[str, int] | None = None,
-) -> tuple[list[str], str | None]:
-    """Return (argv, token) for voila serving ``root`` (default: all lessons).
+    port: int = 8866, root: Path | None = None, extra: list[str] | None = None, *,
+    theme: str = "light", warm: dict[str, int] | None = None,
+) -> list[str]:
+    """Return the argv of voila serving ``root`` (default: all lessons) on 127.0.0.1.
 
-    Run ``argv`` with :data:`CONFIG_DIR` as the working directory (voila loads labkit's config
+    Run it with :data:`CONFIG_DIR` as the working directory (voila loads labkit's config
     from there) and :func:`serve_environment` in the environment.
 
     Parameters
     ----------
-    host : str
-        Interface to bind. Anything but 127.0.0.1/localhost/::1 requires a token.
     port : int
-        TCP port.
-    token : str, optional
-        Access token; generated when ``host`` is not local and none is given.
+        TCP port on 127.0.0.1.
     root : Path, optional
         A notebook or folder to serve (default :func:`notebooks_dir`).
     extra : list of str, optional
-        More voila arguments (after labkit's, so they win).
+        More voila arguments (after labkit's, so they win); never the interface or a token.
     theme : {"light", "dark"}, default "light"
         Page theme (locked: a URL cannot change it).
     warm : dict, optional
@@ -139,7 +100,8 @@ def voila_command(
     Raises
     ------
     ValueError
-        If ``port`` is not in 1-65535, ``theme`` is unknown, or a ``warm`` count is negative.
+        If ``port`` is not in 1-65535, ``theme`` is unknown, a ``warm`` count is negative, or
+        ``extra`` sets the interface or a token (a class uses ``make hub``).
     """
     if not 0 < int(port) < 65536:
         raise ValueError(f"port must be in 1-65535, got {port!r}")
@@ -147,11 +109,13 @@ def voila_command(
         raise ValueError(f"theme must be one of {THEMES}, got {theme!r}")
     if any(int(n) < 0 for n in (warm or {}).values()):
         raise ValueError(f"warm kernel counts must be >= 0, got {warm!r}")
-    if host not in LOCAL_HOSTS and not token:
-        token = secrets.token_urlsafe(18)
+    for arg in extra or []:
+        if arg.split("=", 1)[0] in _REFUSED_EXTRA:
+            raise ValueError(f"{arg.split('=', 1)[0]}: make present serves {HOST} only; "
+                             "a class uses the class hub (make hub)")
     argv = [
         voila_executable(), str((root or notebooks_dir()).resolve()),
-        "--no-browser", f"--port={int(port)}", f"--Voila.ip={host}",
+        "--no-browser", f"--port={int(port)}", f"--Voila.ip={HOST}",
         "--template=labkit", f"--theme={theme}",
         "--strip_sources=True", "--show_tracebacks=False",
         "--MappingKernelManager.cull_idle_timeout=600",
@@ -163,13 +127,11 @@ def voila_command(
         pools = json.dumps({"default": {"pool_size": 0},
                             **{name: {"pool_size": int(n)} for name, n in (warm or {}).items()}})
         argv += ["--preheat_kernel=True", f"--VoilaKernelManager.kernel_pools_config={pools}"]
-    if token:
-        argv.append(f"--token={token}")
     for arg in extra or []:  # an extra option replaces labkit's value for the same option
         name = arg.split("=", 1)[0]
         argv = [a for a in argv if not (a.startswith("--") and a.split("=", 1)[0] == name)]
         argv.append(arg)
-    return argv, token
+    return argv
 
 
 def serve_environment(

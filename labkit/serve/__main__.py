@@ -1,11 +1,11 @@
 """``python -m labkit.serve``: the lessons as voila apps for a class (``make present``).
 
-    python -m labkit.serve [--host H] [--port P] [--token T] [--theme light|dark]
-                           [--lesson NN ...] [--warm N] [--max-kernels N] [PATH]
+    python -m labkit.serve [--port P] [--theme light|dark] [--lesson NN ...] [--warm N]
+                           [--max-kernels N] [PATH]
 
-``--lesson 03 --warm 30`` keeps 30 kernels of lesson 03 preheated, so a class of 30 sees the app
-without waiting for the notebook to run. Any host but localhost requires a token (generated and
-printed when not given).
+The teacher's own screen: voila on 127.0.0.1 only. ``--lesson 03 --warm 2`` keeps two kernels of
+lesson 03 preheated, so the app appears without waiting for the notebook to run. A class works
+on the class hub (``make hub``), every student on their own server.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from labkit.serve import (
     CONFIG_DIR,
     THEMES,
     notebooks_dir,
-    reachable_hosts,
     serve_environment,
     voila_command,
 )
@@ -50,15 +49,12 @@ def main(argv: list[str] | None = None) -> None:
     """Parse arguments, print where to connect, and exec voila from the config folder."""
     parser = argparse.ArgumentParser(prog="python -m labkit.serve", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8866)
-    parser.add_argument("--token", default=os.environ.get("LABKIT_TOKEN") or None)
     parser.add_argument("--theme", choices=THEMES, default=os.environ.get("LABKIT_THEME", "light"))
     parser.add_argument("--lesson", action="append", default=[],
                         help="lesson of the day (number or name; repeatable): kept preheated")
     parser.add_argument("--warm", type=int, default=None,
-                        help=f"preheated kernels per --lesson (default {DEFAULT_WARM}; "
-                             "a whole class: its size)")
+                        help=f"preheated kernels per --lesson (default {DEFAULT_WARM})")
     parser.add_argument("--max-kernels", type=int, default=None,
                         help="kernels at once, warm ones included (default 40)")
     parser.add_argument("--max-memory-mib", type=int, default=None,
@@ -78,18 +74,14 @@ def main(argv: list[str] | None = None) -> None:
     env = serve_environment(theme=args.theme, max_kernels=max_kernels,
                             max_memory_mib=args.max_memory_mib,
                             kernel_memory_mib=args.kernel_memory_mib)
-    command, token = voila_command(args.host, args.port, args.token, root, theme=args.theme,
-                                   warm=warm)
-    query = f"?token={token}" if token else ""
-    for shown in reachable_hosts(args.host):
-        print(f"labkit: serving the lessons at http://{shown}:{args.port}/{query}", flush=True)
-        for name in lessons:
-            print(f"labkit: lesson {name} ({warm_n} warm kernels) at "
-                  f"http://{shown}:{args.port}/voila/render/{name}{query}", flush=True)
-    if token:
-        print(f"labkit: access token (give it to the class): {token}", flush=True)
+    command = voila_command(args.port, root, theme=args.theme, warm=warm)
+    print(f"labkit: serving the lessons at http://localhost:{args.port}/ (this machine only; "
+          "a class uses `make hub`)", flush=True)
+    for name in lessons:
+        print(f"labkit: lesson {name} ({warm_n} warm kernels) at "
+              f"http://localhost:{args.port}/voila/render/{name}", flush=True)
     if warm:
-        print("labkit: preheating; the class can come in when voila logs "
+        print("labkit: preheating; the apps are ready when voila logs "
               "'Kernel pool of ... is filled'", flush=True)
     os.environ.update(env)
     # voila's kernel_pools_config has no non-JSON command-line form; traitlets warns about it

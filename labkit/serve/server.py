@@ -27,6 +27,7 @@ from typing import Any
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
 from labkit.serve.lessons import NOTEBOOK_PATTERN, read_lesson
+from labkit.serve.patching import require_attribute, require_version
 from labkit.ui.messages import t
 
 __all__ = [
@@ -224,6 +225,8 @@ class CappedKernelManager(AsyncMappingKernelManager):  # type: ignore[misc]
 
 def _admit_pages(handler_class: Any) -> None:
     """Check the caps before a page request reaches voila's pool or kernel start."""
+    require_version("voila", "0.5.0", "0.6", "the class-full admission check")
+    require_attribute(handler_class, "get", "the class-full admission check")
     if getattr(handler_class.get, "_labkit_admission", False):
         return
     from tornado import web
@@ -267,9 +270,16 @@ def guard_binary_header_parsing() -> None:
     CPU and memory growing until the server is killed. The guard returns "no header" for an
     offset count that cannot be a v1 message (< 3, > 1024, or past the message's end).
     Found and reproduced 2026-11-30 (voila 0.5.13 ``voila/tornado/kernel_websocket_handler.py``).
+
+    Raises
+    ------
+    PatchNotApplicableError
+        If voila is outside 0.5.x or the function moved.
     """
+    require_version("voila", "0.5.0", "0.6", "the binary-header DoS guard")
     import voila.tornado.kernel_websocket_handler as kwh
 
+    require_attribute(kwh, "read_header_from_binary_message", "the binary-header DoS guard")
     if not getattr(kwh.read_header_from_binary_message, "_labkit_guard", False):
         kwh.read_header_from_binary_message = _checked_offsets(kwh.read_header_from_binary_message)
 
@@ -292,9 +302,10 @@ def repoll_kernel_channels() -> None:
     """
     from queue import Empty
 
+    require_version("jupyter_client", "8.0", "9.0", "the kernel-channel re-poll")
     from jupyter_client.channels import AsyncZMQSocketChannel
 
-    original = AsyncZMQSocketChannel.get_msg
+    original = require_attribute(AsyncZMQSocketChannel, "get_msg", "the kernel-channel re-poll")
     if getattr(original, "_labkit_repoll", False):
         return
 

@@ -105,7 +105,7 @@ def capture(lessons: list[Lesson], out_dir: Path = THUMBNAILS) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
-    argv, _ = voila_command(port=port)
+    argv = voila_command(port=port)
     env = {**os.environ, "LABKIT_GPU": os.environ.get("LABKIT_GPU", "sim:H100-80GB")}
     proc = subprocess.Popen(argv, cwd=CONFIG_DIR, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env)

@@ -41,7 +41,7 @@ def _free_port() -> int:
 def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Start voila over notebooks/ as ``make present`` does; yield its base URL."""
     port = _free_port()
-    argv, _ = voila_command(port=port)
+    argv = voila_command(port=port)
     log_path = tmp_path_factory.mktemp("voila") / "voila.log"
     env = {**os.environ, "LABKIT_GPU": os.environ.get("LABKIT_GPU", "sim:H100-80GB")}
     with open(log_path, "wb") as log:

@@ -114,7 +114,7 @@ def voila_server(root: Path, log_dir: Path, *, env: dict[str, str] | None = None
                  warm: dict[str, int] | None = None) -> Iterator[VoilaServer]:
     """Serve ``root`` on 127.0.0.1 exactly as ``make present`` does (plus ``extra`` flags)."""
     port = _free_port()
-    argv, _ = voila_command(port=port, root=root, extra=extra, theme=theme, warm=warm)
+    argv = voila_command(port=port, root=root, extra=extra, theme=theme, warm=warm)
     with running(argv, log_dir / f"voila-{port}.log", f"http://127.0.0.1:{port}/",
                  env=env) as server:
         yield server
@@ -137,11 +137,7 @@ def labkit_serve(root: Path, log_dir: Path, cwd: Path, args: list[str],
     url = f"http://127.0.0.1:{port}/"
     try:
         wait_until_up(url + "voila/api/contents", proc, log_path)
-        token = None
-        for line in log_path.read_text().splitlines():
-            if "access token" in line:
-                token = line.rsplit(" ", 1)[-1].strip()
-        yield VoilaServer(url, proc, log_path, token)
+        yield VoilaServer(url, proc, log_path)
     finally:
         proc.terminate()
         try:

@@ -1,0 +1,180 @@
+"""A class logs in to the class hub at once: login -> lesson 03's first chart, per student.
+
+Starts the real hub as ``make hub`` does (``python -m labkit.hub serve``; root: it creates
+``jupyter-lkbench-NN`` accounts, removed at the end) with a roster of ``--students`` (default
+30). Every scripted student, released together: submits the Korean login form (first use sets
+the password), starts their server through the Hub API, GETs lesson 03 as a voila app from their
+own server, connects the kernel websocket and fetches every widget's state (what the page needs
+before a browser draws the first chart; as ``bench_classroom.py`` measures voila). Meanwhile a
+poller times the Hub API (``GET /hub/api/users/<teacher>``, the teacher's token) every 0.5 s.
+
+Reported: p50/p95/max of login -> first chart (server side), how many made it, memory per
+student (resident memory of all processes of the student's account: server + kernels), the
+Hub API p95 during the storm. The goal (issue 13): all 30 within 90 s, p95 < 60 s, < 350 MB per
+student. Full-size runs need a quiet machine.
+
+Run: ``sudo .venv/bin/python benchmarks/bench_hub.py [--students 30] [--lesson 03_goodput.ipynb]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import requests
+
+from benchmarks.harness import percentiles, save
+from labkit.hub.accounts import remove_system_user
+from labkit.hub.roster import system_username
+from labkit.hub.spawner import kill_user_processes
+from labkit.hub.state import HubSettings, HubState
+from tests.browser.voila_client import request_states
+from tests.hub import hubclient
+from tests.hub.conftest import _free_port
+
+TEACHER = "lkbench-t"
+TIMEOUT_S = 600
+
+
+def _student(base: str, name: str, lesson: str, go: threading.Event) -> dict[str, Any]:
+    go.wait()
+    t0 = time.perf_counter()
+    try:
+        student, reply = hubclient.login(base, name, f"{name}-pass", timeout=TIMEOUT_S)
+        if not hubclient.logged_in(reply):
+            raise RuntimeError(f"login refused ({reply.status_code})")
+        login_s = time.perf_counter() - t0
+        deadline = time.perf_counter() + TIMEOUT_S
+        while True:  # concurrent_spawn_limit: a 429 means "try again in a moment"
+            try:
+                hubclient.start_server(student, timeout=TIMEOUT_S)
+                break
+            except requests.HTTPError as err:
+                if err.response is None or err.response.status_code != 429 or \
+                        time.perf_counter() > deadline:
+                    raise
+                time.sleep(2)
+        ready_s = time.perf_counter() - t0
+        page = hubclient.fetch_voila(student, lesson, timeout=TIMEOUT_S)
+        client = hubclient.HubKernelClient(student, page.kernel_id, timeout=TIMEOUT_S)
+        states = request_states(client)
+        first_chart_s = time.perf_counter() - t0
+        client.close()
+        return {"login_s": login_s, "ready_s": ready_s, "first_chart_s": first_chart_s,
+                "widgets": len(states)}
+    except Exception as err:  # a failed student is a result, not a crash of the benchmark
+        return {"error": f"{type(err).__name__}: {err}"[:300]}
+
+
+def _memory_mib(name: str) -> float:
+    import psutil
+
+    uid = __import__("pwd").getpwnam(system_username(name)).pw_uid
+    total = 0
+    for proc in psutil.process_iter(["uids", "memory_info"]):
+        if proc.info["uids"] and proc.info["uids"].real == uid and proc.info["memory_info"]:
+            total += proc.info["memory_info"].rss
+    return total / 2**20
+
+
+def main() -> None:
+    """Run the storm and save ``benchmarks/results/bench_hub.json``."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--lesson", default="03_goodput.ipynb")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("bench_hub: skipped, needs root (it creates the students' system accounts)")
+        return
+    names = [f"lkbench-{i:02d}" for i in range(args.students)]
+    work = Path(tempfile.mkdtemp(prefix="labkit-bench-hub-"))
+    roster = work / "class.csv"
+    roster.write_text("username,display_name\n" + "".join(f"{n},학생{n[-2:]}\n" for n in names),
+                      encoding="utf-8")
+    port = _free_port()
+    HubState(work / "state").save_settings(HubSettings(
+        teacher=TEACHER, port=port, extra={"hub_port": _free_port(),
+                                           "proxy_api_port": _free_port()}))
+    log = open(work / "hub.log", "wb")
+    hub = subprocess.Popen([sys.executable, "-m", "labkit.hub", "--state-dir",
+                            str(work / "state"), "serve", "--roster", str(roster),
+                            "--teacher", TEACHER], stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 900
+        while True:
+            try:
+                if requests.get(base + "hub/health", timeout=2).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if hub.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"hub did not start; see {work / 'hub.log'}")
+            time.sleep(0.5)
+        teacher, _ = hubclient.login(base, TEACHER, "teacher-pass")
+        token = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"}).json()
+        teacher.token = token["token"]
+        api_ms: list[float] = []
+        stop = threading.Event()
+
+        def poll_api() -> None:
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                try:
+                    teacher.api("GET", f"users/{TEACHER}", timeout=60)
+                    api_ms.append((time.perf_counter() - t0) * 1000)
+                except requests.RequestException:
+                    api_ms.append(60_000.0)
+                stop.wait(0.5)
+
+        go = threading.Event()
+        poller = threading.Thread(target=poll_api, daemon=True)
+        poller.start()
+        with ThreadPoolExecutor(len(names)) as pool:
+            futures = [pool.submit(_student, base, n, args.lesson, go) for n in names]
+            t_start = time.perf_counter()
+            go.set()
+            rows = [f.result() for f in futures]
+        storm_s = time.perf_counter() - t_start
+        stop.set()
+        poller.join()
+        memory = [_memory_mib(n) for n in names]
+        ok = [r for r in rows if "error" not in r]
+        result: dict[str, Any] = {
+            "students": len(names), "reached_first_chart": len(ok), "storm_s": round(storm_s, 1),
+            "login_to_first_chart": percentiles([r["first_chart_s"] * 1000 for r in ok])
+            if ok else None,
+            "login_to_server_ready": percentiles([r["ready_s"] * 1000 for r in ok])
+            if ok else None,
+            "memory_per_student_mib": {"mean": round(sum(memory) / len(memory), 1),
+                                       "max": round(max(memory), 1)},
+            "hub_api_during_storm": percentiles(api_ms) if api_ms else None,
+            "errors": [r["error"] for r in rows if "error" in r][:10],
+            "machine": {"cpus": os.cpu_count()},
+        }
+        save("bench_hub", result)
+    finally:
+        hub.terminate()
+        try:
+            hub.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            hub.kill()
+        log.close()
+        for name in [*names, TEACHER]:
+            kill_user_processes(system_username(name))
+            remove_system_user(name)
+
+
+if __name__ == "__main__":
+    main()

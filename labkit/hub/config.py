@@ -1,0 +1,150 @@
+"""The JupyterHub configuration of the class hub (applied by ``hubconfig/jupyterhub_config.py``).
+
+:func:`configure` reads the hub's private state (:class:`labkit.hub.state.HubState`: roster,
+teacher's settings, secrets) and sets JupyterHub's traitlets:
+
+- the proxy (configurable-http-proxy from the Makefile's local prefix ``.hub/node``) on the
+  teacher's host/port, the Hub's own API on 127.0.0.1 only;
+- accounts: roster allow-list, teacher = admin, first-use passwords, login throttling
+  (:mod:`labkit.hub.auth`), Korean login/error pages (``labkit/hub/templates``);
+- spawning: :class:`labkit.hub.spawner.LabkitSpawner`, ``concurrent_spawn_limit``, timeouts
+  for a 2-core server;
+- cookies HttpOnly (JupyterHub's default) + ``SameSite=Lax``, ``Secure`` under TLS;
+- services: jupyterhub-idle-culler with the teacher's timeout, and the teacher's class page
+  when ``labkit.hub.classpage`` is installed (see :func:`class_page_service`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from labkit.hub.limits import detect_mechanism
+from labkit.hub.state import HubSettings, HubState
+from labkit.ui.messages import t
+
+__all__ = ["REPO", "TEMPLATES", "class_page_service", "configure", "proxy_command"]
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: FirstUseAuthenticator's default minimum password length.
+MIN_PASSWORD = 7
+
+
+def proxy_command() -> list[str]:
+    """Return configurable-http-proxy's command (the Makefile's ``.hub/node`` prefix first).
+
+    Raises
+    ------
+    FileNotFoundError
+        If it is not installed (``make hub`` installs it).
+    """
+    local = REPO / ".hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+    found = str(local) if local.exists() else shutil.which("configurable-http-proxy")
+    if not found:
+        raise FileNotFoundError("configurable-http-proxy is not installed: run `make hub` "
+                                "(installs it from npm into .hub/node)")
+    return [found]
+
+
+def class_page_service(settings: HubSettings) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Return ([service], [role]) for the teacher's class page, or ([], []) without it.
+
+    HOOK (branch hub-class): ``labkit.hub.classpage.service_spec()`` is called with no
+    arguments and returns ``(service_dict, role_dict)`` -- a JupyterHub service entry and the
+    role that grants its scopes.
+    """
+    try:
+        from labkit.hub import classpage  # type: ignore[attr-defined]
+    except ImportError:
+        return [], []
+    service, role = classpage.service_spec()
+    return [dict(service)], [dict(role)]
+
+
+def _services(settings: HubSettings) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    services: list[dict[str, Any]] = [{
+        "name": "idle-culler",
+        "command": [sys.executable, "-m", "jupyterhub_idle_culler",
+                    f"--timeout={int(settings.cull_timeout_s)}",
+                    f"--cull-every={max(10, min(60, int(settings.cull_timeout_s) // 2))}"],
+    }]
+    roles: list[dict[str, Any]] = [{
+        "name": "idle-culler",
+        "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+        "services": ["idle-culler"],
+    }]
+    # ---- the teacher's class page (hub-class) is appended here, when importable ----------
+    page_services, page_roles = class_page_service(settings)
+    return services + page_services, roles + page_roles
+
+
+def configure(c: Any, state: HubState | None = None) -> None:
+    """Set JupyterHub's config ``c`` for the class (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        If no roster was imported or no teacher is set.
+    """
+    state = state or HubState()
+    settings = state.settings()
+    roster = state.roster()
+    if not roster:
+        raise ValueError("no roster imported: python -m labkit.hub roster import class.csv")
+    if not settings.teacher:
+        raise ValueError("no teacher set: python -m labkit.hub serve --teacher NAME")
+    hub_port = int(settings.extra.get("hub_port", 8081))
+    api_port = int(settings.extra.get("proxy_api_port", 8001))
+    tls = {k: settings.extra[k] for k in ("ssl_cert", "ssl_key") if settings.extra.get(k)}
+    scheme = "https" if tls else "http"
+
+    c.JupyterHub.bind_url = f"{scheme}://{settings.host}:{int(settings.port)}/"
+    c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{hub_port}"
+    if tls:
+        c.JupyterHub.ssl_cert = tls["ssl_cert"]
+        c.JupyterHub.ssl_key = tls["ssl_key"]
+    c.JupyterHub.db_url = state.db_url
+    c.JupyterHub.cookie_secret_file = str(state.cookie_secret_file)
+    c.JupyterHub.pid_file = str(state.root / "jupyterhub.pid")
+    c.JupyterHub.cleanup_servers = True
+    c.ConfigurableHTTPProxy.command = proxy_command()
+    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{api_port}"
+    c.ConfigurableHTTPProxy.auth_token = state.proxy_token()
+    c.ConfigurableHTTPProxy.pid_file = str(state.root / "proxy.pid")
+
+    c.JupyterHub.authenticator_class = "labkit.hub.auth.RosterAuthenticator"
+    c.Authenticator.allowed_users = {s.username for s in roster} | {settings.teacher}
+    c.Authenticator.admin_users = {settings.teacher}
+    c.FirstUseAuthenticator.create_users = False
+    c.FirstUseAuthenticator.dbm_path = str(state.passwords_file)
+    c.FirstUseAuthenticator.min_password_length = MIN_PASSWORD
+    c.JupyterHub.template_paths = [str(TEMPLATES)]
+    # a callable value is called with the user (JupyterHub template_vars)
+    c.JupyterHub.template_vars = {"labkit_t": lambda _user: t, "labkit_min_password": MIN_PASSWORD}
+
+    c.JupyterHub.spawner_class = "labkit.hub.spawner.LabkitSpawner"
+    c.JupyterHub.concurrent_spawn_limit = int(settings.concurrent_spawn_limit)
+    c.LabkitSpawner.curriculum_dir = str(Path(settings.extra.get(
+        "curriculum_dir", REPO / "notebooks")))
+    c.LabkitSpawner.limit_mechanism = detect_mechanism()
+    c.LabkitSpawner.mem_limit_mib = int(settings.mem_limit_mib)
+    c.LabkitSpawner.cpu_limit_cores = float(settings.cpu_limit)
+    c.LabkitSpawner.nproc_limit = int(settings.nproc_limit)
+    c.LabkitSpawner.extra_env = dict(settings.extra.get("env", {}))
+    c.Spawner.disable_user_config = True
+    # a stopping server gets SIGINT, then SIGTERM, then SIGKILL (LocalProcessSpawner)
+    c.LocalProcessSpawner.interrupt_timeout = 10
+    c.LocalProcessSpawner.term_timeout = 5
+    # 2 shared cores: JupyterLab + voila imports take tens of seconds under a class's load
+    c.Spawner.http_timeout = int(settings.extra.get("http_timeout", 120))
+    c.Spawner.start_timeout = int(settings.extra.get("start_timeout", 180))
+
+    c.JupyterHub.tornado_settings = {
+        "cookie_options": {"SameSite": "Lax", **({"Secure": True} if tls else {})},
+    }
+    c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings)
+    os.environ.setdefault("LABKIT_HUB_STATE", str(state.root))

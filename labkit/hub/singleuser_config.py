@@ -1,0 +1,44 @@
+"""The settings of every student's single-user server (loaded from its jupyter_server config).
+
+Applied by ``labkit/hub/jupyter/jupyter_server_config.py``: enables labkit's server extension
+(:mod:`labkit.hub.singleuser`), serves voila apps at ``/user/<name>/voila/render/<lesson>`` with
+labkit's template (the same as ``make present``), culls idle kernels, and caps websocket message
+size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from labkit.serve.server import CULL_IDLE_TIMEOUT_S, CULL_INTERVAL_S, WEBSOCKET_MAX_MESSAGE_BYTES
+from labkit.ui.messages import t
+
+__all__ = ["configure"]
+
+
+def configure(c: Any) -> None:
+    """Apply labkit's single-user settings to the jupyter_server config ``c``."""
+    import os
+
+    from labkit.serve.server import TEMPLATE_ROOT
+
+    # labkit's voila template (voila collects template paths from JUPYTER_PATH at load)
+    known = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(dict.fromkeys([str(TEMPLATE_ROOT), *known]))
+    # plain dicts: jupyterhub-singleuser reads tornado_settings with ``in`` (not a lazy value);
+    # extensions enabled in jupyter_server_config.d (voila, jupyterlab) are found separately
+    c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True}
+    c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
+    c.MappingKernelManager.cull_idle_timeout = CULL_IDLE_TIMEOUT_S
+    c.MappingKernelManager.cull_interval = CULL_INTERVAL_S
+    c.VoilaConfiguration.template = "labkit"
+    c.VoilaConfiguration.theme = "light"
+    c.VoilaConfiguration.strip_sources = True
+    c.VoilaConfiguration.show_tracebacks = False
+    c.VoilaConfiguration.allow_theme_override = "NO"
+    c.VoilaConfiguration.allow_template_override = "NO"
+    c.VoilaConfiguration.classic_tree = True
+    c.VoilaConfiguration.resources = {"labkit": {
+        "course": t("serve.course"), "back": t("serve.back"), "lang": "ko"}}
+    c.VoilaExecutor.cell_error_instruction = t("serve.cell_error")
+    c.HTMLExporter.language_code = "ko"

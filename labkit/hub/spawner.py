@@ -1,0 +1,218 @@
+"""The spawner: each student's server under their own system account, with limits.
+
+:class:`LabkitSpawner` is JupyterHub's LocalProcessSpawner with what a class needs:
+
+- the server runs as ``jupyter-<username>`` (created from the roster, home 0700;
+  :mod:`labkit.hub.accounts`), never as the hub's account;
+- before it starts: the student's cgroup with their memory/CPU/process limits
+  (:mod:`labkit.hub.limits`), the curriculum merged into ``~/labkit``
+  (:mod:`labkit.hub.curriculum`, written as the student), and their GPU share in the
+  environment (:func:`gpu_environment`, the one call into ``labkit.hub.gpushare``);
+- after it stops: every process left under the student's uid is killed and the cgroup removed.
+
+JupyterLab opens at ``/user/<name>/lab`` on ``~/labkit``; voila apps are at
+``/user/<name>/voila/render/<lesson>.ipynb`` (labkit's single-user config,
+:mod:`labkit.hub.singleuser_config`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import pwd
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
+from traitlets import Dict, Float, Integer, Unicode, default
+
+from labkit.hub import accounts, curriculum
+from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
+from labkit.hub.roster import system_username
+from labkit.hub.userenv import USER_ENV, site_packages, user_python
+
+__all__ = ["LabkitSpawner", "gpu_environment"]
+
+HOME_FOLDER = "labkit"
+
+
+def gpu_environment(username: str) -> dict[str, str]:
+    """Return the GPU-share environment of ``username``'s server (``CUDA_VISIBLE_DEVICES``, ...).
+
+    The one place the hub asks ``labkit.hub.gpushare.environment_for(username)`` (the teacher's
+    GPU policy); an empty dict where that module is not installed. Its errors (no slice left)
+    propagate: the spawn fails with its message.
+    """
+    try:
+        from labkit.hub import gpushare  # type: ignore[attr-defined]
+    except ImportError:
+        return {}
+    env = gpushare.environment_for(username)
+    return {str(k): str(v) for k, v in dict(env or {}).items()}
+
+
+_RUNNABLE: set[tuple[str, str]] = set()  # (account, python) already checked by this hub
+
+
+def _check_runnable(entry: pwd.struct_passwd, python: str) -> None:
+    """Fail clearly if the student's account cannot run the students' Python (once per hub)."""
+    if (entry.pw_name, python) in _RUNNABLE:
+        return
+    probe = subprocess.run([python, "-c", "import labkit.hub.curriculum"],
+                           preexec_fn=set_user_setuid(entry.pw_name), capture_output=True,
+                           cwd="/", timeout=60)
+    if probe.returncode:
+        raise PermissionError(
+            f"student account {entry.pw_name} cannot run {python} with labkit "
+            f"({probe.stderr.decode(errors='replace').strip()[-300:]}): put the labkit checkout "
+            "rebuild the students' environment: rm -rf it and run `make hub` again")
+    _RUNNABLE.add((entry.pw_name, python))
+
+
+class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
+    """LocalProcessSpawner as ``jupyter-<username>`` with limits, curriculum and GPU share."""
+
+    curriculum_dir = Unicode(help="the teacher's notebooks/ folder (read only)").tag(config=True)
+    limit_mechanism = Unicode(help="cgroup-v2 | cgroup-v1 | rlimit").tag(config=True)
+    mem_limit_mib = Integer(2048).tag(config=True)
+    cpu_limit_cores = Float(1.0).tag(config=True)
+    nproc_limit = Integer(512).tag(config=True)
+    extra_env = Dict().tag(config=True)
+    user_env_dir = Unicode(str(USER_ENV),
+                           help="the students' environment (labkit.hub.userenv)").tag(config=True)
+
+    @default("limit_mechanism")
+    def _default_mechanism(self) -> str:
+        return detect_mechanism()
+
+    @default("cmd")
+    def _default_cmd(self) -> list[str]:
+        return [str(Path(self.user_env_dir) / "bin" / "jupyterhub-singleuser")]
+
+    @default("notebook_dir")
+    def _default_notebook_dir(self) -> str:
+        return f"~/{HOME_FOLDER}"
+
+    @default("default_url")
+    def _default_url(self) -> str:
+        return "/lab"
+
+    @property
+    def system_user(self) -> str:
+        """The student's account name."""
+        return system_username(self.user.name)
+
+    @property
+    def limits(self) -> Limits:
+        """The student's limits."""
+        return Limits(self.mem_limit_mib, self.cpu_limit_cores, self.nproc_limit)
+
+    def cgroup(self) -> StudentCgroup | None:
+        """The student's cgroup, or None under the rlimit mechanism."""
+        if self.limit_mechanism not in ("cgroup-v2", "cgroup-v1"):
+            return None
+        return StudentCgroup(self.system_user, self.limits, self.limit_mechanism)
+
+    def make_preexec_fn(self, name: str) -> Any:
+        """Join the cgroup and set rlimits (as root), then become ``jupyter-<name>``."""
+        group = self.cgroup()
+        limits = rlimit_preexec(self.limits, self.limit_mechanism,
+                                group.procs_files() if group else None)
+        become = set_user_setuid(system_username(name))
+
+        def preexec() -> None:
+            limits()
+            become()
+
+        return preexec
+
+    def user_env(self, env: dict[str, str]) -> dict[str, str]:
+        """The student's HOME/USER/SHELL (of ``jupyter-<name>``), labkit's paths and GPU share."""
+        entry = pwd.getpwnam(self.system_user)
+        env.update(USER=entry.pw_name, HOME=entry.pw_dir, SHELL=entry.pw_shell or "/bin/bash")
+        bindir = str(Path(self.user_env_dir) / "bin")
+        env["PATH"] = os.pathsep.join([bindir, *[p for p in env.get("PATH", "").split(
+            os.pathsep) if p and p != bindir]])
+        site = site_packages(Path(self.user_env_dir))
+        env["JUPYTER_CONFIG_PATH"] = str(site / "labkit" / "hub" / "jupyter")
+        env["JUPYTER_PATH"] = str(site / "labkit" / "serve" / "jupyter")  # the voila template
+        env["LABKIT_DATA"] = str(Path(self.user_env_dir) / "share" / "labkit" / "data")
+        env["VIRTUAL_ENV"] = self.user_env_dir
+        env.setdefault("LABKIT_THEME", "light")
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env.setdefault(name, "1")
+        env.update({str(k): str(v) for k, v in self.extra_env.items()})
+        env.update(gpu_environment(self.user.name))
+        return env
+
+    async def _copy_curriculum(self, entry: pwd.struct_passwd) -> None:
+        if not self.curriculum_dir:
+            return
+        files = curriculum.read_curriculum(Path(self.curriculum_dir))
+        payload = json.dumps({k: base64.b64encode(v).decode() for k, v in files.items()})
+        dest = str(Path(entry.pw_dir) / HOME_FOLDER)
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": entry.pw_dir}
+        proc = await asyncio.create_subprocess_exec(
+            str(user_python(Path(self.user_env_dir))), "-m", "labkit.hub.curriculum", dest,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=entry.pw_dir, env=env, preexec_fn=set_user_setuid(entry.pw_name))
+        out, err = await proc.communicate(payload.encode())
+        if proc.returncode:
+            raise RuntimeError(f"curriculum copy for {entry.pw_name} failed: "
+                               f"{err.decode(errors='replace')[-500:]}")
+        self.log.info("labkit: curriculum for %s: %s", entry.pw_name, out.decode().strip())
+
+    async def start(self) -> Any:
+        """Create the account and cgroup, merge the curriculum, then start the server."""
+        entry = accounts.ensure_system_user(self.user.name)
+        await asyncio.to_thread(_check_runnable, entry,
+                                str(user_python(Path(self.user_env_dir))))
+        group = self.cgroup()
+        if group is not None:
+            await asyncio.to_thread(group.create)
+        await self._copy_curriculum(entry)
+        return await super().start()
+
+    async def stop(self, now: bool = False) -> None:
+        """Stop the server, kill what the student left running, remove the cgroup."""
+        await super().stop(now=now)
+        await asyncio.to_thread(kill_user_processes, self.system_user)
+        group = self.cgroup()
+        if group is not None:
+            group.remove()
+
+
+def kill_user_processes(system_user: str) -> int:
+    """SIGKILL every process of ``system_user`` (a stopped server leaves nothing behind).
+
+    Returns
+    -------
+    int
+        How many processes were signalled.
+    """
+    import psutil
+
+    try:
+        uid = pwd.getpwnam(system_user).pw_uid
+    except KeyError:
+        return 0
+    if uid == 0:
+        raise ValueError("refusing to kill root's processes")
+    killed = 0
+    for _ in range(5):
+        found = [p for p in psutil.process_iter(["uids"]) if p.info["uids"]
+                 and p.info["uids"].real == uid]
+        if not found:
+            break
+        for proc in found:
+            try:
+                proc.send_signal(signal.SIGKILL)
+                killed += 1
+            except psutil.Error:
+                pass
+        psutil.wait_procs(found, timeout=2)
+    return killed

@@ -1,0 +1,176 @@
+"""The hub's private state directory: database, secrets, roster and the teacher's settings.
+
+JupyterHub keeps its database (``jupyterhub.sqlite``), cookie secret and the proxy's auth token;
+labkit adds the imported roster, the first-use password store and the teacher's settings. All of
+it lives in one directory that only the hub's own account can read (0700, files 0600), never in
+the repository (JupyterHub "Security overview": the cookie secret and proxy token let anyone act
+as the hub). Default: ``/var/lib/labkit-hub`` when the hub runs as root (the FHS place for state,
+as TLJH's ``/opt/tljh/state``), else ``$XDG_STATE_HOME/labkit-hub`` (XDG base directory spec;
+``~/.local/state`` when unset). ``$LABKIT_HUB_STATE`` overrides it (tests use a temp dir).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import stat
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labkit.hub.roster import Student
+
+__all__ = ["HubSettings", "HubState", "default_state_dir"]
+
+ROOT_STATE_DIR = Path("/var/lib/labkit-hub")
+
+
+def default_state_dir() -> Path:
+    """Return where the hub keeps its state (see the module docstring)."""
+    override = os.environ.get("LABKIT_HUB_STATE")
+    if override:
+        return Path(override)
+    if os.geteuid() == 0:
+        return ROOT_STATE_DIR
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "labkit-hub"
+
+
+@dataclass
+class HubSettings:
+    """What the teacher chose for the class (saved in the state directory).
+
+    Attributes
+    ----------
+    teacher : str
+        The teacher's hub username (a JupyterHub admin).
+    host, port : str, int
+        Where the proxy listens for browsers.
+    cull_timeout_s : int
+        Idle student servers are stopped after this long (jupyterhub-idle-culler; TLJH's
+        default is 600 s). [s]
+    mem_limit_mib : int
+        Memory of one student's server and kernels together. [MiB]
+    cpu_limit : float
+        CPU cores one student may use. [cores]
+    nproc_limit : int
+        Processes and threads one student may run at once (stops a fork bomb; a server
+        and a kernel use ~100 threads).
+    concurrent_spawn_limit : int
+        Student servers starting at once (JupyterHub's ``concurrent_spawn_limit``).
+    """
+
+    teacher: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8000
+    cull_timeout_s: int = 600
+    mem_limit_mib: int = 2048
+    cpu_limit: float = 1.0
+    nproc_limit: int = 512
+    concurrent_spawn_limit: int = 10
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> HubSettings:
+        """Return self if every value is usable.
+
+        Raises
+        ------
+        ValueError
+            On a port outside 1-65535 or a non-positive limit.
+        """
+        if not 0 < int(self.port) < 65536:
+            raise ValueError(f"port must be in 1-65535, got {self.port!r}")
+        for name in ("cull_timeout_s", "mem_limit_mib", "nproc_limit", "concurrent_spawn_limit"):
+            if int(getattr(self, name)) <= 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if not float(self.cpu_limit) > 0:
+            raise ValueError(f"cpu_limit must be > 0, got {self.cpu_limit!r}")
+        return self
+
+
+def _private_dir(path: Path) -> Path:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.stat()
+    if info.st_uid != os.geteuid():
+        raise PermissionError(f"{path} belongs to uid {info.st_uid}, not to the hub "
+                              f"(uid {os.geteuid()}): choose another LABKIT_HUB_STATE")
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        os.chmod(path, 0o700)
+    return path
+
+
+def _write_private(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(tmp, path)
+
+
+class HubState:
+    """The hub's private state directory (created 0700 on first use).
+
+    Parameters
+    ----------
+    root : Path, optional
+        The directory (default :func:`default_state_dir`).
+
+    Raises
+    ------
+    PermissionError
+        If the directory exists and belongs to another account.
+    """
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = _private_dir(Path(root or default_state_dir()).resolve())
+
+    @property
+    def db_url(self) -> str:
+        """JupyterHub's database URL (sqlite in the state directory)."""
+        return f"sqlite:///{self.root / 'jupyterhub.sqlite'}"
+
+    @property
+    def cookie_secret_file(self) -> Path:
+        """JupyterHub's cookie secret (JupyterHub creates it 0600)."""
+        return self.root / "jupyterhub_cookie_secret"
+
+    @property
+    def passwords_file(self) -> Path:
+        """FirstUseAuthenticator's password store (a dbm file, salted bcrypt hashes)."""
+        return self.root / "passwords.dbm"
+
+    def proxy_token(self) -> str:
+        """Return the proxy's auth token, created (0600) on first use."""
+        path = self.root / "proxy_token"
+        if not path.exists():
+            _write_private(path, secrets.token_hex(32))
+        return path.read_text(encoding="utf-8").strip()
+
+    # --- roster ----------------------------------------------------------------------------
+
+    def save_roster(self, students: list[Student]) -> None:
+        """Replace the stored roster."""
+        rows = [asdict(s) for s in students]
+        _write_private(self.root / "roster.json", json.dumps(rows, ensure_ascii=False, indent=1))
+
+    def roster(self) -> list[Student]:
+        """Return the stored roster (empty before the first import)."""
+        path = self.root / "roster.json"
+        if not path.exists():
+            return []
+        return [Student(**row) for row in json.loads(path.read_text(encoding="utf-8"))]
+
+    # --- settings --------------------------------------------------------------------------
+
+    def save_settings(self, settings: HubSettings) -> None:
+        """Store the teacher's settings."""
+        _write_private(self.root / "settings.json",
+                       json.dumps(asdict(settings.validate()), ensure_ascii=False, indent=1))
+
+    def settings(self) -> HubSettings:
+        """Return the stored settings (defaults before the first ``serve``)."""
+        path = self.root / "settings.json"
+        if not path.exists():
+            return HubSettings()
+        return HubSettings(**json.loads(path.read_text(encoding="utf-8"))).validate()

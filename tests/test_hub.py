@@ -1,0 +1,290 @@
+"""labkit.hub without a running hub: roster, curriculum merge, throttle, frame guards, state."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from labkit.hub import accounts
+from labkit.hub.auth import LoginThrottle
+from labkit.hub.curriculum import merge, plan
+from labkit.hub.roster import Student, parse_roster, render_roster, system_username
+from labkit.hub.singleuser import MalformedFrameError, check_legacy_frame, check_v1_frame
+from labkit.hub.state import HubSettings, HubState
+from labkit.serve.patching import PatchNotApplicableError, require_attribute, require_version
+from tests.browser.voila_client import encode_v1
+
+# --- roster ------------------------------------------------------------------------------------
+
+
+def test_roster_parses_korean_names_and_excel_bom() -> None:
+    text = "\ufeffusername,display_name\nminji,김민지\njisoo,\"이, 지수\"\n"
+    assert parse_roster(text) == [Student("minji", "김민지"), Student("jisoo", "이, 지수")]
+    assert system_username("minji") == "jupyter-minji"
+    assert parse_roster(render_roster(parse_roster(text))) == parse_roster(text)
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("", "empty roster"),
+    ("name,display_name\nminji,김민지\n", "first row"),
+    ("username,display_name\n", "no student"),
+    ("username,display_name\n김민지,김민지\n", r"row 2: username '김민지' must be"),
+    ("username,display_name\nMinji,x\n", "row 2.*lowercase"),
+    ("username,display_name\n1abc,x\n", "starting with a letter"),
+    ("username,display_name\n" + "a" * 25 + ",x\n", "longer than 24"),
+    ("username,display_name\nminji,a\nminji,b\n", "row 3: username 'minji' repeats row 2"),
+    ("username,display_name\nminji,a,b\n", "row 2: 3 fields"),
+    ("username,display_name\n,x\n", "row 2: username is empty"),
+])
+def test_roster_bad_input_names_the_row(text: str, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        parse_roster(text, source="class.csv")
+
+
+# --- curriculum merge --------------------------------------------------------------------------
+
+
+def _sha(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+@given(teacher_old=st.binary(max_size=8), teacher_new=st.binary(max_size=8),
+       student=st.one_of(st.none(), st.binary(max_size=8)), copied=st.booleans())
+def test_plan_never_overwrites_a_students_change(teacher_old: bytes, teacher_new: bytes,
+                                                 student: bytes | None, copied: bool) -> None:
+    recorded = {"a.ipynb": _sha(teacher_old)} if copied else {}
+    present = {"a.ipynb": None if student is None else _sha(student)}
+    action = plan({"a.ipynb": teacher_new}, present, recorded).get("a.ipynb")
+    # the oracle, written out case by case
+    if student is None:
+        expected = None if copied and teacher_old == teacher_new else "copy"
+    elif copied and student == teacher_old and teacher_old != teacher_new:
+        expected = "update"
+    else:
+        expected = None  # the student's file (changed, or never from us) stays
+    assert action == expected
+
+
+def test_merge_copies_updates_and_keeps_edits(tmp_path: Path) -> None:
+    home = tmp_path / "labkit"
+    assert merge(home, {"01.ipynb": b"v1", "02.ipynb": b"v1"}) == {
+        "01.ipynb": "copy", "02.ipynb": "copy"}
+    (home / "02.ipynb").write_bytes(b"student's work")
+    (home / "mine.txt").write_bytes(b"mine")
+    assert merge(home, {"01.ipynb": b"v2", "02.ipynb": b"v2"}) == {"01.ipynb": "update"}
+    assert (home / "01.ipynb").read_bytes() == b"v2"
+    assert (home / "02.ipynb").read_bytes() == b"student's work"
+    assert (home / "mine.txt").read_bytes() == b"mine"
+    assert merge(home, {"01.ipynb": b"v2"}) == {}
+
+
+# --- login throttle ----------------------------------------------------------------------------
+
+
+def test_throttle_blocks_after_max_failures_within_the_window() -> None:
+    now = [0.0]
+    throttle = LoginThrottle(max_failures=3, window_s=60, clock=lambda: now[0])
+    for _ in range(2):
+        throttle.failed("minji")
+    assert not throttle.blocked("minji")
+    throttle.failed("minji")
+    assert throttle.blocked("minji") and not throttle.blocked("jisoo")
+    now[0] = 60.5  # the failures age out of the window
+    assert not throttle.blocked("minji")
+
+
+# --- websocket frame guards -------------------------------------------------------------------
+
+
+def test_v1_guard_refuses_the_72_byte_frame_and_passes_real_messages() -> None:
+    attack = (2**63 - 1).to_bytes(8, "little") + bytes(64)
+    assert len(attack) == 72
+    with pytest.raises(MalformedFrameError):
+        check_v1_frame(attack)
+    msg = {"header": {"msg_id": "1", "msg_type": "comm_msg"}, "parent_header": {},
+           "metadata": {}, "content": {"data": {}}}
+    check_v1_frame(encode_v1("shell", msg))
+    check_v1_frame(encode_v1("shell", msg, [b"\x00" * 100, b"x"]))
+    for bad in (b"", b"\x01" + bytes(7), (3).to_bytes(8, "little") + bytes(8)):
+        with pytest.raises(MalformedFrameError):
+            check_v1_frame(bad)
+
+
+def test_legacy_guard_refuses_a_huge_buffer_count_and_passes_real_messages() -> None:
+    from jupyter_server.services.kernels.connection.base import serialize_binary_message
+
+    with pytest.raises(MalformedFrameError):
+        check_legacy_frame(struct.pack("!i", 50_000_000) + bytes(60))
+    with pytest.raises(MalformedFrameError):
+        check_legacy_frame(struct.pack("!i", -1) + bytes(60))
+    real = serialize_binary_message({"header": {}, "parent_header": {}, "metadata": {},
+                                     "content": {}, "buffers": [b"abc", b"de"]})
+    check_legacy_frame(real)
+
+
+def test_guards_are_installed_where_jupyter_server_calls_them() -> None:
+    from jupyter_server.services.kernels.connection import base, channels
+
+    from labkit.hub.singleuser import guard_kernel_websocket_frames
+
+    guard_kernel_websocket_frames()
+    guard_kernel_websocket_frames()  # idempotent
+    for module in (base, channels):
+        assert module.deserialize_msg_from_ws_v1._labkit_guard
+        assert module.deserialize_binary_message._labkit_guard
+    with pytest.raises(MalformedFrameError):
+        channels.deserialize_msg_from_ws_v1((2**63 - 1).to_bytes(8, "little") + bytes(64))
+
+
+def test_patch_version_checks_fail_loudly() -> None:
+    assert require_version("jupyter_server", "2.0", "3.0", "x")
+    with pytest.raises(PatchNotApplicableError, match="was written for voila >=0.6,<0.7"):
+        require_version("voila", "0.6", "0.7", "the guard")
+    with pytest.raises(PatchNotApplicableError, match="not installed"):
+        require_version("no-such-dist-labkit", "1", "2", "x")
+    with pytest.raises(PatchNotApplicableError, match="gone"):
+        require_attribute(os, "no_such_function", "x")
+
+
+# --- state, root, config -----------------------------------------------------------------------
+
+
+def test_state_dir_is_private(tmp_path: Path) -> None:
+    state = HubState(tmp_path / "state")
+    assert stat.S_IMODE(state.root.stat().st_mode) == 0o700
+    token = state.proxy_token()
+    assert len(token) == 64 and state.proxy_token() == token
+    assert stat.S_IMODE((state.root / "proxy_token").stat().st_mode) == 0o600
+    state.save_roster([Student("minji", "김민지")])
+    assert state.roster() == [Student("minji", "김민지")]
+    state.save_settings(HubSettings(teacher="kim", port=8000))
+    assert state.settings().teacher == "kim"
+    with pytest.raises(ValueError, match="port"):
+        state.save_settings(HubSettings(port=0))
+
+
+def test_not_root_refuses_in_korean_and_english(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    from labkit.hub.__main__ import main
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(accounts.NeedRootError):
+        accounts.ensure_system_user("minji")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--state-dir", str(tmp_path / "s"), "serve", "--teacher", "kim"])
+    message = str(exit_info.value)
+    assert "root 권한이 필요합니다" in message and "needs root" in message
+    assert "no shared-account mode" in message
+
+
+
+
+def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None:
+    from traitlets.config import Config
+
+    from labkit.hub.config import configure
+
+    state = HubState(tmp_path / "state")
+    state.save_roster([Student("minji"), Student("jisoo")])
+    state.save_settings(HubSettings(teacher="kim", host="0.0.0.0", port=8000,
+                                    cull_timeout_s=900, concurrent_spawn_limit=5))
+    c = Config()
+    configure(c, state)
+    assert c.JupyterHub.bind_url == "http://0.0.0.0:8000/"
+    assert c.JupyterHub.hub_bind_url.startswith("http://127.0.0.1:")
+    assert c.Authenticator.allowed_users == {"minji", "jisoo", "kim"}
+    assert c.Authenticator.admin_users == {"kim"}
+    assert c.FirstUseAuthenticator.create_users is False
+    assert c.JupyterHub.concurrent_spawn_limit == 5
+    assert c.JupyterHub.db_url == state.db_url and str(state.root) in c.JupyterHub.db_url
+    assert c.JupyterHub.tornado_settings["cookie_options"] == {"SameSite": "Lax"}
+    culler = next(s for s in c.JupyterHub.services if s["name"] == "idle-culler")
+    assert "--timeout=900" in culler["command"]
+    role = next(r for r in c.JupyterHub.load_roles if r["name"] == "idle-culler")
+    assert set(role["scopes"]) == {"list:users", "read:users:activity", "read:servers",
+                                   "delete:servers"}
+    json.dumps(c.JupyterHub.services)  # plain data
+
+
+def test_config_refuses_without_roster_or_teacher(tmp_path: Path) -> None:
+    from traitlets.config import Config
+
+    from labkit.hub.config import configure
+
+    state = HubState(tmp_path / "state")
+    with pytest.raises(ValueError, match="no roster"):
+        configure(Config(), state)
+    state.save_roster([Student("minji")])
+    with pytest.raises(ValueError, match="no teacher"):
+        configure(Config(), state)
+
+
+def test_serve_patches_check_the_installed_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 14: labkit.serve.server's private patches raise when they no longer apply."""
+    from labkit.serve import patching, server
+
+    monkeypatch.setattr(patching, "version", lambda name: "0.6.0" if name == "voila" else "8.10.0")
+    with pytest.raises(PatchNotApplicableError, match="voila"):
+        server.guard_binary_header_parsing()
+    monkeypatch.setattr(patching, "version", lambda name: "9.0.0")
+    with pytest.raises(PatchNotApplicableError, match="jupyter_client"):
+        server.repoll_kernel_channels()
+
+
+def test_gpu_share_hook_is_optional_and_called_once_per_spawn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """labkit.hub.gpushare (branch hub-class) sets the GPU share; absent, no GPU variables."""
+    import sys
+    import types
+
+    from labkit.hub.spawner import gpu_environment
+
+    monkeypatch.setitem(sys.modules, "labkit.hub.gpushare", None)  # import fails
+    assert gpu_environment("minji") == {}
+    calls: list[str] = []
+    fake = types.ModuleType("labkit.hub.gpushare")
+    fake.environment_for = lambda username: (calls.append(username)  # type: ignore[attr-defined]
+                                             or {"CUDA_VISIBLE_DEVICES": "MIG-abc",
+                                                 "LABKIT_GPU": "mig:1g.10gb"})
+    monkeypatch.setitem(sys.modules, "labkit.hub.gpushare", fake)
+    import labkit.hub
+
+    monkeypatch.setattr(labkit.hub, "gpushare", fake, raising=False)
+    assert gpu_environment("minji") == {"CUDA_VISIBLE_DEVICES": "MIG-abc",
+                                        "LABKIT_GPU": "mig:1g.10gb"}
+    assert calls == ["minji"]
+
+
+def test_shutdown_beacon_skips_xsrf_only_from_the_same_origin() -> None:
+    """voila#1458: the tab-close beacon has no _xsrf token; only same-origin ones get through."""
+    from types import SimpleNamespace
+
+    from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
+
+    from labkit.hub.singleuser import _same_origin, same_origin_shutdown_beacon
+
+    same_origin_shutdown_beacon()
+    same_origin_shutdown_beacon()  # idempotent
+    assert VoilaShutdownKernelHandler._labkit_same_origin
+
+    def handler(headers: dict[str, str]) -> Any:
+        return SimpleNamespace(request=SimpleNamespace(headers=headers, host="hub:8000"))
+
+    assert _same_origin(handler({"Origin": "http://hub:8000"}))
+    assert _same_origin(handler({"Referer": "http://hub:8000/user/a/voila/render/x.ipynb"}))
+    assert not _same_origin(handler({"Origin": "http://evil.example"}))
+    assert not _same_origin(handler({"Origin": "http://hub:8000.evil.example"}))
+    assert not _same_origin(handler({}))
+    # the same-origin case returns before jupyter_server's token check
+    assert VoilaShutdownKernelHandler.check_xsrf_cookie(handler({"Origin": "http://hub:8000"})) \
+        is None
