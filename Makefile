@@ -21,6 +21,9 @@ HOST ?= 127.0.0.1
 # make hub: the roster CSV (username,display_name), the teacher's login, where browsers connect
 ROSTER ?=
 TEACHER ?=
+# GPU_POLICY: each student's GPU share: auto (MIG device, else whole GPU, else shared) | mig |
+# whole | shared (labkit.hub.gpushare)
+GPU_POLICY ?=
 HUB_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8000)
 # configurable-http-proxy (npm), installed into this local prefix (never globally)
 HUB_NODE := .hub/node
@@ -44,7 +47,7 @@ help:
 	@echo "make lab        open the curriculum in JupyterLab"
 	@echo "make test       run every test (unit, notebooks with nbval, browser)"
 	@echo "make present    the lessons as voila apps on this screen (127.0.0.1; LESSON=03 WARM=2; THEME=dark)"
-	@echo "make hub        the class hub, as root: ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000]"
+	@echo "make hub        the class hub, as root: ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto]"
 	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
 	@echo "make notebooks  re-execute and clean the committed notebooks"
 	@echo "make bench      run the benchmarks in benchmarks/"
@@ -88,7 +91,7 @@ hub: $(VENV)/.hub-installed $(CHP)
 	@test -n "$(ROSTER)" -a -n "$(TEACHER)" || { \
 		echo "usage: sudo make hub ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000]"; exit 2; }
 	$(BIN)/python -m labkit.hub serve --roster "$(ROSTER)" --teacher "$(TEACHER)" \
-		--host $(HOST) --port $(HUB_PORT)
+		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY))
 
 thumbnails: $(VENV)/.test-installed system-deps
 	$(BIN)/python -m labkit.serve.thumbnails

@@ -20,6 +20,7 @@ from labkit.hub.roster import Student, parse_roster, render_roster, system_usern
 from labkit.hub.singleuser import MalformedFrameError, check_legacy_frame, check_v1_frame
 from labkit.hub.state import HubSettings, HubState
 from labkit.serve.patching import PatchNotApplicableError, require_attribute, require_version
+from tests.conftest import SimFactory
 from tests.browser.voila_client import encode_v1
 
 # --- roster ------------------------------------------------------------------------------------
@@ -213,6 +214,13 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     role = next(r for r in c.JupyterHub.load_roles if r["name"] == "idle-culler")
     assert set(role["scopes"]) == {"list:users", "read:users:activity", "read:servers",
                                    "delete:servers"}
+    page = next(s for s in c.JupyterHub.services if s["name"] == "classpage")
+    assert page["url"].startswith("http://127.0.0.1:")
+    page_role = next(r for r in c.JupyterHub.load_roles if r.get("services") == ["classpage"])
+    assert "admin:users" not in page_role["scopes"] and "access:servers!user=minji" in \
+        page_role["scopes"]
+    assert c.LabkitSpawner.roster_usernames == ["minji", "jisoo"]
+    assert c.LabkitSpawner.gpu_policy == "auto"
     json.dumps(c.JupyterHub.services)  # plain data
 
 
@@ -241,28 +249,21 @@ def test_serve_patches_check_the_installed_release(monkeypatch: pytest.MonkeyPat
         server.repoll_kernel_channels()
 
 
-def test_gpu_share_hook_is_optional_and_called_once_per_spawn(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """labkit.hub.gpushare (branch hub-class) sets the GPU share; absent, no GPU variables."""
-    import sys
-    import types
+def test_gpu_environment_gives_roster_students_their_share_and_the_teacher_none(
+        sim: SimFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spawner's one call into labkit.hub.gpushare, on the simulated lab of $LABKIT_GPU."""
+    import json
 
     from labkit.hub.spawner import gpu_environment
 
-    monkeypatch.setitem(sys.modules, "labkit.hub.gpushare", None)  # import fails
-    assert gpu_environment("minji") == {}
-    calls: list[str] = []
-    fake = types.ModuleType("labkit.hub.gpushare")
-    fake.environment_for = lambda username: (calls.append(username)  # type: ignore[attr-defined]
-                                             or {"CUDA_VISIBLE_DEVICES": "MIG-abc",
-                                                 "LABKIT_GPU": "mig:1g.10gb"})
-    monkeypatch.setitem(sys.modules, "labkit.hub.gpushare", fake)
-    import labkit.hub
-
-    monkeypatch.setattr(labkit.hub, "gpushare", fake, raising=False)
-    assert gpu_environment("minji") == {"CUDA_VISIBLE_DEVICES": "MIG-abc",
-                                        "LABKIT_GPU": "mig:1g.10gb"}
-    assert calls == ["minji"]
+    monkeypatch.setenv("LABKIT_GPU", "sim:2xH100-80GB")
+    nv, _ = sim("sim:2xH100-80GB", clock="wall", noise=True, shared=True)
+    uuids = [nv.nvmlDeviceGetUUID(nv.nvmlDeviceGetHandleByIndex(i)) for i in range(2)]
+    roster = ["minji", "jisoo"]
+    assert gpu_environment("jisoo", roster, "whole")["CUDA_VISIBLE_DEVICES"] == uuids[1]
+    share = json.loads(gpu_environment("minji", roster, "whole")["LABKIT_GPU_SHARE"])
+    assert share["policy"] == "whole"
+    assert gpu_environment("kim", roster, "whole") == {}  # the teacher: not on the roster
 
 
 def test_shutdown_beacon_skips_xsrf_only_from_the_same_origin() -> None:

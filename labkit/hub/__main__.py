@@ -2,10 +2,13 @@
 
     python -m labkit.hub serve --roster class.csv --teacher NAME [--host H] [--port P]
                                [--cull-timeout S] [--mem-limit-mib M] [--cpu-limit C]
+                               [--gpu-policy auto|mig|whole|shared]
     python -m labkit.hub roster import class.csv
     python -m labkit.hub roster list
     python -m labkit.hub roster reset NAME      (forget NAME's password: set anew at next login)
     python -m labkit.hub status
+    python -m labkit.hub plan --students 28 --gpu H100-80GB [--out DIR]   (the class MIG layout)
+    python -m labkit.hub k8s --roster class.csv --teacher NAME ... --out values.yaml
 
 The hub keeps its state in a private directory (``/var/lib/labkit-hub`` as root;
 ``$LABKIT_HUB_STATE`` or ``--state-dir`` to choose). ``serve`` needs root: it creates one system
@@ -68,7 +71,7 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         if getattr(args, name) is not None:
             setattr(settings, name, getattr(args, name))
     for flag, field in (("cull_timeout", "cull_timeout_s"), ("mem_limit_mib", "mem_limit_mib"),
-                        ("cpu_limit", "cpu_limit")):
+                        ("cpu_limit", "cpu_limit"), ("gpu_policy", "gpu_policy")):
         if getattr(args, flag) is not None:
             setattr(settings, field, getattr(args, flag))
     state.save_settings(settings)
@@ -145,7 +148,8 @@ def status(state: HubState) -> dict[str, object]:
                        "mem_limit_mib": settings.mem_limit_mib,
                        "cpu_limit": settings.cpu_limit if mechanism != "rlimit" else None,
                        "nproc_limit": settings.nproc_limit},
-            "cull_timeout_s": settings.cull_timeout_s, "students": users}
+            "cull_timeout_s": settings.cull_timeout_s, "gpu_policy": settings.gpu_policy,
+            "students": users}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -162,10 +166,19 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--cull-timeout", type=int, help="stop idle servers after S seconds")
     serve.add_argument("--mem-limit-mib", type=int)
     serve.add_argument("--cpu-limit", type=float)
+    serve.add_argument("--gpu-policy", choices=("auto", "mig", "whole", "shared"),
+                       help="each student's GPU share (labkit.hub.gpushare)")
     roster = sub.add_parser("roster", help="import | list | reset NAME")
     roster.add_argument("action", choices=("import", "list", "reset"))
     roster.add_argument("value", nargs="?", default="")
     sub.add_parser("status", help="what the hub enforces, who can log in")
+    sub.add_parser("plan", add_help=False, help="the class MIG layout (labkit.hub.plan)")
+    sub.add_parser("k8s", add_help=False, help="zero-to-jupyterhub values (labkit.hub.k8s)")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["plan"], ["k8s"]):  # their own command lines
+        from labkit.hub import k8s, plan
+
+        raise SystemExit((plan.main_plan if argv[0] == "plan" else k8s.main_k8s)(argv[1:]))
     args = parser.parse_args(argv)
     if args.command == "roster" and args.action in ("import", "reset") and not args.value:
         what = "file" if args.action == "import" else "name"

@@ -11,18 +11,20 @@ teacher's settings, secrets) and sets JupyterHub's traitlets:
   for a 2-core server;
 - cookies HttpOnly (JupyterHub's default) + ``SameSite=Lax``, ``Secure`` under TLS;
 - services: jupyterhub-idle-culler with the teacher's timeout, and the teacher's class page
-  when ``labkit.hub.classpage`` is installed (see :func:`class_page_service`).
+  (:func:`class_page_service`).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 from pathlib import Path
 from typing import Any
 
 from labkit.hub.limits import detect_mechanism
+from labkit.hub.roster import Student
 from labkit.hub.state import HubSettings, HubState
 from labkit.ui.messages import t
 
@@ -50,22 +52,32 @@ def proxy_command() -> list[str]:
     return [found]
 
 
-def class_page_service(settings: HubSettings) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Return ([service], [role]) for the teacher's class page, or ([], []) without it.
+def class_page_service(settings: HubSettings, roster: list[Student]
+                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Return ([service], [role]) for the teacher's class page (:mod:`labkit.hub.classpage`).
 
-    HOOK (branch hub-class): ``labkit.hub.classpage.service_spec()`` is called with no
-    arguments and returns ``(service_dict, role_dict)`` -- a JupyterHub service entry and the
-    role that grants its scopes.
+    The service listens on a loopback port (``settings.extra["classpage_port"]``, else a free
+    one) and reaches the students' servers through the proxy with its own scoped token.
     """
-    try:
-        from labkit.hub import classpage  # type: ignore[attr-defined]
-    except ImportError:
-        return [], []
-    service, role = classpage.service_spec()
+    from labkit.hub import classpage
+
+    port = int(settings.extra.get("classpage_port") or _free_loopback_port())
+    host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
+    scheme = "https" if settings.extra.get("ssl_cert") else "http"
+    service, role = classpage.service_spec(
+        port=port, roster=roster, admins=[settings.teacher],
+        proxy_url=f"{scheme}://{host}:{int(settings.port)}")
     return [dict(service)], [dict(role)]
 
 
-def _services(settings: HubSettings) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _free_loopback_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _services(settings: HubSettings, roster: list[Student]
+              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     services: list[dict[str, Any]] = [{
         "name": "idle-culler",
         "command": [sys.executable, "-m", "jupyterhub_idle_culler",
@@ -77,8 +89,7 @@ def _services(settings: HubSettings) -> tuple[list[dict[str, Any]], list[dict[st
         "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
         "services": ["idle-culler"],
     }]
-    # ---- the teacher's class page (hub-class) is appended here, when importable ----------
-    page_services, page_roles = class_page_service(settings)
+    page_services, page_roles = class_page_service(settings, roster)
     return services + page_services, roles + page_roles
 
 
@@ -135,6 +146,8 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.LabkitSpawner.cpu_limit_cores = float(settings.cpu_limit)
     c.LabkitSpawner.nproc_limit = int(settings.nproc_limit)
     c.LabkitSpawner.extra_env = dict(settings.extra.get("env", {}))
+    c.LabkitSpawner.roster_usernames = [s.username for s in roster]
+    c.LabkitSpawner.gpu_policy = settings.gpu_policy
     c.Spawner.disable_user_config = True
     # a stopping server gets SIGINT, then SIGTERM, then SIGKILL (LocalProcessSpawner)
     c.LocalProcessSpawner.interrupt_timeout = 10
@@ -146,5 +159,5 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.JupyterHub.tornado_settings = {
         "cookie_options": {"SameSite": "Lax", **({"Secure": True} if tls else {})},
     }
-    c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings)
+    c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster)
     os.environ.setdefault("LABKIT_HUB_STATE", str(state.root))

@@ -27,7 +27,8 @@ def configure(c: Any) -> None:
     os.environ["JUPYTER_PATH"] = os.pathsep.join(dict.fromkeys([str(TEMPLATE_ROOT), *known]))
     # plain dicts: jupyterhub-singleuser reads tornado_settings with ``in`` (not a lazy value);
     # extensions enabled in jupyter_server_config.d (voila, jupyterlab) are found separately
-    c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True}
+    c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True,
+                                        "labkit.hub.progress_ext": True}
     c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
     c.MappingKernelManager.cull_idle_timeout = CULL_IDLE_TIMEOUT_S
     c.MappingKernelManager.cull_interval = CULL_INTERVAL_S

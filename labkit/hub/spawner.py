@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
-from traitlets import Dict, Float, Integer, Unicode, default
+from traitlets import Dict, Float, Integer, List, Unicode, default
 
 from labkit.hub import accounts, curriculum
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
@@ -40,19 +40,19 @@ __all__ = ["LabkitSpawner", "gpu_environment"]
 HOME_FOLDER = "labkit"
 
 
-def gpu_environment(username: str) -> dict[str, str]:
+def gpu_environment(username: str, roster: list[str], policy: str) -> dict[str, str]:
     """Return the GPU-share environment of ``username``'s server (``CUDA_VISIBLE_DEVICES``, ...).
 
-    The one place the hub asks ``labkit.hub.gpushare.environment_for(username)`` (the teacher's
-    GPU policy); an empty dict where that module is not installed. Its errors (no slice left)
-    propagate: the spawn fails with its message.
+    The one place the hub asks :func:`labkit.hub.gpushare.environment_for` (the teacher's GPU
+    policy). The teacher's own server (not on the roster) gets no share: it sees the lab as the
+    hub does. :class:`labkit.hub.gpushare.NoShareLeft` propagates, so the spawn fails and the
+    spawn page shows its Korean message.
     """
-    try:
-        from labkit.hub import gpushare  # type: ignore[attr-defined]
-    except ImportError:
+    from labkit.hub import gpushare
+
+    if username not in roster:
         return {}
-    env = gpushare.environment_for(username)
-    return {str(k): str(v) for k, v in dict(env or {}).items()}
+    return gpushare.environment_for(username, roster, policy)
 
 
 _RUNNABLE: set[tuple[str, str]] = set()  # (account, python) already checked by this hub
@@ -82,6 +82,9 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
     cpu_limit_cores = Float(1.0).tag(config=True)
     nproc_limit = Integer(512).tag(config=True)
     extra_env = Dict().tag(config=True)
+    roster_usernames = List(Unicode(), help="the class, in roster order (GPU shares)").tag(
+        config=True)
+    gpu_policy = Unicode("auto", help="auto | mig | whole | shared").tag(config=True)
     user_env_dir = Unicode(str(USER_ENV),
                            help="the students' environment (labkit.hub.userenv)").tag(config=True)
 
@@ -146,7 +149,7 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(name, "1")
         env.update({str(k): str(v) for k, v in self.extra_env.items()})
-        env.update(gpu_environment(self.user.name))
+        env.update(gpu_environment(self.user.name, list(self.roster_usernames), self.gpu_policy))
         return env
 
     async def _copy_curriculum(self, entry: pwd.struct_passwd) -> None:

@@ -37,6 +37,10 @@ def default_state_dir() -> Path:
     return Path(base) / "labkit-hub"
 
 
+#: The teacher's choices of GPU share (labkit.hub.gpushare.POLICIES).
+GPU_POLICIES = ("auto", "mig", "whole", "shared")
+
+
 @dataclass
 class HubSettings:
     """What the teacher chose for the class (saved in the state directory).
@@ -59,6 +63,8 @@ class HubSettings:
         and a kernel use ~100 threads).
     concurrent_spawn_limit : int
         Student servers starting at once (JupyterHub's ``concurrent_spawn_limit``).
+    gpu_policy : {"auto", "mig", "whole", "shared"}
+        How students share the lab GPU (:mod:`labkit.hub.gpushare`).
     """
 
     teacher: str = ""
@@ -69,6 +75,7 @@ class HubSettings:
     cpu_limit: float = 1.0
     nproc_limit: int = 512
     concurrent_spawn_limit: int = 10
+    gpu_policy: str = "auto"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> HubSettings:
@@ -86,6 +93,8 @@ class HubSettings:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
         if not float(self.cpu_limit) > 0:
             raise ValueError(f"cpu_limit must be > 0, got {self.cpu_limit!r}")
+        if self.gpu_policy not in GPU_POLICIES:
+            raise ValueError(f"gpu_policy must be one of {GPU_POLICIES}, got {self.gpu_policy!r}")
         return self
 
 
