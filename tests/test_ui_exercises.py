@@ -82,3 +82,26 @@ def test_the_widget_shows_the_understood_text_beside_the_verdict() -> None:
     button.click()
     assert "✔" in feedback.value and "lk-understood" in feedback.value
     assert "30분 = 0.5 h로 읽었습니다." in feedback.value
+
+
+def test_an_exercise_in_a_unit_the_parser_cannot_read_fails_when_built() -> None:
+    with pytest.raises(ValueError, match="asked unit"):
+        Exercise("goodput.ex1", 1.0, 0.1, "furlongs")
+
+
+@pytest.mark.parametrize("lesson", ["mig", "goodput", "reliability", "economics", "opex",
+                                    "orchestration"])
+def test_every_lessons_exercises_build_in_units_the_parser_reads(lesson: str) -> None:
+    """Lessons 02-08 build their exercises; each Exercise checks its unit when built."""
+    import importlib
+
+    module = importlib.import_module(f"labkit.ui.{lesson}")
+    builders = [getattr(module, n) for n in ("exercises", "exercises_05", "exercises_06")
+                if hasattr(module, n)]
+    assert builders, lesson
+    assert all(b().children for b in builders)
+
+
+@pytest.mark.parametrize("unit", ["h", "%", "배", "분", "억 토큰", "원", "kW", "개", "장", ""])
+def test_the_lessons_units_take_an_answer_with_the_unit_typed(unit: str) -> None:
+    assert grade(Exercise("goodput.ex1", 2.0, 0.0, unit), f"2 {unit}".strip()).ok is True

@@ -38,12 +38,22 @@ class Exercise:
     unit : str
         The unit the question asks for, shown after the answer box; answers are read in it
         by :func:`labkit.answers.read_quantity` (``"h"``, ``"%"``, ``"억 토큰"``, ``""``).
+
+    Raises
+    ------
+    ValueError
+        If ``unit`` is not a unit :mod:`labkit.answers` knows.
     """
 
     key: str
     answer: float
     tolerance: float
     unit: str = ""
+
+    def __post_init__(self) -> None:
+        # A unit the answer parser cannot read answers in is the lesson's bug: fail when the
+        # lesson builds its exercises (its tests), not when a student checks an answer.
+        read_quantity("0", self.unit)
 
 
 @dataclass(frozen=True)
