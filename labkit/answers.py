@@ -20,8 +20,8 @@ Rules
   convert into each other (the exchange rate is part of the question).
 
 Errors are :class:`AnswerError`, a ``ValueError`` whose message is Korean and whose
-``reason`` (``"empty"``, ``"no_number"``, ``"two_numbers"``, ``"unit"``, ``"mismatch"``,
-``"finite"``) lets the UI show its own catalog text.
+``reason`` (``"empty"``, ``"too_long"``, ``"no_number"``, ``"two_numbers"``, ``"unit"``,
+``"mismatch"``, ``"finite"``) lets the UI show its own catalog text.
 
 Used in: every lesson's exercises (``labkit.ui.exercises``).
 """
@@ -35,7 +35,8 @@ import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["Amount", "AnswerError", "Reading", "parse_amount", "parse_quantity", "read_quantity"]
+__all__ = ["MAX_CHARS", "Amount", "AnswerError", "Reading", "parse_amount", "parse_quantity",
+           "read_quantity"]
 
 # Korean number words: 표준국어대사전 (만 10^4, 억 10^8, 조 10^12; 십 10, 백 100, 천 1000).
 # Exact arithmetic (fractions) so that "89.2억" is 8.92e9 and "0.861" to a % question is 86.1,
@@ -44,6 +45,7 @@ _BIG = {"만": Fraction(10**4), "억": Fraction(10**8), "조": Fraction(10**12)}
 _SMALL = {"십": Fraction(10), "백": Fraction(100), "천": Fraction(1000)}
 _ONE = Fraction(1)
 _MAX_EXPONENT = 400  # beyond any float; also keeps Fraction("1e999999999") from hanging
+MAX_CHARS = 200  # an answer is a number and a unit; a browser can send a megabyte
 
 # alias (casefolded) -> (dimension, factor to the dimension's base unit)
 _UNITS: dict[str, tuple[str, Fraction]] = {}
@@ -84,6 +86,7 @@ _MESSAGES = {
     "unit": "알 수 없는 단위입니다: {typed} (입력: {text}). 숫자만 적으면 {unit} 단위로 읽습니다.",
     "mismatch": "이 문제는 {unit} 단위로 답합니다. {typed} 단위는 바꿀 수 없습니다 (입력: {text}).",
     "finite": "너무 크거나 유한하지 않은 값입니다 (입력: {text}).",
+    "too_long": "답이 너무 깁니다. 숫자 하나와 단위만 적으세요 (입력: {text}…).",
 }
 
 
@@ -93,7 +96,8 @@ class AnswerError(ValueError):
     Attributes
     ----------
     reason : str
-        ``"empty"``, ``"no_number"``, ``"two_numbers"``, ``"unit"`` (unknown unit),
+        ``"empty"``, ``"too_long"`` (over :data:`MAX_CHARS`), ``"no_number"``,
+        ``"two_numbers"``, ``"unit"`` (unknown unit),
         ``"mismatch"`` (a known unit of another dimension) or ``"finite"``.
     text : str
         What was typed (cut to 40 characters).
@@ -168,7 +172,7 @@ def _normalize(text: str) -> str:
 def _fraction(num: str) -> Fraction | None:
     """A typed number exactly; None when its exponent is beyond any float."""
     mantissa, _, exponent = num.replace(",", "").lower().partition("e")
-    if exponent and abs(int(exponent)) > _MAX_EXPONENT:
+    if (exponent and abs(int(exponent)) > _MAX_EXPONENT) or len(mantissa) > _MAX_EXPONENT:
         return None
     return Fraction(mantissa) * Fraction(10) ** int(exponent or 0)
 
@@ -225,8 +229,8 @@ def parse_amount(text: str) -> Amount:
     Raises
     ------
     AnswerError
-        ``"empty"``, ``"no_number"``, ``"two_numbers"`` or ``"finite"``. A compound such as
-        ``"1시간 30분"`` is two amounts: see :func:`read_quantity`.
+        ``"empty"``, ``"too_long"``, ``"no_number"``, ``"two_numbers"`` or ``"finite"``.
+        A compound such as ``"1시간 30분"`` is two amounts: see :func:`read_quantity`.
     """
     amounts = _amounts(_normalize(text), str(text), "")
     if len(amounts) > 1:
@@ -238,6 +242,8 @@ def _amounts(s: str, raw: str, unit: str) -> list[Amount]:
     """Every (number, unit) segment of ``s``; raises on empty, no number, non-finite."""
     if not s:
         raise AnswerError("empty", raw, unit)
+    if len(s) > MAX_CHARS:
+        raise AnswerError("too_long", raw, unit)
     prefix = _PREFIX.match(s)
     assert prefix is not None  # the pattern matches the empty string
     sign = -1 if prefix["sign"] == "-" else 1

@@ -90,13 +90,19 @@ def test_reading_says_what_was_typed() -> None:
     ("30분", "%", "mismatch"),
     ("1e400", "h", "finite"),
     ("1e999999999", "h", "finite"),  # refused at once, not computed
-    ("9" * 400, "h", "finite"),
+    ("1e308 만", "h", "finite"),  # finite as typed, not once 만 applies
+    ("9" * 201, "h", "too_long"),  # a browser can send a megabyte: refused before parsing
 ])
 def test_bad_answers_raise_a_korean_value_error(text: str, unit: str, reason: str) -> None:
     with pytest.raises(ValueError) as info:
         parse_quantity(text, unit)
     assert isinstance(info.value, AnswerError) and info.value.reason == reason
     assert any("가" <= ch <= "힣" for ch in str(info.value)), str(info.value)
+
+
+def test_long_but_readable_numbers_are_exact() -> None:
+    assert parse_quantity("9" * 199, "h") == float(int("9" * 199))
+    assert parse_quantity("0." + "0" * 190 + "1", "h") == 1e-191
 
 
 def test_an_unknown_asked_unit_is_the_lessons_bug() -> None:

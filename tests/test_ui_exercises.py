@@ -67,6 +67,7 @@ def test_answers_with_units_and_number_words_are_graded(unit: str, answer: float
     ("5 원", "h", "이 문제는 h 단위로 답합니다"),
     ("5 furlong", "h", "알 수 없는 단위입니다: furlong"),
     ("1e400", "h", "유한하지 않은"),
+    ("7" * 100_000, "h", "너무 깁니다"),
     ("<b>3</b> 개", "h", "&lt;b&gt;"),  # what was typed is escaped in the HTML feedback
 ])
 def test_unreadable_answers_say_why_in_korean(text: str, unit: str, words: str) -> None:
