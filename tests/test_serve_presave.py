@@ -99,15 +99,21 @@ def _request(url: str, token: str, method: str = "GET", body: dict[str, Any] | N
         return json.loads(resp.read() or b"{}")
 
 
-def test_a_real_jupyter_server_saves_course_notebooks_without_outputs(tmp_path: Path) -> None:
-    """`jupyter server` with make lab's config: a PUT through the contents API lands clean."""
+@pytest.mark.parametrize("wiring", [
+    f"--config={CONFIG}",  # make lab
+    # the class hub's single-user servers (c.Spawner.args), see labkit.serve.presave
+    "--FileContentsManager.pre_save_hook=labkit.serve.presave.pre_save_hook",
+])
+def test_a_real_jupyter_server_saves_course_notebooks_without_outputs(tmp_path: Path,
+                                                                      wiring: str) -> None:
+    """`jupyter server` with the hook: a PUT through the contents API lands clean on disk."""
     course = tmp_path / "notebooks"
     (tmp_path / "mine").mkdir()
     course.mkdir()
     port, token = _free_port(), "presave-test-token"
     env = {**os.environ, presave.ENV: str(course), "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
-    argv = [sys.executable, "-m", "jupyter_server", f"--config={CONFIG}",
+    argv = [sys.executable, "-m", "jupyter_server", wiring,
             f"--ServerApp.root_dir={tmp_path}", "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False"]

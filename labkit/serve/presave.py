@@ -8,7 +8,10 @@ cells marked ``# NBVAL_CHECK_OUTPUT`` keep their text outputs, every other outpu
 state go); the student's open tab keeps its outputs until it is closed.
 
 Wiring: ``make lab`` passes ``--config=labkit/serve/config/jupyter_server_config.py``, which
-sets ``c.FileContentsManager.pre_save_hook = "labkit.serve.presave.pre_save_hook"``.
+sets ``c.FileContentsManager.pre_save_hook = "labkit.serve.presave.pre_save_hook"``; a class
+hub's single-user servers take the same as a command-line option
+(``--FileContentsManager.pre_save_hook=labkit.serve.presave.pre_save_hook`` in
+``c.Spawner.args``). Both are tested against a real ``jupyter server``.
 
 Which notebooks: those under the course's ``notebooks/`` folder (the checkout's, next to the
 ``labkit`` package) and under every folder in ``LABKIT_COURSE_NOTEBOOKS`` (``os.pathsep``
