@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 __all__ = ["MAX_CHARS", "Amount", "AnswerError", "Reading", "parse_amount", "parse_quantity",
-           "read_quantity"]
+           "read_quantity", "sibling_units"]
 
 # Korean number words: 표준국어대사전 (만 10^4, 억 10^8, 조 10^12; 십 10, 백 100, 천 1000).
 # Exact arithmetic (fractions) so that "89.2억" is 8.92e9 and "0.861" to a % question is 86.1,
@@ -72,6 +72,10 @@ _add("energy", 1000, "kwh", "킬로와트시")
 _add("energy", 10**6, "mwh")
 _add("krw", 1.0, "원", "₩", "krw", "won")
 _add("usd", 1.0, "달러", "$", "usd", "dollar", "dollars", "불")
+
+# The units a student most likely meant, per dimension (the names the lessons print).
+_DISPLAY = {"time": ("h", "분", "초", "일"), "power": ("W", "kW", "MW"),
+            "energy": ("Wh", "kWh", "MWh")}
 
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
 _GROUP = re.compile(rf"\s*(?P<num>{_NUM})?\s*(?P<small>[십백천])?\s*(?P<big>[만억조])?")
@@ -342,6 +346,22 @@ def read_quantity(text: str, unit: str) -> Reading:
     typed_unit = " ".join(a.unit for a in amounts if a.unit)
     value = _to_float(exact * 100 if ratio else exact, raw, unit)
     return Reading(_normalize(raw), value, unit, typed_unit, ratio, _to_float(exact, raw, unit))
+
+
+def sibling_units(unit: str) -> tuple[str, ...]:
+    """Return the other units of ``unit``'s dimension a bare answer may have meant.
+
+    ``sibling_units("h") == ("분", "초", "일")``: "30" to an hours question may be 30분.
+    Empty for dimensions with one unit (%, 배, 원, counts) and for a bare number.
+
+    Raises
+    ------
+    ValueError
+        If ``unit`` is not a unit this module knows.
+    """
+    mult, dimension, factor = _asked(unit)
+    return tuple(u for u in _DISPLAY.get(dimension or "", ())
+                 if mult != _ONE or _UNITS[u.casefold()][1] != factor)
 
 
 def parse_quantity(text: str, unit: str) -> float:

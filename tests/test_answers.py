@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labkit.answers import AnswerError, parse_amount, parse_quantity, read_quantity
+from labkit.answers import (
+    AnswerError,
+    parse_amount,
+    parse_quantity,
+    read_quantity,
+    sibling_units,
+)
 
 
 @pytest.mark.parametrize(("text", "unit", "value"), [
@@ -108,6 +114,12 @@ def test_long_but_readable_numbers_are_exact() -> None:
 def test_an_unknown_asked_unit_is_the_lessons_bug() -> None:
     with pytest.raises(ValueError, match="asked unit"):
         parse_quantity("3", "furlongs")
+
+
+def test_sibling_units_are_the_other_units_of_the_dimension() -> None:
+    assert sibling_units("h") == ("분", "초", "일")
+    assert sibling_units("kW") == ("W", "MW")
+    assert sibling_units("%") == sibling_units("") == sibling_units("억 토큰") == ()
 
 
 def test_parse_amount_keeps_the_typed_unit() -> None:

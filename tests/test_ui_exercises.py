@@ -14,6 +14,16 @@ def test_thirty_minutes_to_an_hours_question_is_half_an_hour() -> None:
     assert grade(ex, "30").ok is False  # a bare number is in the unit asked: 30 h
 
 
+def test_a_bare_number_right_in_another_unit_gets_that_hint() -> None:
+    """Issue 17: "30" meant as minutes to an hours question is told to write "30분"."""
+    ok, feedback = check_answer(Exercise("orch.ex5", 0.5, 0.05, "h"), "30")
+    assert ok is False and "'30분'처럼 단위를 붙여" in feedback
+    ok, feedback = check_answer(Exercise("opex.ex2", 30.0, 0.05, "kW"), "30000")
+    assert ok is False and "'30000W'처럼" in feedback
+    ok, feedback = check_answer(Exercise("orch.ex5", 0.5, 0.05, "h"), "7")
+    assert ok is False and "단위를 붙여" not in feedback  # wrong in every unit: the lesson's hint
+
+
 def test_understood_uses_the_right_particle() -> None:
     assert understood("30분", "h") == "30분 = 0.5 h로 읽었습니다."
     assert understood("0.5시간", "분") == "0.5시간 = 30 분으로 읽었습니다."

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import ipywidgets as widgets
 
-from labkit.answers import AnswerError, Reading, parse_amount, read_quantity
+from labkit.answers import AnswerError, Reading, parse_amount, read_quantity, sibling_units
 from labkit.data.progress import record_result
 from labkit.ui.messages import t
 
@@ -152,8 +152,23 @@ def grade(exercise: Exercise, text: str) -> Grade:
     if reading.ratio:
         hint = t("answers.hint.ratio", typed=_typed(reading.text), value=_num(reading.value))
     else:
-        hint = t(f"{exercise.key}.hint")
+        hint = _other_unit_hint(exercise, reading) or t(f"{exercise.key}.hint")
     return Grade(False, t("common.incorrect", hint=hint), said)
+
+
+def _other_unit_hint(exercise: Exercise, reading: Reading) -> str | None:
+    """The hint for a bare number that is right in another unit ("30" to an h question: 30분)."""
+    if reading.typed_unit:
+        return None
+    for other in sibling_units(exercise.unit):
+        try:
+            value = read_quantity(f"{reading.text} {other}", exercise.unit).value
+        except AnswerError:
+            continue
+        if abs(value - exercise.answer) <= exercise.tolerance:
+            return t("answers.hint.other_unit", typed=_typed(reading.text), other=other,
+                     unit=exercise.unit)
+    return None
 
 
 def check_answer(exercise: Exercise, text: str) -> tuple[bool | None, str]:
