@@ -62,8 +62,11 @@ $(VENV)/.lab-installed: $(BIN)/python pyproject.toml $(CONSTRAINTS)
 	@# labkit_sim.pth: with LABKIT_GPU=sim:<model>, every Python process here (nvitop, gpustat,
 	@# kernels) reads the shared simulated lab through pynvml (labkit/gpu/sim/hook.py)
 	$(BIN)/python -m labkit.gpu.sim.hook install >/dev/null
+	@# JupyterLab's defaults for this venv: no news fetch, and the menus in Korean
+	@# (jupyterlab-language-pack-ko-kr, from the lab extra)
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
-	@echo '{"@jupyterlab/apputils-extension:notification":{"fetchNews":"false","checkForUpdates":false}}' \
+	@echo '{"@jupyterlab/apputils-extension:notification":{"fetchNews":"false","checkForUpdates":false},'\
+		'"@jupyterlab/translation-extension:plugin":{"locale":"ko_KR"}}' \
 		> $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $@
 
@@ -80,9 +83,10 @@ $(VENV)/.test-installed: $(VENV)/.lab-installed
 	$(PIP) install -q -c $(CONSTRAINTS) -e ".[lab,test]"
 	@touch $@
 
+# The server config strips outputs from course notebooks on save (labkit.serve.presave).
 lab: $(VENV)/.lab-installed
-	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=notebooks --ServerApp.ip=127.0.0.1 \
-		--ServerApp.port=$(LAB_PORT)
+	$(BIN)/jupyter lab $(ROOT_FLAG) --config=labkit/serve/config/jupyter_server_config.py \
+		--ServerApp.root_dir=notebooks --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT)
 
 present: $(VENV)/.lab-installed
 	$(BIN)/python -m labkit.serve $(PRESENT_ARGS)

@@ -8,19 +8,19 @@ teacher's class page.
 
 from __future__ import annotations
 
+import html
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import ipywidgets as widgets
 
+from labkit.answers import AnswerError, Reading, parse_amount, read_quantity, sibling_units
 from labkit.data.progress import record_result
 from labkit.ui.messages import t
 
-__all__ = ["Exercise", "check_answer", "exercise_set", "parse_number"]
-
-_STRIP = re.compile(r"[,\s%원배분초hH]|GPU|장")
+__all__ = ["Exercise", "Grade", "check_answer", "exercise_set", "grade", "parse_number",
+           "understood"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,13 @@ class Exercise:
     tolerance : float
         Accepted absolute difference (e.g. 0.05 for "one decimal place").
     unit : str
-        Unit shown after the answer box.
+        The unit the question asks for, shown after the answer box; answers are read in it
+        by :func:`labkit.answers.read_quantity` (``"h"``, ``"%"``, ``"억 토큰"``, ``""``).
+
+    Raises
+    ------
+    ValueError
+        If ``unit`` is not a unit :mod:`labkit.answers` knows.
     """
 
     key: str
@@ -44,32 +50,134 @@ class Exercise:
     tolerance: float
     unit: str = ""
 
+    def __post_init__(self) -> None:
+        # A unit the answer parser cannot read answers in is the lesson's bug: fail when the
+        # lesson builds its exercises (its tests), not when a student checks an answer.
+        read_quantity("0", self.unit)
+
+
+@dataclass(frozen=True)
+class Grade:
+    """A checked answer: the verdict and what was understood.
+
+    Attributes
+    ----------
+    ok : bool or None
+        True (correct), False (wrong) or None (could not be read as a number in the unit).
+    verdict : str
+        Korean feedback: the explanation, the hint, or why the answer could not be read
+        (HTML: what the student typed is escaped).
+    understood : str
+        Korean "30분 = 0.5 h로 읽었습니다." (empty when the answer could not be read; HTML).
+    """
+
+    ok: bool | None
+    verdict: str
+    understood: str
+
 
 def parse_number(text: str) -> float:
-    """Parse a typed answer: ``"86.1"``, ``"86.1 %"``, ``"5,201"``, ``"100h"``, ``"53.7분"``.
+    """Return the number of a typed answer, whatever unit follows it (``"53.7분"`` -> 53.7).
+
+    Number words apply (``"1.2만"`` -> 12000). Kept for callers that ignore units; exercises
+    read answers in their unit with :func:`labkit.answers.read_quantity`.
 
     Raises
     ------
     ValueError
-        If what is left is not a finite number.
+        If the text holds no number, two numbers, or a non-finite one.
     """
-    cleaned = _STRIP.sub("", str(text))
-    value = float(cleaned)  # raises ValueError on garbage
-    if not math.isfinite(value):
-        raise ValueError(f"not a finite number: {text!r}")
-    return value
+    return parse_amount(text).number
+
+
+def _typed(text: str) -> str:
+    """What the student typed, cut to 40 characters and escaped for the HTML feedback."""
+    return html.escape(text[:40])
+
+
+def _ro(word: str) -> str:
+    """The particle 로/으로 after ``word`` (으로 after a final consonant other than ㄹ)."""
+    if not word:
+        return "로"
+    last = word[-1]
+    if "가" <= last <= "힣":
+        final = (ord(last) - ord("가")) % 28
+        return "로" if final in (0, 8) else "으로"  # 8: ㄹ (서울로, 길로)
+    if last.isdigit():  # read as Sino-Korean: 영 삼 육 take 으로 (0, 3, 6)
+        return "으로" if last in "036" else "로"
+    return "로"  # h(에이치), %(퍼센트), kW(킬로와트), kWh(킬로와트시)
+
+
+def _num(value: float) -> str:
+    """A value as the feedback shows it: 6 significant digits, thousands separators."""
+    if value == 0:
+        return "0"
+    digits = max(0, min(10, 5 - math.floor(math.log10(abs(value)))))
+    text = f"{value:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _understood(reading: Reading) -> str:
+    value = _num(reading.value)
+    shown = f"{value} {reading.unit}" if reading.unit else value
+    key = "answers.understood_ratio" if reading.ratio else "answers.understood"
+    return t(key, typed=_typed(reading.text), value=shown, ro=_ro(shown))
+
+
+def understood(text: str, unit: str) -> str:
+    """Return what a typed answer was read as, in Korean: ``"30분 = 0.5 h로 읽었습니다."``.
+
+    Raises
+    ------
+    ValueError
+        If the answer cannot be read in ``unit`` (see :func:`labkit.answers.read_quantity`).
+    """
+    return _understood(read_quantity(text, unit))
+
+
+def grade(exercise: Exercise, text: str) -> Grade:
+    """Check a typed answer in the exercise's unit; never raises on what a student types."""
+    try:
+        reading = read_quantity(text, exercise.unit)
+    except AnswerError as err:
+        return Grade(None, t(f"answers.error.{err.reason}", text=_typed(err.text),
+                             unit=exercise.unit or t("answers.no_unit"),
+                             typed=_typed(err.typed)), "")
+    if reading.ratio and abs(reading.literal - exercise.answer) <= exercise.tolerance:
+        # "0.8" to a % question whose answer is 0.8 %: the student meant percent
+        reading = replace(reading, value=reading.literal, ratio=False)
+    said = _understood(reading)
+    if abs(reading.value - exercise.answer) <= exercise.tolerance:
+        return Grade(True, t("common.correct", explanation=t(f"{exercise.key}.explain")), said)
+    if reading.ratio:
+        hint = t("answers.hint.ratio", typed=_typed(reading.text), value=_num(reading.value))
+    else:
+        hint = _other_unit_hint(exercise, reading) or t(f"{exercise.key}.hint")
+    return Grade(False, t("common.incorrect", hint=hint), said)
+
+
+def _other_unit_hint(exercise: Exercise, reading: Reading) -> str | None:
+    """The hint for a bare number that is right in another unit ("30" to an h question: 30분)."""
+    if reading.typed_unit:
+        return None
+    for other in sibling_units(exercise.unit):
+        try:
+            value = read_quantity(f"{reading.text} {other}", exercise.unit).value
+        except AnswerError:
+            continue
+        if abs(value - exercise.answer) <= exercise.tolerance:
+            return t("answers.hint.other_unit", typed=_typed(reading.text), other=other,
+                     unit=exercise.unit)
+    return None
 
 
 def check_answer(exercise: Exercise, text: str) -> tuple[bool | None, str]:
-    """Return (correct?, Korean feedback) for a typed answer; ``None`` if it is not a number."""
-    try:
-        value = parse_number(text)
-    except ValueError:
-        return None, t("common.not_a_number", value=str(text)[:40])
-    ok = abs(value - exercise.answer) <= exercise.tolerance
-    if ok:
-        return True, t("common.correct", explanation=t(f"{exercise.key}.explain"))
-    return False, t("common.incorrect", hint=t(f"{exercise.key}.hint"))
+    """Return (correct?, Korean feedback) for a typed answer; ``None`` if it cannot be read.
+
+    The feedback starts with what was understood (``"30분 = 0.5 h로 읽었습니다."``).
+    """
+    g = grade(exercise, text)
+    return g.ok, f"{g.understood} {g.verdict}".strip()
 
 
 def _record(ex: Exercise, answer: str, ok: bool | None) -> None:
@@ -91,11 +199,13 @@ def _one(n: int, ex: Exercise) -> widgets.Widget:
     feedback.add_class(f"lk-{slug}-feedback")
 
     def on_check(*_: object) -> None:
-        ok, text = check_answer(ex, answer.value)
-        _record(ex, answer.value, ok)
-        color = {True: "#1b7f3b", False: "#b00020", None: "#b00020"}[ok]
-        mark = {True: "✔", False: "✘", None: "⚠"}[ok]
-        feedback.value = f'<span style="color:{color}">{mark} {text}</span>'
+        g = grade(ex, answer.value)
+        _record(ex, answer.value, g.ok)
+        color = {True: "#1b7f3b", False: "#b00020", None: "#b00020"}[g.ok]
+        mark = {True: "✔", False: "✘", None: "⚠"}[g.ok]
+        said = (f' <span class="lk-understood" style="color:#555">{g.understood}</span>'
+                if g.understood else "")
+        feedback.value = f'<span style="color:{color}">{mark} {g.verdict}</span>{said}'
 
     button.on_click(on_check)
     question = widgets.HTML(f"<b>{t('common.exercise', n=n)}.</b> {t(f'{ex.key}.q')}")

@@ -1,0 +1,158 @@
+"""labkit.answers: the course's answer parser (issue 17's examples, properties, bad input)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from labkit.answers import (
+    AnswerError,
+    parse_amount,
+    parse_quantity,
+    read_quantity,
+    sibling_units,
+)
+
+
+@pytest.mark.parametrize(("text", "unit", "value"), [
+    # issue 17, verbatim: the answers the old parser rejected or misread
+    ("89.2억", "토큰", 8.92e9),
+    ("89.2억 토큰", "토큰", 8.92e9),
+    ("89억 토큰", "토큰", 8.9e9),
+    ("100 시간", "h", 100),
+    ("4개", "개", 4),
+    ("30분", "h", 0.5),  # not 30 h
+    ("0.861", "%", 86.1),  # a ratio to a % question
+    ("86.1%", "%", 86.1),
+    # lesson 05 asks in 억 토큰: a bare number is already in 억, a number word is not
+    ("89.2", "억 토큰", 89.2),
+    ("89.2억", "억 토큰", 89.2),
+    ("8,920,000,000 토큰", "억 토큰", 89.2),
+    # number words and separators
+    ("1,234", "원", 1234),
+    ("1.2만 원", "원", 12_000),
+    ("3천만 원", "원", 30_000_000),
+    ("1억 2천만", "원", 120_000_000),
+    ("2조", "원", 2e12),
+    ("만 원", "원", 10_000),
+    ("₩5,000", "원", 5000),
+    ("813,192원", "원", 813_192),
+    ("$1.99", "달러", 1.99),
+    ("3 달러", "달러", 3),
+    # time
+    ("90 min", "h", 1.5),
+    ("1시간 30분", "h", 1.5),
+    ("2일", "h", 48),
+    ("7200 s", "h", 2),
+    ("0.5 h", "분", 30),
+    ("53.7분", "분", 53.7),
+    # power and energy
+    ("30 kW", "kW", 30),
+    ("30000 W", "kW", 30),
+    ("1.5 MWh", "kWh", 1500),
+    # counts, ratios, percentages elsewhere
+    ("4장", "장", 4),
+    ("8 GPU", "개", 8),
+    ("1.125배", "배", 1.125),
+    ("70.7%", "", 0.707),
+    ("12.5", "", 12.5),
+    ("86.1 퍼센트", "%", 86.1),
+    ("１２", "개", 12),  # full-width digits (NFKC)
+    ("−3", "h", -3),  # U+2212 minus
+])
+def test_parse_quantity_reads_answers_as_written(text: str, unit: str, value: float) -> None:
+    assert parse_quantity(text, unit) == value
+
+
+def test_a_ratio_to_a_percent_question_is_flagged() -> None:
+    reading = read_quantity("0.861", "%")
+    assert (reading.value, reading.ratio, reading.literal) == (86.1, True, 0.861)
+    assert not read_quantity("86.1", "%").ratio
+    assert not read_quantity("0.861 %", "%").ratio  # a typed % is a percentage, however small
+
+
+def test_reading_says_what_was_typed() -> None:
+    reading = read_quantity(" 30분 ", "h")
+    assert (reading.text, reading.typed_unit) == ("30분", "분")
+    assert (reading.value, reading.unit) == (0.5, "h")
+
+
+@pytest.mark.parametrize(("text", "unit", "reason"), [
+    ("", "h", "empty"),
+    ("   ", "h", "empty"),
+    ("모름", "h", "no_number"),
+    ("abc", "h", "no_number"),
+    ("nan", "h", "no_number"),
+    ("inf", "%", "no_number"),
+    ("30 40", "h", "two_numbers"),
+    ("1.2.3", "h", "two_numbers"),
+    ("1,2", "h", "two_numbers"),  # a decimal comma is not a thousands separator
+    ("2만 3만", "원", "two_numbers"),
+    ("30분 1시간", "h", "two_numbers"),  # compounds go from large to small
+    ("5 foo", "h", "unit"),
+    ("5 원", "h", "mismatch"),
+    ("$5", "원", "mismatch"),  # dollars never become won without the question's rate
+    ("30분", "%", "mismatch"),
+    ("1e400", "h", "finite"),
+    ("1e999999999", "h", "finite"),  # refused at once, not computed
+    ("1e308 만", "h", "finite"),  # finite as typed, not once 만 applies
+    ("9" * 201, "h", "too_long"),  # a browser can send a megabyte: refused before parsing
+])
+def test_bad_answers_raise_a_korean_value_error(text: str, unit: str, reason: str) -> None:
+    with pytest.raises(ValueError) as info:
+        parse_quantity(text, unit)
+    assert isinstance(info.value, AnswerError) and info.value.reason == reason
+    assert any("가" <= ch <= "힣" for ch in str(info.value)), str(info.value)
+
+
+def test_long_but_readable_numbers_are_exact() -> None:
+    assert parse_quantity("9" * 199, "h") == float(int("9" * 199))
+    assert parse_quantity("0." + "0" * 190 + "1", "h") == 1e-191
+
+
+def test_an_unknown_asked_unit_is_the_lessons_bug() -> None:
+    with pytest.raises(ValueError, match="asked unit"):
+        parse_quantity("3", "furlongs")
+
+
+def test_sibling_units_are_the_other_units_of_the_dimension() -> None:
+    assert sibling_units("h") == ("분", "초", "일")
+    assert sibling_units("kW") == ("W", "MW")
+    assert sibling_units("%") == sibling_units("") == sibling_units("억 토큰") == ()
+
+
+def test_parse_amount_keeps_the_typed_unit() -> None:
+    amount = parse_amount("1.2만 원")
+    assert (amount.number, amount.unit, amount.scaled) == (12_000, "원", True)
+
+
+def _korean(n: int) -> str:
+    """n written with 조/억/만 groups, as a student writes it ("1억 2,345만 6,789")."""
+    parts = []
+    for word, size in (("조", 10**12), ("억", 10**8), ("만", 10**4)):
+        group, n = divmod(n, size)
+        if group:
+            parts.append(f"{group:,}{word}")
+    if n or not parts:
+        parts.append(f"{n:,}")
+    return " ".join(parts)
+
+
+@given(st.integers(min_value=0, max_value=10**16 - 1))
+def test_korean_number_words_round_trip(n: int) -> None:
+    assert parse_quantity(_korean(n) + " 원", "원") == float(n)
+    assert parse_quantity(_korean(n), "원") == float(n)
+
+
+@given(st.integers(min_value=1, max_value=99_999), st.integers(min_value=0, max_value=9))
+def test_decimal_man_and_eok_round_trip(whole: int, tenth: int) -> None:
+    """"12.3만" is 123,000 and "12.3억" is 1,230,000,000 exactly (no float drift)."""
+    assert parse_quantity(f"{whole}.{tenth}만", "원") == (whole * 10 + tenth) * 1000
+    assert parse_quantity(f"{whole}.{tenth}억 토큰", "억 토큰") == float(f"{whole}.{tenth}")
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["h", "분", "초"]))
+def test_time_units_convert_both_ways(minutes: int, unit: str) -> None:
+    per_minute = {"h": 1 / 60, "분": 1.0, "초": 60.0}[unit]
+    assert parse_quantity(f"{minutes}분", unit) == pytest.approx(minutes * per_minute, rel=1e-15)

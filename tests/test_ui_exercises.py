@@ -1,0 +1,118 @@
+"""labkit.ui.exercises: answers read in the unit asked, what was understood beside the verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from labkit.ui.exercises import Exercise, check_answer, exercise_set, grade, understood
+
+
+def test_thirty_minutes_to_an_hours_question_is_half_an_hour() -> None:
+    ex = Exercise("orch.ex5", 0.5, 0.05, "h")
+    g = grade(ex, "30분")
+    assert g.ok is True and g.understood == "30분 = 0.5 h로 읽었습니다."
+    assert grade(ex, "30").ok is False  # a bare number is in the unit asked: 30 h
+
+
+def test_a_bare_number_right_in_another_unit_gets_that_hint() -> None:
+    """Issue 17: "30" meant as minutes to an hours question is told to write "30분"."""
+    ok, feedback = check_answer(Exercise("orch.ex5", 0.5, 0.05, "h"), "30")
+    assert ok is False and "'30분'처럼 단위를 붙여" in feedback
+    ok, feedback = check_answer(Exercise("opex.ex2", 30.0, 0.05, "kW"), "30000")
+    assert ok is False and "'30000W'처럼" in feedback
+    ok, feedback = check_answer(Exercise("orch.ex5", 0.5, 0.05, "h"), "7")
+    assert ok is False and "단위를 붙여" not in feedback  # wrong in every unit: the lesson's hint
+
+
+def test_understood_uses_the_right_particle() -> None:
+    assert understood("30분", "h") == "30분 = 0.5 h로 읽었습니다."
+    assert understood("0.5시간", "분") == "0.5시간 = 30 분으로 읽었습니다."
+    assert understood("813,192원", "원") == "813,192원 = 813,192 원으로 읽었습니다."
+    assert understood("89.2억 토큰", "억 토큰") == "89.2억 토큰 = 89.2 억 토큰으로 읽었습니다."
+    assert understood("4", "개") == "4 = 4 개로 읽었습니다."
+    assert understood("70.7%", "") == "70.7% = 0.707로 읽었습니다."
+
+
+def test_a_ratio_to_a_percent_question_is_read_and_said() -> None:
+    ex = Exercise("goodput.ex1", 620 / 720 * 100, 0.051, "%")
+    ok, feedback = check_answer(ex, "0.861")
+    assert ok is True
+    assert feedback.startswith("0.861 = 86.1 %로 읽었습니다 (0과 1 사이의 비율로 보고 100을 곱했")
+
+
+def test_a_wrong_ratio_gets_the_specific_hint_not_the_generic_one() -> None:
+    ex = Exercise("goodput.ex1", 620 / 720 * 100, 0.051, "%")
+    ok, feedback = check_answer(ex, "0.8")
+    assert ok is False
+    assert "0.8 × 100 = 80 %" in feedback and "백분율(%)" in feedback
+    assert "goodput = (예약" not in feedback  # the lesson's generic hint is replaced
+    ok, feedback = check_answer(ex, "80")
+    assert ok is False and "goodput = (예약" in feedback  # a plain wrong % keeps the lesson's hint
+
+
+def test_a_small_percentage_typed_bare_still_counts_as_percent() -> None:
+    """Lesson 01's SM activity is 0.8 %: "0.8" to that question is right, not 80 %."""
+    ex = Exercise("goodput.ex1", 0.8, 0.05, "%")
+    g = grade(ex, "0.8")
+    assert g.ok is True and g.understood == "0.8 = 0.8 %로 읽었습니다."
+
+
+@pytest.mark.parametrize(("unit", "answer", "text"), [
+    ("토큰", 8.92e9, "89.2억"),
+    ("토큰", 8.9e9, "89억 토큰"),
+    ("h", 100, "100 시간"),
+    ("개", 4, "4개"),
+    ("원", 30_000_000, "3천만 원"),
+    ("kW", 30, "30000 W"),
+])
+def test_answers_with_units_and_number_words_are_graded(unit: str, answer: float,
+                                                        text: str) -> None:
+    assert grade(Exercise("goodput.ex1", answer, 0.0, unit), text).ok is True
+
+
+@pytest.mark.parametrize(("text", "unit", "words"), [
+    ("모름", "h", "숫자로 입력하세요"),
+    ("", "h", "비어 있습니다"),
+    ("30 40", "h", "둘 이상"),
+    ("5 원", "h", "이 문제는 h 단위로 답합니다"),
+    ("5 furlong", "h", "알 수 없는 단위입니다: furlong"),
+    ("1e400", "h", "유한하지 않은"),
+    ("7" * 100_000, "h", "너무 깁니다"),
+    ("<b>3</b> 개", "h", "&lt;b&gt;"),  # what was typed is escaped in the HTML feedback
+])
+def test_unreadable_answers_say_why_in_korean(text: str, unit: str, words: str) -> None:
+    g = grade(Exercise("goodput.ex1", 1.0, 0.1, unit), text)
+    assert g.ok is None and words in g.verdict and g.understood == ""
+
+
+def test_the_widget_shows_the_understood_text_beside_the_verdict() -> None:
+    box = exercise_set([Exercise("orch.ex5", 0.5, 0.05, "h")])
+    _question, row, feedback = box.children[0].children
+    answer, _unit, button = row.children
+    answer.value = "30분"
+    button.click()
+    assert "✔" in feedback.value and "lk-understood" in feedback.value
+    assert "30분 = 0.5 h로 읽었습니다." in feedback.value
+
+
+def test_an_exercise_in_a_unit_the_parser_cannot_read_fails_when_built() -> None:
+    with pytest.raises(ValueError, match="asked unit"):
+        Exercise("goodput.ex1", 1.0, 0.1, "furlongs")
+
+
+@pytest.mark.parametrize("lesson", ["mig", "goodput", "reliability", "economics", "opex",
+                                    "orchestration"])
+def test_every_lessons_exercises_build_in_units_the_parser_reads(lesson: str) -> None:
+    """Lessons 02-08 build their exercises; each Exercise checks its unit when built."""
+    import importlib
+
+    module = importlib.import_module(f"labkit.ui.{lesson}")
+    builders = [getattr(module, n) for n in ("exercises", "exercises_05", "exercises_06")
+                if hasattr(module, n)]
+    assert builders, lesson
+    assert all(b().children for b in builders)
+
+
+@pytest.mark.parametrize("unit", ["h", "%", "배", "분", "억 토큰", "원", "kW", "개", "장", ""])
+def test_the_lessons_units_take_an_answer_with_the_unit_typed(unit: str) -> None:
+    assert grade(Exercise("goodput.ex1", 2.0, 0.0, unit), f"2 {unit}".strip()).ok is True
