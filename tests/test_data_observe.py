@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -388,7 +389,8 @@ def test_tidy_reader_names_the_bad_line() -> None:
 
 
 
-_SMI_FIELDS = {  # nvidia-smi field -> (header unit, value formatter, metric, labkit value)
+# nvidia-smi field -> (header unit, value formatter, metric, labkit value)
+_SMI_FIELDS: dict[str, tuple[str | None, Callable[[int], str], str, Callable[[int], float]]] = {
     "utilization.gpu": ("%", lambda v: f"{v} %", "gpu_util_frac", lambda v: v / 100),
     "memory.used": ("MiB", lambda v: f"{v} MiB", "fb_used_mib", float),
     "power.draw": ("W", lambda v: f"{v}.25 W", "power_usage_w", lambda v: v + 0.25),

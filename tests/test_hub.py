@@ -20,8 +20,8 @@ from labkit.hub.roster import Student, parse_roster, render_roster, system_usern
 from labkit.hub.singleuser import MalformedFrameError, check_legacy_frame, check_v1_frame
 from labkit.hub.state import HubSettings, HubState
 from labkit.serve.patching import PatchNotApplicableError, require_attribute, require_version
-from tests.conftest import SimFactory
 from tests.browser.voila_client import encode_v1
+from tests.conftest import SimFactory
 
 # --- roster ------------------------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ requests = pytest.importorskip("requests")
 pytest.importorskip("jupyterhub")
 
 from labkit.data import progress  # noqa: E402
+from tests.browser.conftest import browser  # noqa: E402, F401  (the session's chromium)
 
 CHP_VERSION = "5.3.0"  # the configurable-http-proxy release in the reference notes
 BIN = Path(sys.executable).parent
@@ -312,34 +313,30 @@ def test_spawn_without_a_share_fails_with_the_korean_message(hub: Hub) -> None:
 
 
 @pytest.mark.browser
-def test_teacher_stops_a_student_from_the_class_page_in_chromium(hub: Hub) -> None:
-    from tests.browser.conftest import CHROMIUM, FLAGS
-
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (make test installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
+def test_teacher_stops_a_student_from_the_class_page_in_chromium(
+        hub: Hub, browser: Any) -> None:  # noqa: F811  (the fixture)
+    # the session's one chromium (tests/browser/conftest.py): a second sync_playwright in the
+    # same session refuses to start while the first is open
     hub.api("POST", "/users/kim01/server")
     hub.wait_server("kim01", ready=True)
     assert "✔" in _run_in_kernel(hub, "kim01", CHECK_ANSWER)  # the same exercise: 1/1 again
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        try:
-            page = browser.new_page(locale="ko-KR")
-            page.goto(f"{hub.base}/hub/login", timeout=60_000)
-            page.fill("input[name=username]", "teacher")
-            page.fill("input[name=password]", hub.password)  # type: ignore[attr-defined]
-            page.click("[type=submit]")
-            page.wait_for_url("**/hub/**", timeout=60_000)
-            page.goto(f"{hub.base}/services/classpage/", timeout=60_000)
-            row = page.locator('tr[data-username="kim01"]')
-            row.wait_for(timeout=60_000)
-            text = row.inner_text()
-            assert "김민준" in text and "접속 중" in text and "1/1 정답" in text
-            assert "내 GPU 몫: GPU 0" in text
-            row.locator("button.lk-stop").click()
-            page.locator(".lk-message").wait_for(timeout=60_000)
-            assert "kim01 학생의 서버를 중지했습니다" in page.locator(".lk-message").inner_text()
-        finally:
-            browser.close()
+    ctx = browser.new_context(locale="ko-KR")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{hub.base}/hub/login", timeout=60_000)
+        page.fill("input[name=username]", "teacher")
+        page.fill("input[name=password]", hub.password)  # type: ignore[attr-defined]
+        page.click("[type=submit]")
+        page.wait_for_url("**/hub/**", timeout=60_000)
+        page.goto(f"{hub.base}/services/classpage/", timeout=60_000)
+        row = page.locator('tr[data-username="kim01"]')
+        row.wait_for(timeout=60_000)
+        text = row.inner_text()
+        assert "김민준" in text and "접속 중" in text and "1/1 정답" in text
+        assert "내 GPU 몫: GPU 0" in text
+        row.locator("button.lk-stop").click()
+        page.locator(".lk-message").wait_for(timeout=60_000)
+        assert "kim01 학생의 서버를 중지했습니다" in page.locator(".lk-message").inner_text()
+    finally:
+        ctx.close()
     hub.wait_server("kim01", ready=False)

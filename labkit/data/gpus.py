@@ -33,7 +33,8 @@ from labkit.data.schema import (
 )
 from labkit.gpumodels import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
 
-__all__ = ["SIM_BEHAVIOUR_KEYS", "GpuModelFile", "available_models", "load_gpu_model", "load_sim_behaviour"]
+__all__ = ["SIM_BEHAVIOUR_KEYS", "GpuModelFile", "available_models", "load_gpu_model",
+           "load_sim_behaviour"]
 
 DIR = "gpus"
 

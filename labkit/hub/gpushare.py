@@ -277,8 +277,8 @@ def read_lab(nv: ModuleType) -> LabGpus:
     """Return the lab's GPUs with MIG off and its MIG devices, read through NVML.
 
     Only reads: ``nvmlDeviceGetCount``/``GetName``/``GetUUID`` and
-    :func:`labkit.gpu.mig_live.read_state` (MIG mode, GPU instances, MIG devices). A GPU whose MIG mode
-    is on but has no MIG devices gives nothing (CUDA cannot use it whole).
+    :func:`labkit.gpu.mig_live.read_state` (MIG mode, GPU instances, MIG devices). A GPU whose
+    MIG mode is on but has no MIG devices gives nothing (CUDA cannot use it whole).
 
     Parameters
     ----------

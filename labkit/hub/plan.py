@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labkit import mig
-from labkit.mig import placement as rules
 from labkit.gpumodels import GiProfile, GpuModel
 from labkit.hub.gpushare import LabGpus
+from labkit.mig import placement as rules
 from labkit.ui.messages import t
 from labkit.validate import InputError
 

@@ -30,6 +30,9 @@ def configure(c: Any) -> None:
     c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True,
                                         "labkit.hub.progress_ext": True}
     c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
+    # the lessons (~/labkit, $LABKIT_COURSE_NOTEBOOKS) are saved without outputs: a reopened
+    # lesson never shows "model not found" (labkit.serve.presave)
+    c.FileContentsManager.pre_save_hook = "labkit.serve.presave.pre_save_hook"
     c.MappingKernelManager.cull_idle_timeout = CULL_IDLE_TIMEOUT_S
     c.MappingKernelManager.cull_interval = CULL_INTERVAL_S
     c.VoilaConfiguration.template = "labkit"

@@ -144,6 +144,8 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
         env["JUPYTER_CONFIG_PATH"] = str(site / "labkit" / "hub" / "jupyter")
         env["JUPYTER_PATH"] = str(site / "labkit" / "serve" / "jupyter")  # the voila template
         env["LABKIT_DATA"] = str(Path(self.user_env_dir) / "share" / "labkit" / "data")
+        # the student's copy of the lessons is saved without outputs (labkit.serve.presave)
+        env["LABKIT_COURSE_NOTEBOOKS"] = str(Path(entry.pw_dir) / HOME_FOLDER)
         env["VIRTUAL_ENV"] = self.user_env_dir
         env.setdefault("LABKIT_THEME", "light")
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):

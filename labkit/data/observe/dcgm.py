@@ -130,8 +130,8 @@ def _samples(text: str, lines: list[str], source: str, strict: bool,
     for family in families:
         for s in family.samples:
             name = family.name if s.name in (family.name, family.name + "_total") else s.name
-            yield _Sample(numbers[k] if k < len(numbers) else 0, name, s.labels, s.value,
-                          s.timestamp)
+            stamp = None if s.timestamp is None else float(s.timestamp)
+            yield _Sample(numbers[k] if k < len(numbers) else 0, name, s.labels, s.value, stamp)
             k += 1
 
 

@@ -192,7 +192,8 @@ def _long_frame(columns: list[tuple[np.ndarray, list[Any]]], keep: np.ndarray,
     metrics = [next((g[0] for g in got if g is not None), "") for _, got in columns]
     order = sorted(range(len(columns)), key=lambda k: metrics[k])
     text: dict[str, dict[str, int]] = {"unit": {}, "status": {}, "reason": {}}
-    values, codes = [], {c: [] for c in text}
+    values: list[Any] = []
+    codes: dict[str, list[int]] = {c: [] for c in text}
     for k in order:
         col_codes, got = columns[k]
         kept = col_codes[keep]

@@ -350,8 +350,8 @@ def _reasons(gpu: Node) -> tuple[tuple[str, ...], Reading]:
 
 
 def _mig_devices(gpu: Node, xml: bool) -> tuple[MigDeviceSnapshot, ...]:
-    nodes = gpu.get("mig_devices").children if xml and gpu.get("mig_devices") else \
-        gpu.all("mig_device")
+    section = gpu.get("mig_devices") if xml else None
+    nodes = section.children if section is not None else gpu.all("mig_device")
     out = []
     for d in nodes:
         mem = "fb_memory_usage" if xml else "shared_fb_memory_usage"

@@ -62,7 +62,6 @@ from typing import Any
 
 import pynvml as N
 
-from labkit.gpumodels import GpuModel
 from labkit.gpu.sim.activity import scenario
 from labkit.gpu.sim.device import (
     ComputeInstance,
@@ -74,6 +73,7 @@ from labkit.gpu.sim.device import (
     Workload,
 )
 from labkit.gpu.sim.lab import SimulatedLab, _Fault
+from labkit.gpumodels import GpuModel
 
 __all__ = ["ENV_DIR", "ENV_LAB", "STATE_VERSION", "SharedLab", "lab_dir", "lab_name",
            "shared_lab"]
