@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -57,3 +58,36 @@ def prometheus_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
     with exporter_process(work) as target, prometheus_process(target, work) as url:
         wait_for_samples(url, gpus=2, seconds=8)
         yield url, started
+
+
+# --- the one chromium of a test session ---------------------------------------------------------
+# Here, not in tests/browser/conftest.py: the hub's browser tests use it too, and Playwright's
+# sync API refuses a second instance while one is open in the same session.
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """A headless Debian chromium driven by Playwright (one per session)."""
+    from tests.browser.conftest import CHROMIUM, FLAGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: run `make test` (installs Debian's chromium) "
+                    "or set LABKIT_CHROMIUM")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh page (own context) sized like a classroom laptop."""
+    from tests.browser.conftest import RENDER_TIMEOUT_MS
+
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")  # type: ignore[attr-defined]
+    ctx.set_default_timeout(RENDER_TIMEOUT_MS)
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()

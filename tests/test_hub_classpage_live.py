@@ -35,7 +35,6 @@ requests = pytest.importorskip("requests")
 pytest.importorskip("jupyterhub")
 
 from labkit.data import progress  # noqa: E402
-from tests.browser.conftest import browser  # noqa: E402, F401  (the session's chromium)
 
 CHP_VERSION = "5.3.0"  # the configurable-http-proxy release in the reference notes
 BIN = Path(sys.executable).parent
@@ -313,10 +312,8 @@ def test_spawn_without_a_share_fails_with_the_korean_message(hub: Hub) -> None:
 
 
 @pytest.mark.browser
-def test_teacher_stops_a_student_from_the_class_page_in_chromium(
-        hub: Hub, browser: Any) -> None:  # noqa: F811  (the fixture)
-    # the session's one chromium (tests/browser/conftest.py): a second sync_playwright in the
-    # same session refuses to start while the first is open
+def test_teacher_stops_a_student_from_the_class_page_in_chromium(hub: Hub, browser: Any) -> None:
+    # the session's one chromium (tests/conftest.py)
     hub.api("POST", "/users/kim01/server")
     hub.wait_server("kim01", ready=True)
     assert "✔" in _run_in_kernel(hub, "kim01", CHECK_ANSWER)  # the same exercise: 1/1 again

@@ -67,30 +67,6 @@ def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    """A headless Debian chromium driven by Playwright."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: run `make test` (installs Debian's chromium) "
-                    "or set LABKIT_CHROMIUM")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    """A fresh page (own context) sized like a classroom laptop."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")  # type: ignore[attr-defined]
-    ctx.set_default_timeout(RENDER_TIMEOUT_MS)
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
-
-
 def open_lesson(page: Any, base_url: str, notebook: str) -> None:
     """Load a lesson as a voila app and wait until its first plot is drawn."""
     # "commit", not "load": voila streams the page while the kernel runs the notebook.

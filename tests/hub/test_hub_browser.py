@@ -7,10 +7,8 @@ import os
 
 import pytest
 
-from tests.browser.conftest import (  # noqa: F401  (fixtures)
+from tests.browser.conftest import (
     RENDER_TIMEOUT_MS,
-    browser,
-    page,
     plot_json,
     screenshot,
     wait_for_plot_change,
@@ -21,7 +19,7 @@ pytestmark = [pytest.mark.hub, pytest.mark.browser,
               pytest.mark.skipif(os.geteuid() != 0, reason=ROOT_REASON)]
 
 
-def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(hub.base + "hub/login")
     assert page.locator("h1").inner_text() == "수업 허브(class hub) 로그인"
     page.fill("#username_input", BROWSER_STUDENT)
