@@ -26,56 +26,8 @@ def starts(result: sched.SimulationResult) -> dict[object, float]:
     return dict(zip(result.schedule["job"], result.schedule["start_h"], strict=True))
 
 
-# --- ../shared/cases/scheduling.md, case 1: seven students, one A100-80GB ----------------------
-
-def students(n: int, hours: float = 1.0, profile: str | None = None) -> list[Job]:
-    return [Job(f"S{k + 1}", 0, 1, hours, "class_lab", mig_profile=profile) for k in range(n)]
-
-
-def test_scheduling_case1a_whole_gpu_fifo() -> None:
-    r = simulate(students(7), ONE_A100, "fifo")
-    assert r.makespan_h == 7
-    assert r.mean_jct_h == (1 + 2 + 3 + 4 + 5 + 6 + 7) / 7 == 4
-    assert r.jobs["wait_h"].mean() == 3
-    gpu_hours_held = (r.schedule["gpus"] * (r.schedule["end_h"] - r.schedule["start_h"])).sum()
-    assert gpu_hours_held == 7
-    # assumption A: each job can use only a 1/7 slice -> 7 x (1/7 GPU x 1 h) of real demand
-    assert sum(1 / 7 * j.hours for j in students(7)) == pytest.approx(1)
-
-
-def test_scheduling_case1b_mig_seven_1g_slices() -> None:
-    r = simulate(students(7, profile="1g.10gb"), ONE_A100, "fifo")
-    assert r.makespan_h == 1 and r.mean_jct_h == 1 and r.jobs["wait_h"].mean() == 0
-    assert r.allocation == pytest.approx(7 * (1 / 7) * 1 / (1 * 1))
-    assert set(starts(r).values()) == {0.0}
-
-
-def test_scheduling_case1c_eight_students_on_seven_slices() -> None:
-    r = simulate(students(8, profile="1g.10gb"), ONE_A100, "fifo")
-    assert r.makespan_h == 2
-    assert r.mean_jct_h == pytest.approx((7 * 1 + 2) / 8) == 1.125
-    assert round(r.allocation, 3) == 0.571
-    assert r.allocation == pytest.approx((8 / 7) / (1 * 2))
-    assert starts(r)["S8"] == 1
-
-
-def test_scheduling_case1d_15gb_students_four_per_gpu() -> None:
-    mig = simulate(students(8, profile="1g.20gb"), ONE_A100, "fifo")
-    assert mig.makespan_h == 2
-    assert mig.mean_jct_h == (4 * 1 + 4 * 2) / 8 == 1.5
-    whole = simulate(students(8), ONE_A100, "fifo")
-    assert whole.makespan_h == 8
-    assert whole.mean_jct_h == 36 / 8 == 4.5
-
-
-def test_scheduling_case1e_big_jobs_time_sharing_beats_mig() -> None:
-    fifo = simulate(students(7, hours=1 / 7), ONE_A100, "fifo")
-    assert fifo.makespan_h == pytest.approx(1)
-    assert fifo.mean_jct_h == pytest.approx((28 / 7) / 7)
-    assert round(fifo.mean_jct_h, 4) == 0.5714
-    mig = simulate(students(7, profile="1g.10gb"), ONE_A100, "fifo")
-    assert mig.mean_jct_h == 1
-
+# Case 1 of ../shared/cases/scheduling.md (seven students on one A100-80GB) is lesson 02's and is
+# tested once, in tests/test_sharing.py (labkit.sharing runs its FIFO on this simulator).
 
 # --- case 2: FIFO vs EASY backfill vs greedy on one 8-GPU node ---------------------------------
 
@@ -227,11 +179,18 @@ def test_mig_instances_follow_placement_rules() -> None:
     assert a.start in (0, 4) and slices.loc["a", "slice_size"] == 4 and one not in a
 
 
-def test_mig_profile_caps_come_from_the_board() -> None:
-    # 1g.10gb+me: one instance per GPU (it takes the media engines), though 7 slices are free
-    jobs = [Job(f"m{k}", 0, 1, 1, mig_profile="1g.10gb+me") for k in range(2)]
+@pytest.mark.parametrize(("profile", "per_gpu"), [
+    # instances per A100-80GB: ../shared/reference/mig.md (NVIDIA MIG user guide profile table)
+    ("1g.10gb", 7),
+    ("1g.20gb", 4),  # 2 memory slices each, placements 0, 2, 4, 6
+    ("2g.20gb", 3),
+    ("3g.40gb", 2),
+    ("1g.10gb+me", 1),  # takes the media engines: one per GPU, though 7 slices are free
+])
+def test_mig_profile_caps_come_from_the_board(profile: str, per_gpu: int) -> None:
+    jobs = [Job(f"m{k}", 0, 1, 1, mig_profile=profile) for k in range(per_gpu + 1)]
     r = simulate(jobs, ONE_A100, "greedy")
-    assert starts(r) == {"m0": 0, "m1": 1}
+    assert sorted(starts(r).values()) == [0.0] * per_gpu + [1.0]
 
 
 def test_mig_and_shared_jobs_never_mix_on_one_gpu() -> None:
@@ -385,7 +344,7 @@ def test_demand_curve_sums_requests_by_kind() -> None:
 
 
 def test_timeline_records_queue_length() -> None:
-    r = simulate(students(3), ONE_A100)
+    r = simulate([Job(f"S{k}", 0, 1, 1, "class_lab") for k in range(3)], ONE_A100)
     assert r.timeline["queued"].tolist() == [2, 1, 0, 0]
 
 

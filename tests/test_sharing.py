@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import sharing
+from labkit import scheduling, sharing
 from labkit.mig import Layout
 from labkit.sharing import Job, Slot
 from labkit.validate import InputError
@@ -151,3 +151,15 @@ def test_every_mode_finishes_every_job_it_can_and_conserves_work(
         if mode in ("fifo", "mig") and r.completed:
             assert r.allocation_frac <= 1 + 1e-9
         assert r.useful_frac <= 1 + 1e-9
+
+
+def test_a_class_job_is_a_scheduling_job_and_any_one_gpu_job_runs() -> None:
+    job = Job("S1", SMALL_MIB, 2.0, 0.25, submit_h=1.0)
+    assert isinstance(job, scheduling.Job)
+    assert (job.id, job.name, job.hours, job.duration_h, job.gpus) == ("S1", "S1", 2.0, 2.0, 1)
+    assert job.work_gpu_h == 0.5 and job.kind == "class_lab"
+    plain = scheduling.Job("p", 0, 1, 2.0, memory_mib=SMALL_MIB, max_share=0.25)
+    r = sharing.simulate([plain, job], "fifo", gpu_memory_mib=A100_MIB)
+    # p 0-2, then S1 (submitted at 1) 2-4: brute force of "one at a time, in submit order"
+    assert [(x.start_h, x.end_h) for x in r.runs] == [(0, 2), (2, 4)]
+    assert r.mean_wait_h == (0 + 1) / 2 and r.held_gpu_h == 4 and r.useful_gpu_h == 1

@@ -67,6 +67,12 @@ class Job:
         A MIG GPU-instance profile of the cluster's GPU model (e.g. ``"1g.10gb"``).
     checkpoint_interval_h : float, optional
         Progress between checkpoints, > 0; None: no checkpoints (preemption loses everything). [h]
+    memory_mib : float, optional
+        GPU memory it needs, >= 0 (lesson 02's one-GPU sharing modes check it; the cluster
+        simulator does not). None: not modelled. [MiB]
+    max_share : float, default 1
+        Largest fraction of one GPU's compute it can use, in (0, 1] (a small class job cannot
+        fill an H100; lesson 02's sharing modes run it at most at this rate). [fraction]
 
     Raises
     ------
@@ -88,6 +94,8 @@ class Job:
     value_per_gpu_h: float = 0.0
     mig_profile: str | None = None
     checkpoint_interval_h: float | None = None
+    memory_mib: float | None = None
+    max_share: float = 1.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, (str, int)) or isinstance(self.id, bool):
@@ -114,6 +122,14 @@ class Job:
         if self.checkpoint_interval_h is not None:
             s(self, "checkpoint_interval_h",
               validate.positive("checkpoint_interval_h", self.checkpoint_interval_h))
+        if self.memory_mib is not None:
+            s(self, "memory_mib", validate.non_negative("memory_mib", self.memory_mib))
+        s(self, "max_share", validate.fraction("max_share", self.max_share))
+
+    @property
+    def work_gpu_h(self) -> float:
+        """GPU-hours of work of a one-GPU job: ``hours x max_share``. [GPU-h]"""
+        return self.hours * self.max_share
 
 
 @dataclass(frozen=True)

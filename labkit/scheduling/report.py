@@ -40,6 +40,58 @@ class Attempt:
     lost_h: float
 
 
+@dataclass(frozen=True)
+class RunMetrics:
+    """The headline numbers of a schedule (the course's conventions).
+
+    Attributes
+    ----------
+    makespan_h : float
+        Last completion - first submit (0 when nothing completed). [h]
+    mean_jct_h, mean_wait_h : float
+        Mean completion - submit and mean first start - submit of the completed jobs (NaN
+        when none completed). [h]
+    allocation : float
+        GPU-hours held / (installed GPUs x makespan); 0 for a zero makespan. [fraction]
+    """
+
+    makespan_h: float
+    mean_jct_h: float
+    mean_wait_h: float
+    allocation: float
+
+
+def run_metrics(submit_h: Sequence[float] | np.ndarray, start_h: Sequence[float] | np.ndarray,
+                end_h: Sequence[float] | np.ndarray, *, held_gpu_h: float,
+                installed_gpus: float = 1.0,
+                first_submit_h: float | None = None) -> RunMetrics:
+    """Return makespan, mean JCT, mean wait and allocation of the completed jobs.
+
+    The one metrics path of the cluster simulator (lesson 08) and of one shared GPU (lesson 02).
+
+    Parameters
+    ----------
+    submit_h, start_h, end_h : sequence of float, shape (n,)
+        Submit, first start and completion of each completed job. [h]
+    held_gpu_h : float
+        GPU-hours held (shares and MIG slices by their share). [GPU-h]
+    installed_gpus : float, default 1
+        GPUs installed. [GPU]
+    first_submit_h : float, optional
+        The first submit of all jobs, completed or not (default: the first of ``submit_h``). [h]
+    """
+    submit = np.asarray(submit_h, dtype=float)
+    if submit.size == 0:
+        return RunMetrics(0.0, math.nan, math.nan, 0.0)
+    start, end = np.asarray(start_h, dtype=float), np.asarray(end_h, dtype=float)
+    t0 = float(submit.min()) if first_submit_h is None else first_submit_h
+    makespan = float(end.max()) - t0
+    return RunMetrics(
+        makespan_h=makespan, mean_jct_h=float((end - submit).mean()),
+        mean_wait_h=float((start - submit).mean()),
+        allocation=held_gpu_h / (installed_gpus * makespan) if makespan > 0 else 0.0)
+
+
 @dataclass(frozen=True, eq=False)
 class SimulationResult:
     """The outcome of :func:`simulate`: the schedule, per-job results and the metrics.
@@ -315,14 +367,15 @@ def result_of(sim: Sim) -> SimulationResult:
         "value_krw": value_rate * gpus * hours,
     })
     t0 = float(submit.min())
-    makespan = float(end.max()) - t0
     held = float((schedule["gpus"] * (schedule["end_h"] - schedule["start_h"])).sum())
     timeline = pd.DataFrame(sim.timeline, columns=["t_h", "queued", "gpus_held"])
+    metrics = run_metrics(submit, start, end, held_gpu_h=held,
+                          installed_gpus=sim.cluster.installed_gpus)
     return SimulationResult(
         cluster=sim.cluster, policy=sim.policy, placement=sim.placement,
         preemption=sim.preemption, schedule=schedule, jobs=table, timeline=timeline,
-        makespan_h=makespan, mean_jct_h=float((end - submit).mean()),
-        allocation=held / (sim.cluster.installed_gpus * makespan) if makespan > 0 else 0.0,
+        makespan_h=metrics.makespan_h, mean_jct_h=metrics.mean_jct_h,
+        allocation=metrics.allocation,
         _attempts=tuple(attempts), _targets=tuple(sim.targets), _t0=t0,
     )
 
