@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import fields, replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from labkit import economics as econ
+from labkit.data.economics import scenario_from_defaults
 from labkit.validate import InputError
 
 # Shared teaching defaults (shared/cases/economics.md; reference §9).
@@ -304,3 +306,53 @@ def test_functions_reject_bad_inputs_naming_the_field(call: object, field: str) 
     with pytest.raises(InputError) as err:
         call(case1_cluster())  # type: ignore[operator]
     assert err.value.field == field
+
+
+# -- sensitivity ------------------------------------------------------------------------------
+
+def test_sensitivity_orders_inputs_by_swing() -> None:
+    base = scenario_from_defaults()
+    table = econ.sensitivity(base, {"pue": (1.1, 2.0), "server_capex_usd": (200_000, 450_000),
+                                    "api_price_usd_per_m": (0.3, 1.2)})
+    assert table.attrs["base"] == pytest.approx(base.break_even_tokens_per_month())
+    assert table.loc[0, "parameter"] == "api_price_usd_per_m"
+    assert table["swing"].is_monotonic_decreasing
+    cheap = replace(base, api_price_usd_per_m=0.3).break_even_tokens_per_month()
+    assert table.set_index("parameter").loc["api_price_usd_per_m", "result_low"] == cheap
+
+
+def test_sensitivity_infinite_end_sorts_first_and_bad_names_fail() -> None:
+    base = scenario_from_defaults()
+    table = econ.sensitivity(base, {"pue": (1.1, 2.0), "api_price_usd_per_m": (0.001, 1.0)})
+    assert table.loc[0, "parameter"] == "api_price_usd_per_m"
+    assert table.loc[0, "swing"] == math.inf
+    with pytest.raises(InputError, match="parameter"):
+        econ.sensitivity(base, {"colour": (1, 2)})
+    with pytest.raises(InputError) as err:
+        econ.sensitivity(base, {"pue": (0.5, 2.0)})
+    assert err.value.field == "pue"
+
+
+def test_break_even_scenario_converts_usd_once() -> None:
+    s = scenario_from_defaults()
+    assert s.cluster().server_capex_krw == 300_000 * 1_400
+    assert s.api_price_krw_per_m == pytest.approx(840)
+    with pytest.raises(InputError, match="fx_krw_per_usd"):
+        replace(s, fx_krw_per_usd=0)
+
+
+def test_scenario_inputs_are_the_cluster_fields_plus_the_lesson_inputs() -> None:
+    s = scenario_from_defaults()
+    assert set(econ.SCENARIO_INPUTS) == set(econ.LESSON_INPUTS) | {
+        f.name for f in fields(econ.OwnedCluster)} - {"server_capex_krw"}
+    assert s.input("pue") == s.cluster().pue and s.input("derate") == s.derate
+    # a cluster input varies the cluster; fx re-prices the USD server and the USD API price
+    assert s.with_input("pue", 1.2).cluster().pue == 1.2
+    dear = s.with_input("fx_krw_per_usd", 1_500)
+    assert dear.cluster().server_capex_krw == 300_000 * 1_500
+    assert dear.api_price_krw_per_m == pytest.approx(0.6 * 1_500)
+    same = econ.BreakEvenScenario.from_inputs(**{n: s.input(n) for n in econ.SCENARIO_INPUTS})
+    assert same == s
+    with pytest.raises(InputError) as err:
+        econ.BreakEvenScenario.from_inputs(fx_krw_per_usd=1_400)
+    assert err.value.field == "server_capex_usd"

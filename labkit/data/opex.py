@@ -19,7 +19,8 @@ from typing import Any
 import pandas as pd
 
 from labkit.data import Column, DataError, load_csv
-from labkit.data.economics import load_hardware_prices, load_mlperf, load_power
+from labkit.data.benchmarks import load_mlperf
+from labkit.data.economics import load_hardware_prices, load_power
 from labkit.data.gpus import load_gpu_model
 from labkit.opex import ServerSpec
 from labkit.validate import InputError

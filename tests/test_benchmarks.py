@@ -1,23 +1,22 @@
-"""labkit.economics: reading benchmark claims (shared case 7), racks, sensitivity."""
+"""labkit.benchmarks: reading benchmark claims (shared case 7) and racks."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labkit import economics as econ
-from labkit.data.economics import benchmark_results, load_mlperf, scenario_from_defaults
+from labkit import benchmarks as bench
+from labkit.data.benchmarks import benchmark_results, load_mlperf
 from labkit.validate import InputError
 
 RATIO = 0.01  # shared/cases/economics.md: ratios ±0.01
 MEASURED_FP4_FP8 = 101_527 / 65_770.1  # MLPerf v5.1 B200: closed FP4 vs open FP8 (indicative)
 
 
-def row(version: str, system: str, scenario: str) -> econ.BenchmarkResult:
+def row(version: str, system: str, scenario: str) -> bench.BenchmarkResult:
     """One MLPerf row of data/economics (the shared reference CSV)."""
     frame = load_mlperf()
     hits = frame[(frame["version"] == version) & (frame["system"] == system)
@@ -27,19 +26,19 @@ def row(version: str, system: str, scenario: str) -> econ.BenchmarkResult:
 
 
 @pytest.fixture(scope="module")
-def b200_v41() -> econ.BenchmarkResult:
+def b200_v41() -> bench.BenchmarkResult:
     return row("v4.1", "B200-SXM-180GBx1_TRT", "Server")
 
 
 @pytest.fixture(scope="module")
-def h100_v41() -> econ.BenchmarkResult:
+def h100_v41() -> bench.BenchmarkResult:
     return row("v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")
 
 
 # -- case 7 -----------------------------------------------------------------------------------
 
-def test_economics_case7_inputs_from_mlperf_rows(b200_v41: econ.BenchmarkResult,
-                                                 h100_v41: econ.BenchmarkResult) -> None:
+def test_economics_case7_inputs_from_mlperf_rows(b200_v41: bench.BenchmarkResult,
+                                                 h100_v41: bench.BenchmarkResult) -> None:
     assert (b200_v41.tokens_per_s, b200_v41.accelerators, b200_v41.precision) == (
         10_755.6, 1, "FP4")
     assert b200_v41.tdp_w_per_accelerator == 1_000 and b200_v41.availability == "preview"
@@ -50,17 +49,17 @@ def test_economics_case7_inputs_from_mlperf_rows(b200_v41: econ.BenchmarkResult,
 
 
 def test_economics_case7_fp4_vs_fp8_claim_normalization(
-    b200_v41: econ.BenchmarkResult, h100_v41: econ.BenchmarkResult
+    b200_v41: bench.BenchmarkResult, h100_v41: bench.BenchmarkResult
 ) -> None:
-    raw = econ.normalize_claim(b200_v41, h100_v41, precision_gain=1.0)
+    raw = bench.normalize_claim(b200_v41, h100_v41, precision_gain=1.0)
     assert raw.step("per_accelerator").ratio == pytest.approx(3.98, abs=RATIO)  # the "4x"
     assert not raw.step("precision").applied
     assert raw.step("per_watt").ratio == pytest.approx(2.79, abs=RATIO)          # raw per watt
-    measured = econ.normalize_claim(b200_v41, h100_v41, precision_gain=MEASURED_FP4_FP8)
+    measured = bench.normalize_claim(b200_v41, h100_v41, precision_gain=MEASURED_FP4_FP8)
     assert measured.step("precision").ratio == pytest.approx(2.58, abs=RATIO)    # 2a
     assert measured.step("per_watt").factor == pytest.approx(0.7)
     assert measured.ratio == pytest.approx(1.81, abs=RATIO)                      # 3 after 2a
-    worst = econ.normalize_claim(b200_v41, h100_v41, precision_gain=2.0)
+    worst = bench.normalize_claim(b200_v41, h100_v41, precision_gain=2.0)
     assert worst.step("precision").ratio == pytest.approx(1.99, abs=RATIO)       # 2b
     assert worst.ratio == pytest.approx(1.39, abs=RATIO)                         # 3 after 2b
     assert worst.step("per_watt").detail["basis"] == "tdp"
@@ -71,20 +70,20 @@ def test_economics_case7_same_date_baseline_v50() -> None:
     h100 = row("v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")
     assert b200.tokens_per_s_per_accelerator == pytest.approx(12_305.4, abs=0.05)
     assert h100.tokens_per_s_per_accelerator == pytest.approx(3_888.3, abs=0.05)
-    raw = econ.normalize_claim(b200, h100, precision_gain=1.0, per_watt=False)
+    raw = bench.normalize_claim(b200, h100, precision_gain=1.0, per_watt=False)
     assert raw.ratio == pytest.approx(3.16, abs=RATIO)
-    measured = econ.normalize_claim(b200, h100, precision_gain=MEASURED_FP4_FP8)
+    measured = bench.normalize_claim(b200, h100, precision_gain=MEASURED_FP4_FP8)
     assert measured.step("precision").ratio == pytest.approx(2.05, abs=RATIO)
     assert measured.ratio == pytest.approx(1.44, abs=RATIO)
-    assert econ.normalize_claim(b200, h100, precision_gain=2.0).ratio == pytest.approx(
+    assert bench.normalize_claim(b200, h100, precision_gain=2.0).ratio == pytest.approx(
         1.11, abs=RATIO)
 
 
 def test_software_gain_same_hardware_v41_to_v50() -> None:
     old = row("v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Offline")
     new = row("v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Offline")
-    assert econ.normalize_claim(new, old).ratio - 1 == pytest.approx(0.277, abs=0.001)
-    checklist = {i.key: i for i in econ.benchmark_checklist(new, old)}
+    assert bench.normalize_claim(new, old).ratio - 1 == pytest.approx(0.277, abs=0.001)
+    checklist = {i.key: i for i in bench.benchmark_checklist(new, old)}
     assert checklist["baseline"].status == "warn"
     assert checklist["precision"].status == "ok"
 
@@ -94,49 +93,49 @@ def test_measured_power_gives_tokens_per_joule() -> None:
     h200 = row("v4.1", "H200-SXM-141GBx8_TRT_MaxQ", "Offline")
     assert b200.tokens_per_joule == pytest.approx(9.89, abs=RATIO)
     assert h200.tokens_per_joule == pytest.approx(4.11, abs=RATIO)
-    result = econ.normalize_claim(b200, h200, precision_gain=1.0)
+    result = bench.normalize_claim(b200, h200, precision_gain=1.0)
     assert result.step("per_watt").detail["basis"] == "measured"
     assert result.ratio == pytest.approx(9.894 / 4.106, abs=RATIO)  # ~2.4x tokens per joule
-    assert {i.key: i.status for i in econ.benchmark_checklist(b200, h200)}["power"] == "ok"
+    assert {i.key: i.status for i in bench.benchmark_checklist(b200, h200)}["power"] == "ok"
 
 
 def test_sparsity_step_and_checklist() -> None:
     sparse = row("v4.1", "H200-SXM-141GBx1_TRT_Sparse", "Offline")
     dense = row("v4.1", "H200-SXM-141GBx8_TRT", "Offline")
     assert sparse.sparsity and sparse.division == "open"
-    raw = econ.normalize_claim(sparse, dense, sparsity_gain=1.0)
+    raw = bench.normalize_claim(sparse, dense, sparsity_gain=1.0)
     assert raw.step("per_accelerator").ratio == pytest.approx(1.17, abs=RATIO)
-    result = econ.normalize_claim(sparse, dense, sparsity_gain=2.0)
+    result = bench.normalize_claim(sparse, dense, sparsity_gain=2.0)
     assert result.step("sparsity").factor == 0.5
-    status = {i.key: i.status for i in econ.benchmark_checklist(sparse, dense)}
+    status = {i.key: i.status for i in bench.benchmark_checklist(sparse, dense)}
     assert status["sparsity"] == "warn" and status["division"] == "warn"
 
 
-def test_checklist_case7_pair(b200_v41: econ.BenchmarkResult,
-                              h100_v41: econ.BenchmarkResult) -> None:
-    status = {i.key: i.status for i in econ.benchmark_checklist(b200_v41, h100_v41)}
-    assert list(status) == list(econ.CHECKLIST)
+def test_checklist_case7_pair(b200_v41: bench.BenchmarkResult,
+                              h100_v41: bench.BenchmarkResult) -> None:
+    status = {i.key: i.status for i in bench.benchmark_checklist(b200_v41, h100_v41)}
+    assert list(status) == list(bench.CHECKLIST)
     assert status == {"baseline": "ok", "precision": "warn", "sparsity": "ok", "model": "ok",
                       "chip_vs_system": "warn", "slo": "ok", "power": "warn",
                       "division": "ok", "availability": "warn"}
 
 
 def test_checklist_power_unknown_without_ratings() -> None:
-    a = econ.BenchmarkResult("a", "X", 8, 100.0, "FP8")
-    b = econ.BenchmarkResult("b", "Y", 8, 50.0, "FP8")
-    status = {i.key: i.status for i in econ.benchmark_checklist(a, b)}
+    a = bench.BenchmarkResult("a", "X", 8, 100.0, "FP8")
+    b = bench.BenchmarkResult("b", "Y", 8, 50.0, "FP8")
+    status = {i.key: i.status for i in bench.benchmark_checklist(a, b)}
     assert status["power"] == "unknown" and status["baseline"] == "unknown"
-    assert not econ.normalize_claim(a, b).step("per_watt").applied
+    assert not bench.normalize_claim(a, b).step("per_watt").applied
 
 
 def test_higher_precision_claimant_gains_when_normalized() -> None:
-    fp16 = econ.BenchmarkResult("a", "X", 8, 100.0, "FP16")
-    fp4 = econ.BenchmarkResult("b", "Y", 8, 100.0, "FP4")
-    assert econ.normalize_claim(fp16, fp4, precision_gain=2.0).ratio == pytest.approx(4.0)
-    assert econ.normalize_claim(fp4, fp16, precision_gain=2.0).ratio == pytest.approx(0.25)
+    fp16 = bench.BenchmarkResult("a", "X", 8, 100.0, "FP16")
+    fp4 = bench.BenchmarkResult("b", "Y", 8, 100.0, "FP4")
+    assert bench.normalize_claim(fp16, fp4, precision_gain=2.0).ratio == pytest.approx(4.0)
+    assert bench.normalize_claim(fp4, fp16, precision_gain=2.0).ratio == pytest.approx(0.25)
 
 
-precisions = st.sampled_from(sorted(econ.PRECISION_BITS))
+precisions = st.sampled_from(sorted(bench.PRECISION_BITS))
 
 
 @given(precisions, precisions, st.booleans(), st.floats(1.0, 4.0), st.floats(1.0, 4.0),
@@ -144,12 +143,12 @@ precisions = st.sampled_from(sorted(econ.PRECISION_BITS))
 def test_normalization_never_raises_a_ratio_when_removing_an_advantage(
     pa: str, pb: str, sparse: bool, p_gain: float, s_gain: float, ta: float, tb: float
 ) -> None:
-    a = econ.BenchmarkResult("a", "X", 8, ta, pa, sparsity=sparse)
-    b = econ.BenchmarkResult("b", "Y", 8, tb, pb)
-    result = econ.normalize_claim(a, b, precision_gain=p_gain, sparsity_gain=s_gain,
+    a = bench.BenchmarkResult("a", "X", 8, ta, pa, sparsity=sparse)
+    b = bench.BenchmarkResult("b", "Y", 8, tb, pb)
+    result = bench.normalize_claim(a, b, precision_gain=p_gain, sparsity_gain=s_gain,
                                   per_watt=False)
     before = result.step("per_accelerator").ratio
-    if econ.PRECISION_BITS[pa] <= econ.PRECISION_BITS[pb]:  # the claimant's advantage
+    if bench.PRECISION_BITS[pa] <= bench.PRECISION_BITS[pb]:  # the claimant's advantage
         assert result.step("precision").ratio <= before * (1 + 1e-12)
     assert result.step("sparsity").ratio <= result.step("precision").ratio * (1 + 1e-12)
 
@@ -168,7 +167,7 @@ def test_normalization_never_raises_a_ratio_when_removing_an_advantage(
 )
 def test_benchmark_result_rejects_missing_mlperf_fields(record: dict, field: str) -> None:
     with pytest.raises(InputError) as err:
-        econ.BenchmarkResult.from_record(record)
+        bench.BenchmarkResult.from_record(record)
     assert (err.value.field, err.value.rule) == (field, "required")
 
 
@@ -184,32 +183,32 @@ def test_benchmark_result_rejects_bad_values(kwargs: dict, field: str) -> None:
     base = {"system": "s", "accelerator": "X", "accelerators": 8, "tokens_per_s": 1.0,
             "precision": "FP8"}
     with pytest.raises(InputError) as err:
-        econ.BenchmarkResult(**{**base, **kwargs})
+        bench.BenchmarkResult(**{**base, **kwargs})
     assert err.value.field == field
 
 
 @pytest.mark.parametrize("gain", [0.5, math.nan, -1])
 def test_normalize_claim_rejects_gains_below_one(gain: float,
-                                                 b200_v41: econ.BenchmarkResult,
-                                                 h100_v41: econ.BenchmarkResult) -> None:
+                                                 b200_v41: bench.BenchmarkResult,
+                                                 h100_v41: bench.BenchmarkResult) -> None:
     with pytest.raises(InputError, match="precision_gain"):
-        econ.normalize_claim(b200_v41, h100_v41, precision_gain=gain)
+        bench.normalize_claim(b200_v41, h100_v41, precision_gain=gain)
 
 
 # -- servers and racks ------------------------------------------------------------------------
 
 def test_servers_and_racks_under_a_rack_power_limit() -> None:
-    plan = econ.servers_and_racks(300_000, 31_106.28, 10.2, 40)
+    plan = bench.servers_and_racks(300_000, 31_106.28, 10.2, 40)
     assert plan == (10, 4, pytest.approx(102.0))  # 3 servers per 40 kW rack
-    servers, racks, kw = econ.servers_and_racks(300_000, 3 * 31_106.28, 14.3, 40)
+    servers, racks, kw = bench.servers_and_racks(300_000, 3 * 31_106.28, 14.3, 40)
     assert (servers, racks, kw) == (4, 2, pytest.approx(57.2))  # 2 per rack
-    assert econ.servers_and_racks(0, 1, 1, 1) == (0, 0, 0.0)
-    assert econ.servers_and_racks(3 * 31_106.28, 31_106.28, 10.2, 40).servers == 3  # exact fit
+    assert bench.servers_and_racks(0, 1, 1, 1) == (0, 0, 0.0)
+    assert bench.servers_and_racks(3 * 31_106.28, 31_106.28, 10.2, 40).servers == 3  # exact fit
 
 
 def test_servers_and_racks_rejects_a_server_bigger_than_its_rack() -> None:
     with pytest.raises(InputError) as err:
-        econ.servers_and_racks(1_000, 1_000, 14.3, 10)
+        bench.servers_and_racks(1_000, 1_000, 14.3, 10)
     assert (err.value.field, err.value.rule) == ("server_kw", "at_most")
 
 
@@ -220,29 +219,29 @@ def test_servers_and_racks_rejects_a_server_bigger_than_its_rack() -> None:
 )
 def test_servers_and_racks_rejects_bad_inputs(args: tuple, field: str) -> None:
     with pytest.raises(InputError) as err:
-        econ.servers_and_racks(*args)
+        bench.servers_and_racks(*args)
     assert err.value.field == field
 
 
 @given(st.floats(0, 1e7), st.floats(100, 1e5), st.floats(1, 20), st.floats(20, 140))
 def test_servers_and_racks_cover_demand_within_rack_power(demand: float, tps: float,
                                                           kw: float, rack: float) -> None:
-    servers, racks, provisioned = econ.servers_and_racks(demand, tps, kw, rack)
+    servers, racks, provisioned = bench.servers_and_racks(demand, tps, kw, rack)
     assert servers * tps >= demand * (1 - 1e-9)
     assert provisioned <= racks * rack + 1e-9
     assert servers <= racks * math.floor(rack / kw + 1e-9)
 
 
 def test_rack_claim_holds_only_when_all_four_conditions_do() -> None:
-    check = econ.rack_claim_check(300_000, 31_106.28, 10.2, 10.2, 40)
+    check = bench.rack_claim_check(300_000, 31_106.28, 10.2, 10.2, 40)
     assert check.verdict == "holds"
     assert (check.old.racks, check.new.racks, check.target_racks) == (4, 2, 2)
     assert all(c.ok for c in check.conditions)
-    assert [c.key for c in check.conditions] == list(econ.RACK_CONDITIONS)
+    assert [c.key for c in check.conditions] == list(bench.RACK_CONDITIONS)
 
 
 def test_rack_claim_partly_when_power_grows() -> None:
-    check = econ.rack_claim_check(300_000, 31_106.28, 10.2, 14.3, 40)
+    check = bench.rack_claim_check(300_000, 31_106.28, 10.2, 14.3, 40)
     status = {c.key: c.ok for c in check.conditions}
     assert status == {"workload": True, "power": False, "demand": True, "bottleneck": True}
     power = check.conditions[1].values
@@ -253,7 +252,7 @@ def test_rack_claim_partly_when_power_grows() -> None:
 
 def test_rack_claim_fails_for_small_demand_one_box_either_way() -> None:
     # A school's ~750 tokens/s: one old server, one new server, one rack either way.
-    check = econ.rack_claim_check(752, 31_106.28, 10.2, 10.2, 40)
+    check = bench.rack_claim_check(752, 31_106.28, 10.2, 10.2, 40)
     assert (check.old.servers, check.new.servers, check.old.racks, check.new.racks) == (
         1, 1, 1, 1)
     assert {c.key: c.ok for c in check.conditions}["demand"] is False
@@ -261,10 +260,10 @@ def test_rack_claim_fails_for_small_demand_one_box_either_way() -> None:
 
 
 def test_rack_claim_workload_and_bottleneck_conditions() -> None:
-    slow = econ.rack_claim_check(300_000, 31_106.28, 10.2, 10.2, 40, workload_speedup=1.5)
+    slow = bench.rack_claim_check(300_000, 31_106.28, 10.2, 10.2, 40, workload_speedup=1.5)
     assert not slow.conditions[0].ok and slow.effective_speedup == pytest.approx(1.5)
     assert slow.new.servers == 7 and slow.verdict == "partly"
-    fed = econ.rack_claim_check(300_000, 31_106.28, 10.2, 10.2, 40,
+    fed = bench.rack_claim_check(300_000, 31_106.28, 10.2, 10.2, 40,
                                 feed_limit_tokens_per_s_per_server=50_000)
     assert not fed.conditions[3].ok
     assert fed.effective_speedup == pytest.approx(50_000 / 31_106.28)
@@ -278,38 +277,5 @@ def test_rack_claim_workload_and_bottleneck_conditions() -> None:
 )
 def test_rack_claim_check_rejects_bad_inputs(kwargs: dict, field: str) -> None:
     with pytest.raises(InputError) as err:
-        econ.rack_claim_check(300_000, 31_106.28, 10.2, 10.2, 40, **kwargs)
+        bench.rack_claim_check(300_000, 31_106.28, 10.2, 10.2, 40, **kwargs)
     assert err.value.field == field
-
-
-# -- sensitivity ------------------------------------------------------------------------------
-
-def test_sensitivity_orders_inputs_by_swing() -> None:
-    base = scenario_from_defaults()
-    table = econ.sensitivity(base, {"pue": (1.1, 2.0), "server_capex_usd": (200_000, 450_000),
-                                    "api_price_usd_per_m": (0.3, 1.2)})
-    assert table.attrs["base"] == pytest.approx(base.break_even_tokens_per_month())
-    assert table.loc[0, "parameter"] == "api_price_usd_per_m"
-    assert table["swing"].is_monotonic_decreasing
-    cheap = replace(base, api_price_usd_per_m=0.3).break_even_tokens_per_month()
-    assert table.set_index("parameter").loc["api_price_usd_per_m", "result_low"] == cheap
-
-
-def test_sensitivity_infinite_end_sorts_first_and_bad_names_fail() -> None:
-    base = scenario_from_defaults()
-    table = econ.sensitivity(base, {"pue": (1.1, 2.0), "api_price_usd_per_m": (0.001, 1.0)})
-    assert table.loc[0, "parameter"] == "api_price_usd_per_m"
-    assert table.loc[0, "swing"] == math.inf
-    with pytest.raises(InputError, match="parameter"):
-        econ.sensitivity(base, {"colour": (1, 2)})
-    with pytest.raises(InputError) as err:
-        econ.sensitivity(base, {"pue": (0.5, 2.0)})
-    assert err.value.field == "pue"
-
-
-def test_break_even_scenario_converts_usd_once() -> None:
-    s = scenario_from_defaults()
-    assert s.cluster().server_capex_krw == 300_000 * 1_400
-    assert s.api_price_krw_per_m == pytest.approx(840)
-    with pytest.raises(InputError, match="fx_krw_per_usd"):
-        replace(s, fx_krw_per_usd=0)
