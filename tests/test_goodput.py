@@ -110,6 +110,7 @@ def test_worksheet_boundaries() -> None:
     # losses may use every reserved hour (goodput 0), and float rounding of the sum is forgiven
     assert Worksheet(720, {"rewind": 720}).goodput == 0
     assert Worksheet(0.3, {"a": 0.1, "b": 0.2}).effective_h == 0  # 0.1 + 0.2 > 0.3 in floats
+    assert Worksheet(720, {"rewind": 720 * (1 + 1e-12)}).goodput == 0  # the tolerance is inclusive
     assert Worksheet(goodput.MAX_RESERVED_H).goodput == 1
     ws = Worksheet(720, {"rewind": 14})
     assert type(ws.reserved_h) is float and type(ws.losses["rewind"]) is float
@@ -135,7 +136,8 @@ BAD_INPUTS = [
     (lambda: Worksheet(NAN), "reserved_h", "finite", NAN, None, "finite"),
     (lambda: Worksheet("720"), "reserved_h", "number", "720", None, "number"),
     (lambda: Worksheet(True), "reserved_h", "number", True, None, "number"),
-    (lambda: Worksheet(8_784.5), "reserved_h", "at_most", 8_784.5, 8_784, "one leap year"),
+    (lambda: Worksheet(8_784.5), "reserved_h", "at_most", 8_784.5, 8_784,
+     "reserved_h must be <= one leap year (8784)"),
     (lambda: Worksheet(720, {"rewind": -1}), "losses.rewind", "non_negative", -1, None,
      "losses.rewind"),
     (lambda: Worksheet(720, {"rewind": "14"}), "losses.rewind", "number", "14", None, "number"),
