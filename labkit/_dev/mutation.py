@@ -93,6 +93,9 @@ def _scratch(name: str) -> Path:
     shutil.copytree(ROOT / "labkit", work / "labkit", ignore=ignore)
     shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
     (work / "pyproject.toml").write_text(_pyproject(only, tests), encoding="utf-8")
+    # mutmut runs the tests inside work/mutants/; some find data/ beside tests/ (read only)
+    (work / "mutants").mkdir()
+    (work / "mutants" / "data").symlink_to(ROOT / "data", target_is_directory=True)
     return work
 
 
