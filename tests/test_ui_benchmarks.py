@@ -83,3 +83,12 @@ def test_missing_mlperf_field_reads_in_korean() -> None:
         BenchmarkResult.from_record({"system": "s", "accelerator": "X", "total_accel": 8,
                                      "precision": "FP8"})
     assert "꼭 있어야 하는 값이 비어 있습니다" in error_text(err.value, prefix="econ")
+
+
+def test_lesson_06_builders_are_still_found_under_ui_economics() -> None:
+    from labkit.ui import economics
+
+    for name in economics.MOVED_TO_BENCHMARKS:
+        assert getattr(economics, name) is getattr(ui, name)
+    with pytest.raises(AttributeError):
+        economics.no_such_builder  # noqa: B018

@@ -858,3 +858,17 @@ def exercises_05() -> widgets.VBox:
         Exercise("econ.ex05_3", model.rent_vs_own_break_even_utilization(
             c, model.usd_to_krw(1.99, s.fx_krw_per_usd)) * 100, 0.5, "%"),
     ])
+
+
+#: Lesson 06's builders, moved to :mod:`labkit.ui.benchmarks`; ``ui.economics.<name>`` still
+#: finds them (imported on use: labkit.ui.benchmarks imports this module).
+MOVED_TO_BENCHMARKS = ("ClaimApp", "RackApp", "case_numbers_06", "claim_app", "exercises_06",
+                       "mlperf_table", "rack_app", "steps_figure")
+
+
+def __getattr__(name: str) -> Any:
+    if name in MOVED_TO_BENCHMARKS:
+        from labkit.ui import benchmarks
+
+        return getattr(benchmarks, name)
+    raise AttributeError(f"module 'labkit.ui.economics' has no attribute {name!r}")
