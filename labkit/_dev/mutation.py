@@ -79,7 +79,7 @@ def _pyproject(only: tuple[str, ...], tests: tuple[str, ...]) -> str:
         'source_paths = ["labkit"]\n'
         f"only_mutate = {json.dumps(list(only))}\n"
         f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}\n"
-        'pytest_add_cli_args = ["-q", "-x"]\n'
+        'pytest_add_cli_args = ["-q", "-x", "-p", "labkit._dev.hypothesis_fast"]\n'
     )
 
 
