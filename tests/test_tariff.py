@@ -403,9 +403,13 @@ def _gap_series() -> pd.Series:
     return s.drop(s.index[5])
 
 
-@pytest.mark.parametrize(
-    ("load", "contract", "field", "rule"),
-    [
+def bill(load: object, contract: float = 10, **kwargs: object) -> pd.DataFrame:
+    return T.monthly_bill(load_tariff(GAP), load, contract, **kwargs)  # type: ignore[arg-type]
+
+
+DAY = hourly("2026-01-01", 1.0, 24)
+BILL_ROWS = [
+    # (load_kw, contract_kw, field, rule)
         (hourly("2026-01-01", [1.0, -2.0, 3.0]), 10, "load_kw", "non_negative"),
         (hourly("2026-01-01", [1.0, math.nan]), 10, "load_kw", "finite"),
         (hourly("2026-01-01", [1.0, math.inf]), 10, "load_kw", "finite"),
@@ -425,40 +429,34 @@ def _gap_series() -> pd.Series:
         (hourly("2026-01-01", [1.0, 2.0]), 0, "contract_kw", "positive"),
         (hourly("2026-01-01", [1.0, 2.0]), -5, "contract_kw", "positive"),
         (hourly("2026-01-01", [1.0, 2.0]), math.nan, "contract_kw", "finite"),
-    ],
-)
-def test_monthly_bill_rejects_bad_input_naming_the_field(gap: T.Tariff, load: object,
-                                                         contract: float, field: str,
-                                                         rule: str) -> None:
-    with pytest.raises(InputError) as err:
-        T.monthly_bill(gap, load, contract)  # type: ignore[arg-type]
-    assert err.value.field == field and err.value.rule == rule
+]
+BAD_INPUTS = [
+    # (call, field, rule): monthly_bill's load and contract rows above, then the rest
+    *[((lambda load=load, contract=contract: bill(load, contract)), field, rule)
+      for load, contract, field, rule in BILL_ROWS],
+    (lambda: T.monthly_bill("교육용(갑)", DAY, 10), "tariff", "other"),  # type: ignore[arg-type]
+    (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other"),
+    (lambda: bill(DAY, repeat_year=True), "repeat_year", "other"),
+    (lambda: bill(DAY, prior_demand_kw={"2025-12": -1}), "prior_demand_kw.2025-12",
+     "non_negative"),
+    # hours 15-21 in no band; hour 7 twice; hour 25; not a range; no such band
+    (lambda: T.parse_hour_ranges("t", {"light": ["22-08"], "mid": ["08-15"]}), "t", "other"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22-08", "07-09"], "mid": ["09-22"]}),
+     "t.light", "other"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["25-08"]}), "t.light", "other"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22"]}), "t.light", "other"),
+    (lambda: T.parse_hour_ranges("t", {"dark": ["00-24"]}), "t.dark", "choice"),
+]
 
 
-def test_monthly_bill_rejects_other_bad_arguments(gap: T.Tariff) -> None:
-    load = hourly("2026-01-01", 1.0, 24)
-    with pytest.raises(InputError, match="tariff"):
-        T.monthly_bill("교육용(갑)", load, 10)  # type: ignore[arg-type]
+@pytest.mark.parametrize(("call", "field", "rule"), BAD_INPUTS,
+                         ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
+def test_bad_input_raises_a_value_error_naming_the_field_and_rule(
+        call: object, field: str, rule: str) -> None:
     with pytest.raises(InputError) as err:
-        T.monthly_bill(gap, load, 10, holidays=["not a day"])
-    assert err.value.field == "holidays"
-    with pytest.raises(InputError) as err:
-        T.monthly_bill(gap, load, 10, repeat_year=True)
-    assert err.value.field == "repeat_year"
-    with pytest.raises(InputError) as err:
-        T.monthly_bill(gap, load, 10, prior_demand_kw={"2025-12": -1})
-    assert err.value.field.startswith("prior_demand_kw")
-
-
-@pytest.mark.parametrize(
-    "ranges",
-    [{"light": ["22-08"], "mid": ["08-15"]},  # hours 15-21 in no band
-     {"light": ["22-08", "07-09"], "mid": ["09-22"]},  # hour 7 twice
-     {"light": ["25-08"]}, {"light": ["22"]}, {"dark": ["00-24"]}],
-)
-def test_parse_hour_ranges_rejects_bad_schedules(ranges: dict[str, list[str]]) -> None:
-    with pytest.raises(InputError):
-        T.parse_hour_ranges("t", ranges)
+        call()  # type: ignore[operator]
+    assert isinstance(err.value, ValueError)
+    assert (err.value.field, err.value.rule) == (field, rule)
 
 
 def test_parse_hour_ranges_whole_day_and_midnight() -> None:
