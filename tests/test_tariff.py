@@ -220,6 +220,23 @@ def test_band_of_across_midnight_and_seasons(eul: T.Tariff, stamp: str, band: st
     assert T.band_of(eul, pd.Timestamp(stamp, tz="Asia/Seoul")) == band
 
 
+@pytest.mark.parametrize(
+    ("stamp", "holiday", "band"),
+    [  # data/tariffs: Saturdays bill peak hours at mid; Sundays and public holidays all light
+        ("2026-07-18 15:00", False, "mid"),  # Saturday, a weekday peak hour
+        ("2026-07-18 03:00", False, "light"),  # Saturday, light stays light
+        ("2026-07-18 09:00", False, "mid"),  # Saturday, mid stays mid
+        ("2026-07-19 15:00", False, "light"),  # Sunday
+        ("2026-07-15 15:00", True, "light"),  # a Wednesday holiday
+        ("2026-07-15 15:00", False, "peak"),  # the same hour, a working day
+        ("2026-07-18 15:00", True, "light"),  # a Saturday holiday
+    ],
+)
+def test_band_of_weekends_and_holidays(eul: T.Tariff, stamp: str, holiday: bool,
+                                       band: str) -> None:
+    assert T.band_of(eul, stamp, holiday=holiday) == band
+
+
 def test_band_of_converts_other_time_zones(eul: T.Tariff) -> None:
     # 2026-07-15 06:00 UTC is 15:00 in Seoul: peak
     assert T.band_of(eul, pd.Timestamp("2026-07-15 06:00", tz="UTC")) == T.Band.PEAK
@@ -435,6 +452,15 @@ BAD_INPUTS = [
     *[((lambda load=load, contract=contract: bill(load, contract)), field, rule)
       for load, contract, field, rule in BILL_ROWS],
     (lambda: T.monthly_bill("교육용(갑)", DAY, 10), "tariff", "other"),  # type: ignore[arg-type]
+    (lambda: bill([1.0, 2.0]), "load_kw", "other", "list",
+     "load_kw must be a pandas Series of kW with a DatetimeIndex"),
+    (lambda: bill(pd.Series([1.0], index=pd.date_range("2026-01-01", periods=1, freq="h"))),
+     "load_kw", "other", "index",
+     "load_kw needs a tz-aware DatetimeIndex (Asia/Seoul), e.g. pd.date_range('2026-01-01', "
+     "periods=8760, freq='h', tz='Asia/Seoul')"),
+    (lambda: bill(hourly("2026-01-01", [])), "load_kw", "other", 0, "load_kw is empty"),
+    (lambda: bill(hourly("2026-01-01", [1.0])), "load_kw", "other", 1,
+     "load_kw needs at least two samples to show its step"),
     (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other"),
     (lambda: bill(DAY, repeat_year=True), "repeat_year", "other"),
     (lambda: bill(DAY, prior_demand_kw={"2025-12": -1}), "prior_demand_kw.2025-12",
@@ -449,14 +475,17 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize(("call", "field", "rule"), BAD_INPUTS,
+@pytest.mark.parametrize("row", BAD_INPUTS,
                          ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
-def test_bad_input_raises_a_value_error_naming_the_field_and_rule(
-        call: object, field: str, rule: str) -> None:
+def test_bad_input_raises_a_value_error_naming_the_field_and_rule(row: tuple) -> None:  # type: ignore[type-arg]
+    call, field, rule, *detail = row
     with pytest.raises(InputError) as err:
-        call()  # type: ignore[operator]
+        call()
     assert isinstance(err.value, ValueError)
     assert (err.value.field, err.value.rule) == (field, rule)
+    if detail:  # the rejected value as reported, and words of the message
+        value, words = detail
+        assert err.value.value == value and words in str(err.value)
 
 
 def test_parse_hour_ranges_whole_day_and_midnight() -> None:
