@@ -59,8 +59,10 @@ The package, one idea per module: :mod:`~labkit.scheduling.jobs` (inputs),
 :mod:`~labkit.scheduling.state` (per-GPU occupancy, FGD fragmentation),
 :mod:`~labkit.scheduling.placement` (pack, spread, FGD), :mod:`~labkit.scheduling.policies`
 (queue order, fair share, quotas), :mod:`~labkit.scheduling.simulator` (the event loop),
-:mod:`~labkit.scheduling.report` (results, demand curves, capacity) and
-:mod:`~labkit.scheduling.workloads` (job groups, filler, trace-derived jobs).
+:mod:`~labkit.scheduling.report` (results, demand curves, capacity, the metrics),
+:mod:`~labkit.scheduling.workloads` (job groups, filler, trace-derived jobs) and
+:mod:`~labkit.scheduling.one_gpu` (one GPU shared by FIFO, time-slicing, MPS or fixed MIG devices:
+lesson 02's engine, used by :mod:`labkit.sharing`).
 
 Used in: notebooks/02_mig.ipynb (through :mod:`labkit.sharing`), notebooks/08_orchestration.ipynb
 """
