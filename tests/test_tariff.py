@@ -270,6 +270,21 @@ def test_season_boundaries_split_months_and_prices(gap: T.Tariff) -> None:
     assert bill["energy_krw"].tolist() == [865, 1_233]
 
 
+@pytest.mark.parametrize(
+    ("start", "bands"),
+    [  # two hours at 10 kW on a Monday; data/tariffs' 2026 TOU bands by season
+        ("2026-11-02 15:00", (0, 10, 10)),  # winter: 12-16 mid, 16-19 peak
+        ("2026-10-26 15:00", (0, 0, 20)),  # spring/fall: 15-21 peak
+        ("2026-03-02 11:00", (0, 20, 0)),  # spring/fall: 11-12 and 12-13 mid
+        ("2026-02-02 11:00", (0, 10, 10)),  # winter: 09-12 peak, 12-16 mid
+    ],
+)
+def test_tou_bill_uses_each_months_season(eul: T.Tariff, start: str,
+                                          bands: tuple[int, int, int]) -> None:
+    row = T.monthly_bill(eul, hourly(start, [10.0, 10.0]), 100).iloc[0]
+    assert (row["kwh_light"], row["kwh_mid"], row["kwh_peak"]) == bands
+
+
 def test_season_boundary_autumn_to_winter_tou(eul: T.Tariff) -> None:
     # 15:00 on Fri 2026-10-30 is spring/fall peak (111.4); 15:00 on Mon 2026-11-02 is winter
     # mid (12-16, 119.7); 16:00 the same day winter peak (158.4)
@@ -451,7 +466,8 @@ BAD_INPUTS = [
     # (call, field, rule): monthly_bill's load and contract rows above, then the rest
     *[((lambda load=load, contract=contract: bill(load, contract)), field, rule)
       for load, contract, field, rule in BILL_ROWS],
-    (lambda: T.monthly_bill("교육용(갑)", DAY, 10), "tariff", "other"),  # type: ignore[arg-type]
+    (lambda: T.monthly_bill("교육용(갑)", DAY, 10), "tariff", "other", "str",  # type: ignore[arg-type]
+     "tariff must be a labkit.tariff.Tariff (see load_tariff)"),
     (lambda: bill([1.0, 2.0]), "load_kw", "other", "list",
      "load_kw must be a pandas Series of kW with a DatetimeIndex"),
     (lambda: bill(pd.Series([1.0], index=pd.date_range("2026-01-01", periods=1, freq="h"))),
@@ -461,7 +477,9 @@ BAD_INPUTS = [
     (lambda: bill(hourly("2026-01-01", [])), "load_kw", "other", 0, "load_kw is empty"),
     (lambda: bill(hourly("2026-01-01", [1.0])), "load_kw", "other", 1,
      "load_kw needs at least two samples to show its step"),
-    (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other"),
+    (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other",
+     "Unknown datetime string format, unable to parse: not a day",
+     "holidays must be dates: Unknown datetime string format"),
     (lambda: bill(DAY, repeat_year=True), "repeat_year", "other"),
     (lambda: bill(DAY, prior_demand_kw={"2025-12": -1}), "prior_demand_kw.2025-12",
      "non_negative"),
