@@ -270,6 +270,21 @@ def test_season_boundaries_split_months_and_prices(gap: T.Tariff) -> None:
     assert bill["energy_krw"].tolist() == [865, 1_233]
 
 
+@pytest.mark.parametrize("start", ["2026-03-02 09:05", "2026-03-02 09:00", "2026-03-02 09:10"])
+def test_demand_is_the_largest_clock_aligned_15_minute_mean(gap: T.Tariff, start: str) -> None:
+    # 5-minute samples that start off the quarter hour: KEPCO's demand windows are clock
+    # quarters (:00, :15, :30, :45), whatever the first sample's time
+    load = pd.Series([30.0, 30.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12.0],
+                     index=pd.date_range(start, periods=12, freq="5min", tz="Asia/Seoul"))
+    bill = T.monthly_bill(gap, load, 100)
+    assert bill.index.name == "month" and list(bill.index.astype(str)) == ["2026-03"]
+    # brute force: mean of the samples inside each clock quarter that has any
+    quarters: dict[pd.Timestamp, list[float]] = {}
+    for stamp, kw in load.items():
+        quarters.setdefault(stamp.floor("15min"), []).append(kw)
+    assert bill["demand_kw"].iloc[0] == max(sum(v) / len(v) for v in quarters.values())
+
+
 @pytest.mark.parametrize(
     ("start", "bands"),
     [  # two hours at 10 kW on a Monday; data/tariffs' 2026 TOU bands by season
@@ -481,6 +496,8 @@ BAD_INPUTS = [
      "Unknown datetime string format, unable to parse: not a day",
      "holidays must be dates: Unknown datetime string format"),
     (lambda: bill(DAY, repeat_year=True), "repeat_year", "other"),
+    (lambda: bill(DAY, prior_demand_kw={"soon": 3}), "prior_demand_kw", "other", "soon",
+     "prior_demand_kw keys must be months"),
     (lambda: bill(DAY, prior_demand_kw={"2025-12": -1}), "prior_demand_kw.2025-12",
      "non_negative"),
     # hours 15-21 in no band; hour 7 twice; hour 25; not a range; no such band
