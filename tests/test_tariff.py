@@ -286,6 +286,33 @@ def test_demand_is_the_largest_clock_aligned_15_minute_mean(gap: T.Tariff, start
 
 
 @pytest.mark.parametrize(
+    ("prior", "billing_kw"),
+    [  # 20 kW on Mon 2026-08-03, contract 100 kW: floor 30 kW; ratchet months 7-9, 12-2 of the
+       # 12 months that end with this one (KEPCO 기본공급약관 제68조; data/tariffs)
+        ({"2026-07": 80}, 80),  # last month, a ratchet month
+        ({"2025-09": 80}, 80),  # 11 months back, a ratchet month
+        ({"2025-08": 80}, 30),  # 12 months back: outside the window
+        ({"2026-05": 80}, 30),  # not a ratchet month
+        ({}, 30),
+    ],
+)
+def test_ratchet_looks_back_eleven_months_at_ratchet_months_only(
+        gap: T.Tariff, prior: dict[str, float], billing_kw: float) -> None:
+    load = hourly("2026-08-03 09:00", 20.0, 24)
+    bill = T.monthly_bill(gap, load, 100, prior_demand_kw=prior)
+    assert bill["billing_kw"].tolist() == [billing_kw]
+
+
+def test_tou_energy_lines_add_up_per_month(eul: T.Tariff) -> None:
+    # 10 kW at 23:00 on 2026-05-31 and 20 kW at 00:00 on 2026-06-01, both light hours: each
+    # month's energy is its own band lines, not the series' total
+    bill = T.monthly_bill(eul, hourly("2026-05-31 23:00", [10.0, 20.0]), 100)
+    lines = bill[["energy_light_krw", "energy_mid_krw", "energy_peak_krw"]].sum(axis=1)
+    assert bill["energy_krw"].tolist() == lines.tolist()
+    assert bill["energy_krw"].iloc[1] > bill["energy_krw"].iloc[0] > 0
+
+
+@pytest.mark.parametrize(
     ("start", "bands"),
     [  # two hours at 10 kW on a Monday; data/tariffs' 2026 TOU bands by season
         ("2026-11-02 15:00", (0, 10, 10)),  # winter: 12-16 mid, 16-19 peak
@@ -495,7 +522,8 @@ BAD_INPUTS = [
     (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other",
      "Unknown datetime string format, unable to parse: not a day",
      "holidays must be dates: Unknown datetime string format"),
-    (lambda: bill(DAY, repeat_year=True), "repeat_year", "other"),
+    (lambda: bill(DAY, repeat_year=True), "repeat_year", "other", 1,
+     "repeat_year needs exactly 12 consecutive months, the series has 1"),
     (lambda: bill(DAY, prior_demand_kw={"soon": 3}), "prior_demand_kw", "other", "soon",
      "prior_demand_kw keys must be months"),
     (lambda: bill(DAY, prior_demand_kw={"2025-12": -1}), "prior_demand_kw.2025-12",
