@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -327,6 +328,14 @@ def test_tou_bill_uses_each_months_season(eul: T.Tariff, start: str,
     assert (row["kwh_light"], row["kwh_mid"], row["kwh_peak"]) == bands
 
 
+def test_season_of_every_month(gap: T.Tariff) -> None:
+    # data/tariffs: summer June-August, winter November-February, spring/fall the rest
+    winter, spring, summer = T.Season.WINTER, T.Season.SPRING_FALL, T.Season.SUMMER
+    expected = [winter, winter, spring, spring, spring, summer, summer, summer, spring, spring,
+                winter, winter]
+    assert [gap.season(m) for m in range(1, 13)] == expected
+
+
 def test_season_boundary_autumn_to_winter_tou(eul: T.Tariff) -> None:
     # 15:00 on Fri 2026-10-30 is spring/fall peak (111.4); 15:00 on Mon 2026-11-02 is winter
     # mid (12-16, 119.7); 16:00 the same day winter peak (158.4)
@@ -522,6 +531,26 @@ BAD_INPUTS = [
     (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other",
      "Unknown datetime string format, unable to parse: not a day",
      "holidays must be dates: Unknown datetime string format"),
+    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule) for kw, field, rule in [
+        ({"base_krw_per_kw_month": -1}, "base_krw_per_kw_month", "non_negative"),
+        ({"energy_krw_per_kwh": {}}, "energy_krw_per_kwh.summer", "other"),
+        ({"energy_krw_per_kwh": {s: {b: -1 for b in T.Band} for s in T.Season}},
+         "energy_krw_per_kwh.summer.light", "non_negative"),
+        ({"season_of_month": ("winter",) * 11}, "season_of_month", "other"),
+        ({"climate_krw_per_kwh": math.nan}, "climate_krw_per_kwh", "finite"),
+        ({"fuel_krw_per_kwh": math.inf}, "fuel_krw_per_kwh", "finite"),
+        ({"fund_levy_frac": 2}, "fund_levy_frac", "fraction"),
+        ({"vat_frac": -0.1}, "vat_frac", "fraction"),
+        ({"floor_frac": 1.5}, "floor_frac", "fraction"),
+        ({"school_floor_frac": 2}, "school_floor_frac", "fraction"),
+        ({"demand_interval_min": 0}, "demand_interval_min", "integer"),
+        ({"demand_interval_min": 7}, "demand_interval_min", "other"),
+        ({"ratchet_months": (13,)}, "ratchet_months", "at_most"),
+        ({"ratchet_months": (0,)}, "ratchet_months", "integer"),
+        ({"base_basis": "kwh"}, "base_basis", "choice"),
+    ]],
+    (lambda: load_tariff(GAP).season(0), "month", "integer"),
+    (lambda: load_tariff(GAP).season(13), "month", "at_most"),
     (lambda: bill(DAY, repeat_year=True), "repeat_year", "other", 1,
      "repeat_year needs exactly 12 consecutive months, the series has 1"),
     (lambda: bill(DAY, prior_demand_kw={"soon": 3}), "prior_demand_kw", "other", "soon",
