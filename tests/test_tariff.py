@@ -275,7 +275,7 @@ def test_season_boundaries_split_months_and_prices(gap: T.Tariff) -> None:
 def test_demand_is_the_largest_clock_aligned_15_minute_mean(gap: T.Tariff, start: str) -> None:
     # 5-minute samples that start off the quarter hour: KEPCO's demand windows are clock
     # quarters (:00, :15, :30, :45), whatever the first sample's time
-    load = pd.Series([30.0, 30.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12.0],
+    load = pd.Series([60.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12.0],
                      index=pd.date_range(start, periods=12, freq="5min", tz="Asia/Seoul"))
     bill = T.monthly_bill(gap, load, 100)
     assert bill.index.name == "month" and list(bill.index.astype(str)) == ["2026-03"]
