@@ -41,7 +41,7 @@ PRESENT_ARGS := --port $(PORT) --theme $(THEME) \
 # JupyterLab refuses to run as root without this flag (CI machines and lab servers often run as root).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help lab test present hub thumbnails notebooks bench lint system-deps clean
+.PHONY: help lab test present hub thumbnails notebooks bench lint mutation system-deps clean
 
 help:
 	@echo "make lab        open the curriculum in JupyterLab"
@@ -51,6 +51,7 @@ help:
 	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
 	@echo "make notebooks  re-execute and clean the committed notebooks"
 	@echo "make bench      run the benchmarks in benchmarks/"
+	@echo "make mutation  mutation-test the model modules (MODULES=\"goodput tariff\"; not in make test)"
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "labkit needs Python 3.11 or newer on PATH (or PYTHON=...)"; exit 1; }
@@ -134,5 +135,11 @@ lint: $(VENV)/.test-installed
 	$(BIN)/python -m ruff check labkit tests benchmarks
 	$(BIN)/python -m mypy
 
+# Mutation testing of the model modules (mutmut; minutes per module, not part of `make test`):
+# `make mutation MODULES="goodput tariff"`; scores and survivors in build/mutation/summary.json.
+mutation: $(VENV)/.test-installed
+	$(PIP) install -q -c $(CONSTRAINTS) -e ".[lab,test,dev]"
+	$(BIN)/python -m labkit._dev.mutation $(MODULES)
+
 clean:
-	rm -rf $(VENV) test-artifacts benchmarks/results .hub
+	rm -rf $(VENV) test-artifacts benchmarks/results .hub build/mutation

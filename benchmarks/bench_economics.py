@@ -44,13 +44,13 @@ def main() -> None:
             LESSON_05 + "root = server.children[0]\nroot = ui.economics.aircraft_app(server)\n",
             "lk-aircraft-utilization", [5 + (i % 96) for i in range(N)]),
         "06_claim_precision_gain": time_callbacks_in_kernel(
-            "import labkit.ui as ui\nroot = ui.economics.claim_app()\n",
+            "import labkit.ui as ui\nroot = ui.benchmarks.claim_app()\n",
             "lk-claim-precision_gain", [round(1 + (i % 100) * 0.01, 2) for i in range(N)]),
         "06_claim_pick_baseline": time_callbacks_in_kernel(
-            "import labkit.ui as ui\nroot = ui.economics.claim_app()\n",
+            "import labkit.ui as ui\nroot = ui.benchmarks.claim_app()\n",
             "lk-claim-baseline", [i % 39 for i in range(N)]),
         "06_racks_demand": time_callbacks_in_kernel(
-            "import labkit.ui as ui\nroot = ui.economics.rack_app()\n",
+            "import labkit.ui as ui\nroot = ui.benchmarks.rack_app()\n",
             "lk-racks-demand_tokens_per_s", [1_000 + (i % 100) * 10_000 for i in range(N)]),
     }
     save("economics_callbacks", {"goal": "p95 < 50 ms", "results": results})

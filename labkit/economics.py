@@ -23,7 +23,9 @@ base_charge, staff, maintenance, facility); a tariff model can compute the energ
 lines itself from :meth:`OwnedCluster.facility_power_kw` / :attr:`OwnedCluster.peak_facility_kw`
 and swap them in with :meth:`CostBreakdown.with_electricity`.
 
-Used in: notebooks/05_break_even.ipynb, notebooks/06_benchmarks.ipynb
+Lesson 06's benchmark claims and racks are in :mod:`labkit.benchmarks`.
+
+Used in: notebooks/05_break_even.ipynb
 """
 
 from __future__ import annotations
@@ -32,36 +34,24 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, fields, replace
 from enum import StrEnum
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 import pandas as pd
 
 from labkit import validate
 
 __all__ = [
-    "CHECKLIST",
-    "DIVISIONS",
+    "CLUSTER_INPUTS",
     "HOURS_PER_YEAR",
-    "PRECISION_BITS",
-    "RACK_CONDITIONS",
-    "SCENARIOS",
+    "LESSON_INPUTS",
+    "SCENARIO_INPUTS",
     "SECONDS_PER_MONTH",
     "SECONDS_PER_YEAR",
-    "BenchmarkResult",
     "BreakEvenScenario",
-    "ChecklistItem",
-    "ClaimNormalization",
     "CostBreakdown",
     "CostLine",
-    "NormalizationStep",
     "OwnedCluster",
-    "RackClaimCheck",
-    "RackCondition",
-    "RackPlan",
-    "Step",
     "api_cost_krw",
-    "benchmark_checklist",
     "blended_price",
     "break_even_tokens_per_month",
     "break_even_utilization",
@@ -70,13 +60,10 @@ __all__ = [
     "marginal_cost_krw_per_token",
     "monthly_capacity_tokens",
     "monthly_demand_tokens",
-    "normalize_claim",
     "owned_cost_krw_per_month",
-    "rack_claim_check",
     "rent_cost_krw",
     "rent_vs_own_break_even_utilization",
     "sensitivity",
-    "servers_and_racks",
     "usd_to_krw",
 ]
 
@@ -87,14 +74,6 @@ SECONDS_PER_YEAR = HOURS_PER_YEAR * 3_600.0
 SECONDS_PER_MONTH = SECONDS_PER_YEAR / 12.0
 """A twelfth of a year: 730 h = 2,628,000 s (the model's month). [s]"""
 TOKENS_PER_M = 1_000_000.0
-
-
-def _at_least(field: str, value: Any, limit: float) -> float:
-    x = validate.finite(field, value)
-    if x < limit:
-        raise validate.InputError(field, "at_least", value,
-                                  f"{field} must be >= {limit:g}, got {value!r}", limit=limit)
-    return x
 
 
 def usd_to_krw(amount_usd: float, fx_krw_per_usd: float) -> float:
@@ -328,7 +307,7 @@ class OwnedCluster:
             "max_it_power_kw": validate.positive("max_it_power_kw", self.max_it_power_kw),
             "idle_power_fraction": validate.fraction("idle_power_fraction",
                                                      self.idle_power_fraction, allow_zero=True),
-            "pue": _at_least("pue", self.pue, 1.0),
+            "pue": validate.at_least("pue", self.pue, 1.0),
             "energy_price_krw_per_kwh": validate.non_negative("energy_price_krw_per_kwh",
                                                               self.energy_price_krw_per_kwh),
             "base_charge_krw_per_kw_month": validate.non_negative(
@@ -830,9 +809,23 @@ def rent_vs_own_break_even_utilization(cluster: OwnedCluster,
 
 # -- what moves the break-even: lesson inputs and one-at-a-time sensitivity ----------------------
 
+#: The owned cluster's inputs (every :class:`OwnedCluster` field but the KRW server price, which a
+#: scenario derives from its USD price).
+CLUSTER_INPUTS: tuple[str, ...] = tuple(
+    f.name for f in fields(OwnedCluster) if f.name not in ("server_capex_krw", "_"))
+#: Lesson 05's own inputs, in the units the lesson shows (money in USD where the lesson says so).
+LESSON_INPUTS = ("server_capex_usd", "fx_krw_per_usd", "api_price_usd_per_m",
+                 "tokens_per_s_per_gpu", "derate")
+#: Every input of a :class:`BreakEvenScenario` by name (what :func:`sensitivity` may vary).
+SCENARIO_INPUTS = LESSON_INPUTS + CLUSTER_INPUTS
+
+
 @dataclass(frozen=True)
 class BreakEvenScenario:
-    """Lesson 05's inputs in the units the lesson shows; USD is converted to KRW here, once.
+    """Lesson 05's inputs: an owned cluster priced in USD, an API price and a throughput.
+
+    USD is converted to KRW here, once: the scenario's cluster is ``owned`` with its server
+    priced at ``server_capex_usd x fx_krw_per_usd``.
 
     Parameters
     ----------
@@ -846,13 +839,18 @@ class BreakEvenScenario:
         Benchmark throughput per GPU, > 0. [tokens/s]
     derate : float
         Share of the benchmark throughput reached on the real workload, in (0, 1]. [fraction]
-    gpus_per_server ... facility_krw_per_year
-        As in :class:`OwnedCluster` (money already in KRW there).
+    owned : OwnedCluster
+        The cluster's other inputs (:data:`CLUSTER_INPUTS`); its ``server_capex_krw`` is
+        replaced by the converted USD price.
 
     Raises
     ------
     labkit.validate.InputError (a ValueError)
         Naming the field, for any value outside its range.
+
+    See Also
+    --------
+    BreakEvenScenario.from_inputs : the same from flat keyword inputs (:data:`SCENARIO_INPUTS`).
 
     Used in: notebooks/05_break_even.ipynb
     """
@@ -862,44 +860,64 @@ class BreakEvenScenario:
     api_price_usd_per_m: float
     tokens_per_s_per_gpu: float
     derate: float
-    gpus_per_server: int
-    max_it_power_kw: float
-    idle_power_fraction: float
-    pue: float
-    energy_price_krw_per_kwh: float
-    servers: int = 1
-    depreciation_years: float = 4
-    cost_of_capital: float = 0.0
-    base_charge_krw_per_kw_month: float = 0.0
-    staff_krw_per_year: float = 0.0
-    maintenance_fraction_per_year: float = 0.0
-    facility_krw_per_year: float = 0.0
+    owned: OwnedCluster
 
     def __post_init__(self) -> None:
-        validate.non_negative("server_capex_usd", self.server_capex_usd)
-        validate.positive("fx_krw_per_usd", self.fx_krw_per_usd)
+        capex = validate.non_negative("server_capex_usd", self.server_capex_usd)
+        fx = validate.positive("fx_krw_per_usd", self.fx_krw_per_usd)
         validate.non_negative("api_price_usd_per_m", self.api_price_usd_per_m)
         validate.positive("tokens_per_s_per_gpu", self.tokens_per_s_per_gpu)
         validate.fraction("derate", self.derate)
-        # built (and so validated) once; the scenario is frozen, so the cluster never changes
-        object.__setattr__(self, "_cluster", self._build_cluster())
+        if not isinstance(self.owned, OwnedCluster):
+            raise validate.InputError("owned", "other", self.owned, "owned must be an OwnedCluster")
+        krw = usd_to_krw(capex, fx)
+        if self.owned.server_capex_krw != krw:
+            object.__setattr__(self, "owned", replace(self.owned, server_capex_krw=krw))
+
+    @classmethod
+    def from_inputs(cls, **inputs: Any) -> BreakEvenScenario:
+        """Return the scenario from every input by name (:data:`SCENARIO_INPUTS`).
+
+        Cluster inputs with a default in :class:`OwnedCluster` may be left out.
+
+        Raises
+        ------
+        labkit.validate.InputError (a ValueError)
+            For an unknown name (rule ``choice``), a missing lesson input (rule ``required``),
+            or a value outside its field's range.
+        """
+        for name in inputs:
+            validate.one_of("parameter", name, SCENARIO_INPUTS)
+        for name in LESSON_INPUTS:
+            if name not in inputs:
+                raise validate.InputError(name, "required", None, f"{name} is required")
+        lesson = {n: inputs[n] for n in LESSON_INPUTS}
+        cluster = {n: v for n, v in inputs.items() if n in CLUSTER_INPUTS}
+        capex = usd_to_krw(validate.non_negative("server_capex_usd", lesson["server_capex_usd"]),
+                           validate.positive("fx_krw_per_usd", lesson["fx_krw_per_usd"]))
+        return cls(**lesson, owned=OwnedCluster(capex, **cluster))
+
+    def input(self, name: str) -> Any:
+        """Return the input ``name`` (one of :data:`SCENARIO_INPUTS`), in its own unit."""
+        validate.one_of("parameter", name, SCENARIO_INPUTS)
+        return getattr(self if name in LESSON_INPUTS else self.owned, name)
+
+    def with_input(self, name: str, value: Any) -> BreakEvenScenario:
+        """Return the scenario with one input replaced (validated by its field).
+
+        Raises
+        ------
+        labkit.validate.InputError (a ValueError)
+            For an unknown name (rule ``choice``), or a value outside the field's range.
+        """
+        validate.one_of("parameter", name, SCENARIO_INPUTS)
+        if name in LESSON_INPUTS:
+            return replace(self, **{name: value})
+        return replace(self, owned=replace(self.owned, **{name: value}))
 
     def cluster(self) -> OwnedCluster:
         """Return the owned cluster, capex converted to KRW at ``fx_krw_per_usd``."""
-        return self._cluster  # type: ignore[attr-defined, no-any-return]
-
-    def _build_cluster(self) -> OwnedCluster:
-        return OwnedCluster(
-            usd_to_krw(self.server_capex_usd, self.fx_krw_per_usd), self.gpus_per_server,
-            servers=self.servers, depreciation_years=self.depreciation_years,
-            cost_of_capital=self.cost_of_capital, max_it_power_kw=self.max_it_power_kw,
-            idle_power_fraction=self.idle_power_fraction, pue=self.pue,
-            energy_price_krw_per_kwh=self.energy_price_krw_per_kwh,
-            base_charge_krw_per_kw_month=self.base_charge_krw_per_kw_month,
-            staff_krw_per_year=self.staff_krw_per_year,
-            maintenance_fraction_per_year=self.maintenance_fraction_per_year,
-            facility_krw_per_year=self.facility_krw_per_year,
-        )
+        return self.owned
 
     @property
     def api_price_krw_per_m(self) -> float:
@@ -936,8 +954,8 @@ def sensitivity(
     base : BreakEvenScenario
         The scenario every row starts from.
     ranges : mapping of str to (float, float)
-        Scenario field name -> (low, high) values, in the field's own unit. At most as many
-        entries as the scenario has fields.
+        Scenario input name (:data:`SCENARIO_INPUTS`) -> (low, high) values, in the input's own
+        unit.
     metric : callable, optional
         Scenario -> number; default :meth:`BreakEvenScenario.break_even_tokens_per_month`.
 
@@ -957,15 +975,12 @@ def sensitivity(
 
     Used in: notebooks/05_break_even.ipynb
     """
-    names = [f.name for f in fields(BreakEvenScenario)]
     rows = []
     for name, bounds in ranges.items():
-        validate.one_of("parameter", name, names)
+        validate.one_of("parameter", name, SCENARIO_INPUTS)
         low, high = (validate.finite(name, v) for v in bounds)
-        at_low: dict[str, Any] = {name: low}
-        at_high: dict[str, Any] = {name: high}
-        r_low = metric(replace(base, **at_low))
-        r_high = metric(replace(base, **at_high))
+        r_low = metric(base.with_input(name, low))
+        r_high = metric(base.with_input(name, high))
         if math.isinf(r_low) and math.isinf(r_high):
             swing = 0.0
         else:
@@ -979,614 +994,3 @@ def sensitivity(
 
 
 # -- reading benchmark claims --------------------------------------------------------------------
-
-PRECISION_BITS: Mapping[str, int] = MappingProxyType(
-    {"FP4": 4, "FP6": 6, "FP8": 8, "INT8": 8, "FP16": 16, "BF16": 16, "FP32": 32})
-"""Bits per weight/activation of each number format (peak math rate doubles per halving)."""
-SCENARIOS = ("Offline", "Server", "Interactive")
-"""MLPerf Inference LLM scenarios: no latency limit; TTFT <= 2 s and TPOT <= 200 ms;
-TTFT <= 450 ms and TPOT <= 40 ms (Llama2-70B, MLPerf Inference v5.0 rules)."""
-DIVISIONS = ("closed", "open")
-
-
-def _optional_positive(field: str, value: Any) -> float | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return validate.positive(field, value)
-
-
-def _required(field: str, record: Mapping[str, Any]) -> Any:
-    value = record.get(field)
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
-        raise validate.InputError(field, "required", value, f"{field} is required, got {value!r}")
-    return value
-
-
-@dataclass(frozen=True)
-class BenchmarkResult:
-    """One published inference result (an MLPerf row, or a vendor's claim).
-
-    Parameters
-    ----------
-    system : str
-        Name of the system as submitted. Non-empty.
-    accelerator : str
-        Accelerator name (``"H100-SXM-80GB"``). Non-empty.
-    accelerators : int
-        Accelerators the result was measured on (all nodes), >= 1. [count]
-    tokens_per_s : float
-        The result, output tokens per second for the whole system, > 0. [tokens/s]
-    precision : str
-        Number format of the run, one of :data:`PRECISION_BITS`.
-    sparsity : bool, default False
-        Whether structured (2:4) sparsity was used.
-    scenario : str, default "Offline"
-        One of :data:`SCENARIOS`.
-    benchmark : str, default ""
-        Benchmark / model (``"llama2-70b-99"``).
-    division : str, default "closed"
-        ``"closed"`` (same model and accuracy) or ``"open"`` (model may be changed).
-    version : str, default ""
-        Round (``"v5.0"``).
-    availability : str, default "available"
-        ``"available"``, ``"preview"`` or ``"rdi"``.
-    power_w_system : float or None, default None
-        Measured whole-system power (MLPerf Power), > 0. [W]
-    tdp_w_per_accelerator : float or None, default None
-        Rated accelerator power, > 0 (H100 SXM 700 W, B200 1,000 W). [W]
-    submitter : str, default ""
-
-    Raises
-    ------
-    labkit.validate.InputError (a ValueError)
-        Naming the field, for an empty name, a bad count, result, precision, scenario, division
-        or power.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-
-    system: str
-    accelerator: str
-    accelerators: int
-    tokens_per_s: float
-    precision: str
-    sparsity: bool = False
-    scenario: str = "Offline"
-    benchmark: str = ""
-    division: str = "closed"
-    version: str = ""
-    availability: str = "available"
-    power_w_system: float | None = None
-    tdp_w_per_accelerator: float | None = None
-    submitter: str = ""
-
-    def __post_init__(self) -> None:
-        for name in ("system", "accelerator"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or not value.strip():
-                raise validate.InputError(name, "required", value, f"{name} must be a name")
-        object.__setattr__(self, "accelerators",
-                           validate.integer("accelerators", self.accelerators, minimum=1))
-        object.__setattr__(self, "tokens_per_s",
-                           validate.positive("tokens_per_s", self.tokens_per_s))
-        validate.one_of("precision", self.precision, PRECISION_BITS)
-        validate.one_of("scenario", self.scenario, SCENARIOS)
-        validate.one_of("division", self.division, DIVISIONS)
-        if not isinstance(self.sparsity, bool):
-            raise validate.InputError("sparsity", "choice", self.sparsity,
-                                      "sparsity must be True or False", limit=(True, False))
-        object.__setattr__(self, "power_w_system",
-                           _optional_positive("power_w_system", self.power_w_system))
-        object.__setattr__(self, "tdp_w_per_accelerator",
-                           _optional_positive("tdp_w_per_accelerator",
-                                              self.tdp_w_per_accelerator))
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> BenchmarkResult:
-        """Build a result from one row of the MLPerf table (``data/economics/mlperf_...csv``).
-
-        Uses the columns ``system``, ``accelerator``, ``total_accel``, ``result``,
-        ``precision`` (required) and ``sparsity``, ``scenario``, ``benchmark``, ``division``,
-        ``version``, ``availability``, ``power_w_system``, ``tdp_w``, ``submitter``.
-
-        Raises
-        ------
-        labkit.validate.InputError (a ValueError)
-            Rule ``required`` naming the column when a required field is missing or empty;
-            otherwise as the constructor.
-        """
-        return cls(
-            system=str(_required("system", record)),
-            accelerator=str(_required("accelerator", record)),
-            accelerators=_required("total_accel", record),
-            tokens_per_s=_required("result", record),
-            precision=str(_required("precision", record)),
-            sparsity=bool(record.get("sparsity", False)),
-            scenario=str(record.get("scenario") or "Offline"),
-            benchmark=str(record.get("benchmark") or ""),
-            division=str(record.get("division") or "closed"),
-            version=str(record.get("version") or ""),
-            availability=str(record.get("availability") or "available"),
-            power_w_system=record.get("power_w_system"),
-            tdp_w_per_accelerator=record.get("tdp_w"),
-            submitter=str(record.get("submitter") or ""),
-        )
-
-    @property
-    def tokens_per_s_per_accelerator(self) -> float:
-        """The result divided by the accelerator count. [tokens/s per accelerator]"""
-        return self.tokens_per_s / self.accelerators
-
-    @property
-    def tokens_per_joule(self) -> float | None:
-        """Tokens per joule of measured system power, or None when power was not measured."""
-        if self.power_w_system is None:
-            return None
-        return self.tokens_per_s / self.power_w_system
-
-    def watts_per_accelerator(self) -> tuple[float, str] | None:
-        """Return (watts per accelerator, basis): measured system power / count, else TDP."""
-        if self.power_w_system is not None:
-            return self.power_w_system / self.accelerators, "measured"
-        if self.tdp_w_per_accelerator is not None:
-            return self.tdp_w_per_accelerator, "tdp"
-        return None
-
-
-class Step(StrEnum):
-    """The normalization steps, in order.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-
-    PER_SYSTEM = "per_system"
-    PER_ACCELERATOR = "per_accelerator"
-    PRECISION = "precision"
-    SPARSITY = "sparsity"
-    PER_WATT = "per_watt"
-
-
-@dataclass(frozen=True)
-class NormalizationStep:
-    """One visible step of :func:`normalize_claim`.
-
-    Attributes
-    ----------
-    key : Step
-    factor : float
-        What this step multiplied the ratio by (1.0 when not applied). [unitless]
-    ratio : float
-        The claimant / baseline ratio after this step. [unitless]
-    applied : bool
-        Whether the step changed anything (False: not needed, or not possible).
-    detail : mapping
-        The numbers behind the step, for the lesson's explanation.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-
-    key: Step
-    factor: float
-    ratio: float
-    applied: bool
-    detail: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class ClaimNormalization:
-    """A claim taken apart: the headline ratio and each adjustment (see :func:`normalize_claim`).
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-
-    claimant: BenchmarkResult
-    baseline: BenchmarkResult
-    steps: tuple[NormalizationStep, ...]
-
-    @property
-    def ratio(self) -> float:
-        """The ratio after the last step. [unitless]"""
-        return self.steps[-1].ratio
-
-    def step(self, key: str) -> NormalizationStep:
-        """Return the step named ``key`` (a :class:`Step` value)."""
-        for s in self.steps:
-            if s.key == key:
-                return s
-        raise KeyError(key)
-
-    def table(self) -> pd.DataFrame:
-        """Return the steps as a frame: ``step``, ``factor``, ``ratio``, ``applied``."""
-        return pd.DataFrame([(s.key.value, s.factor, s.ratio, s.applied) for s in self.steps],
-                            columns=["step", "factor", "ratio", "applied"])
-
-
-def normalize_claim(
-    claimant: BenchmarkResult,
-    baseline: BenchmarkResult,
-    *,
-    precision_gain: float = 2.0,
-    sparsity_gain: float = 2.0,
-    per_watt: bool = True,
-) -> ClaimNormalization:
-    """Take a "X times faster" claim apart, one visible adjustment at a time.
-
-    Steps (each a :class:`NormalizationStep`; a step that is not needed or not possible keeps
-    the ratio and says why):
-
-    1. ``per_system`` — the published results, system against system.
-    2. ``per_accelerator`` — divided by the accelerator counts (a 72-GPU rack is one "system").
-    3. ``precision`` — the claimant's lower-precision advantage removed: the ratio is divided
-       by ``precision_gain`` per halving of bits (FP8 -> FP4 is one halving); multiplied when
-       the baseline ran at the lower precision.
-    4. ``sparsity`` — divided by ``sparsity_gain`` if only the claimant used 2:4 sparsity
-       (multiplied if only the baseline did).
-    5. ``per_watt`` — multiplied by (baseline watts / claimant watts) per accelerator: measured
-       system power when both results state it (tokens per joule), else rated power (TDP),
-       else not possible.
-
-    Parameters
-    ----------
-    claimant, baseline : BenchmarkResult
-        The result making the claim and the one it is compared with.
-    precision_gain : float, default 2.0
-        Speed-up from one halving of bits, >= 1. 2.0 is the peak-FLOPS worst case; MLPerf
-        v5.1 measured ~1.54 on B200 (FP4 closed 101,527 vs FP8 open 65,770 tokens/s,
-        Llama2-70B vs Llama 3.1 70B substituted: indicative). 1.0 skips the step.
-    sparsity_gain : float, default 2.0
-        Speed-up from 2:4 sparsity, >= 1 (peak 2.0; NVIDIA's open-division H200 "Sparse"
-        run gained ~1.17, MLPerf v4.1). 1.0 skips the step.
-    per_watt : bool, default True
-        Whether to end with the per-watt step.
-
-    Returns
-    -------
-    ClaimNormalization
-
-    Raises
-    ------
-    labkit.validate.InputError (a ValueError)
-        If a gain is not a finite number >= 1.
-
-    References
-    ----------
-    .. [1] MLCommons, MLPerf Inference v4.1 (2024-08-28), v5.0 (2025-04-02), v5.1 (2025-09-09)
-       results repositories, ``summary_results.json`` / ``mlperf_log_summary.txt``.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-    p_gain = _at_least("precision_gain", precision_gain, 1.0)
-    s_gain = _at_least("sparsity_gain", sparsity_gain, 1.0)
-    a, b = claimant, baseline
-    steps: list[NormalizationStep] = []
-
-    ratio = a.tokens_per_s / b.tokens_per_s
-    steps.append(NormalizationStep(Step.PER_SYSTEM, ratio, ratio, True, {
-        "claimant_tokens_per_s": a.tokens_per_s, "baseline_tokens_per_s": b.tokens_per_s}))
-
-    factor = b.accelerators / a.accelerators
-    ratio *= factor
-    steps.append(NormalizationStep(Step.PER_ACCELERATOR, factor, ratio, factor != 1.0, {
-        "claimant_accelerators": a.accelerators, "baseline_accelerators": b.accelerators,
-        "claimant_per_accelerator": a.tokens_per_s_per_accelerator,
-        "baseline_per_accelerator": b.tokens_per_s_per_accelerator}))
-
-    halvings = math.log2(PRECISION_BITS[b.precision] / PRECISION_BITS[a.precision])
-    factor = p_gain ** (-halvings)
-    ratio *= factor
-    steps.append(NormalizationStep(Step.PRECISION, factor, ratio, factor != 1.0, {
-        "claimant_precision": a.precision, "baseline_precision": b.precision,
-        "halvings": halvings, "gain": p_gain}))
-
-    factor = 1.0
-    if a.sparsity and not b.sparsity:
-        factor = 1.0 / s_gain
-    elif b.sparsity and not a.sparsity:
-        factor = s_gain
-    ratio *= factor
-    steps.append(NormalizationStep(Step.SPARSITY, factor, ratio, factor != 1.0, {
-        "claimant_sparsity": a.sparsity, "baseline_sparsity": b.sparsity, "gain": s_gain}))
-
-    if per_watt:
-        wa, wb = a.watts_per_accelerator(), b.watts_per_accelerator()
-        basis = None
-        factor = 1.0
-        if a.power_w_system is not None and b.power_w_system is not None:
-            basis = "measured"
-        elif a.tdp_w_per_accelerator is not None and b.tdp_w_per_accelerator is not None:
-            basis = "tdp"
-            wa = (a.tdp_w_per_accelerator, "tdp")
-            wb = (b.tdp_w_per_accelerator, "tdp")
-        if basis is not None and wa is not None and wb is not None:
-            factor = wb[0] / wa[0]
-        ratio *= factor
-        steps.append(NormalizationStep(Step.PER_WATT, factor, ratio, basis is not None, {
-            "basis": basis, "claimant_w_per_accelerator": wa[0] if wa else None,
-            "baseline_w_per_accelerator": wb[0] if wb else None}))
-    return ClaimNormalization(a, b, tuple(steps))
-
-
-@dataclass(frozen=True)
-class ChecklistItem:
-    """One question of the benchmark checklist, answered for a pair of results.
-
-    ``status`` is ``"ok"`` (comparable as stated), ``"warn"`` (the figures differ in a way
-    that moves the ratio) or ``"unknown"`` (the data does not say); ``values`` holds what the
-    lesson shows.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-
-    key: str
-    status: str
-    values: Mapping[str, Any]
-
-
-CHECKLIST = ("baseline", "precision", "sparsity", "model", "chip_vs_system", "slo", "power",
-             "division", "availability")
-"""The checklist questions a pair of results can answer (course notes "벤치마크 읽는 법";
-demand and other bottlenecks are checked with :func:`rack_claim_check`)."""
-
-
-def benchmark_checklist(claimant: BenchmarkResult,
-                        baseline: BenchmarkResult) -> tuple[ChecklistItem, ...]:
-    """Answer the checklist for a claim "claimant is X times baseline".
-
-    Returns
-    -------
-    tuple of ChecklistItem
-        One per :data:`CHECKLIST` key, in order: the same round (software moves results: the
-        same DGX-H100 gained 27.7 % from v4.1 to v5.0), the same precision, no sparsity, the same
-        benchmark, accelerator counts, the same scenario (SLO), power stated, closed division,
-        available hardware.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-    a, b = claimant, baseline
-
-    def item(key: str, ok: bool | None, **values: Any) -> ChecklistItem:
-        status = "unknown" if ok is None else ("ok" if ok else "warn")
-        return ChecklistItem(key, status, {"claimant": None, "baseline": None, **values})
-
-    both_power = a.power_w_system is not None and b.power_w_system is not None
-    both_tdp = a.tdp_w_per_accelerator is not None and b.tdp_w_per_accelerator is not None
-    return (
-        item("baseline", a.version == b.version if a.version and b.version else None,
-             claimant=a.version, baseline=b.version),
-        item("precision", a.precision == b.precision, claimant=a.precision,
-             baseline=b.precision),
-        item("sparsity", not (a.sparsity or b.sparsity), claimant=a.sparsity,
-             baseline=b.sparsity),
-        item("model", a.benchmark == b.benchmark if a.benchmark and b.benchmark else None,
-             claimant=a.benchmark, baseline=b.benchmark),
-        item("chip_vs_system", a.accelerators == b.accelerators, claimant=a.accelerators,
-             baseline=b.accelerators),
-        item("slo", a.scenario == b.scenario, claimant=a.scenario, baseline=b.scenario),
-        item("power", True if both_power else (None if not both_tdp else False),
-             claimant=a.power_w_system, baseline=b.power_w_system),
-        item("division", a.division == b.division == "closed", claimant=a.division,
-             baseline=b.division),
-        item("availability", a.availability == b.availability == "available",
-             claimant=a.availability, baseline=b.availability),
-    )
-
-
-# -- "3x faster = a third of the racks" ---------------------------------------------------------
-
-def _ceil(x: float) -> int:
-    """Ceiling that treats float noise next to a whole number (3.0000000001) as that number."""
-    n = round(x)
-    return int(n) if abs(x - n) <= 1e-9 * max(1.0, abs(x)) else math.ceil(x)
-
-
-def _floor(x: float) -> int:
-    """Floor with the same tolerance as :func:`_ceil`."""
-    n = round(x)
-    return int(n) if abs(x - n) <= 1e-9 * max(1.0, abs(x)) else math.floor(x)
-
-
-class RackPlan(NamedTuple):
-    """Servers and racks for a demand (see :func:`servers_and_racks`).
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-
-    servers: int
-    racks: int
-    provisioned_kw: float
-
-
-def servers_and_racks(demand_tokens_per_s: float, tokens_per_s_per_server: float,
-                      server_kw: float, rack_kw: float) -> RackPlan:
-    """Return the servers and racks a demand needs under a rack power limit.
-
-    ``servers = ceil(demand / throughput)``; a rack holds ``floor(rack_kw / server_kw)``
-    servers; ``racks = ceil(servers / per rack)``; provisioned power = servers x server_kw.
-
-    Parameters
-    ----------
-    demand_tokens_per_s : float
-        Peak demand to serve, >= 0. [tokens/s]
-    tokens_per_s_per_server : float
-        What one server sustains on this workload, > 0. [tokens/s]
-    server_kw : float
-        One server's maximum power, > 0 and <= ``rack_kw``. [kW]
-    rack_kw : float
-        Power (and cooling) a rack can supply, > 0 (enterprise average < 8-10 kW; air-cooled
-        H100/H200 racks 20-40 kW; Uptime Institute survey 2024). [kW]
-
-    Returns
-    -------
-    RackPlan
-        (servers, racks, provisioned kW); (0, 0, 0.0) for no demand.
-
-    Raises
-    ------
-    labkit.validate.InputError (a ValueError)
-        For NaN/inf, non-numbers, negative demand, throughput or power <= 0, or a server that
-        needs more power than a rack supplies.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-    demand = validate.non_negative("demand_tokens_per_s", demand_tokens_per_s)
-    tps = validate.positive("tokens_per_s_per_server", tokens_per_s_per_server)
-    rack = validate.positive("rack_kw", rack_kw)
-    kw = validate.at_most("server_kw", validate.positive("server_kw", server_kw), rack,
-                          "rack_kw")
-    servers = max(_ceil(demand / tps), 1) if demand > 0 else 0
-    per_rack = _floor(rack / kw)
-    racks = math.ceil(servers / per_rack)
-    return RackPlan(servers, racks, servers * kw)
-
-
-@dataclass(frozen=True)
-class RackCondition:
-    """One of the four conditions of "3x faster = a third of the racks", evaluated.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-
-    key: str
-    ok: bool
-    values: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class RackClaimCheck:
-    """The result of :func:`rack_claim_check`.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-
-    old: RackPlan
-    new: RackPlan
-    claimed_speedup: float
-    effective_speedup: float
-    target_racks: int
-    conditions: tuple[RackCondition, ...]
-
-    @property
-    def rack_ratio(self) -> float:
-        """New racks / old racks (nan without demand). [unitless]"""
-        return self.new.racks / self.old.racks if self.old.racks else math.nan
-
-    @property
-    def verdict(self) -> str:
-        """``"holds"`` (a third of the racks, all four conditions met), ``"partly"`` (fewer
-        racks, but not the claimed cut or not every condition) or ``"fails"`` (no fewer racks).
-        """
-        if self.new.racks <= self.target_racks and all(c.ok for c in self.conditions):
-            return "holds"
-        if self.new.racks < self.old.racks:
-            return "partly"
-        return "fails"
-
-
-RACK_CONDITIONS = ("workload", "power", "demand", "bottleneck")
-"""The four conditions (course notes, "3배 성능 = 랙 수 1/3이 성립하려면")."""
-
-
-def rack_claim_check(
-    demand_tokens_per_s: float,
-    old_tokens_per_s_per_server: float,
-    old_server_kw: float,
-    new_server_kw: float,
-    rack_kw: float,
-    *,
-    claimed_speedup: float = 3.0,
-    workload_speedup: float | None = None,
-    feed_limit_tokens_per_s_per_server: float | None = None,
-    tolerance: float = 0.05,
-) -> RackClaimCheck:
-    """Check "N times faster, so 1/N of the racks" for a demand, condition by condition.
-
-    Conditions (:data:`RACK_CONDITIONS`):
-
-    1. ``workload`` — the speed-up holds on my workload: ``workload_speedup >= claimed x
-       (1 - tolerance)``;
-    2. ``power`` — server (hence rack) power did not grow: ``new_kw <= old_kw x (1 +
-       tolerance)``; otherwise fewer servers fit per rack and energy per token falls less;
-    3. ``demand`` — there is demand to fill it: the old fleet has at least ``claimed_speedup``
-       servers (one box stays one box, whatever its speed);
-    4. ``bottleneck`` — storage, network or host can feed the faster server: its throughput
-       ``old x workload_speedup`` is at most ``feed_limit_tokens_per_s_per_server``.
-
-    The new server's throughput is ``old x workload_speedup``, capped at the feed limit.
-
-    Parameters
-    ----------
-    demand_tokens_per_s : float
-        Peak demand, >= 0. [tokens/s]
-    old_tokens_per_s_per_server, old_server_kw : float
-        Today's server: throughput (> 0) [tokens/s] and power (> 0) [kW].
-    new_server_kw : float
-        The faster server's power, > 0. [kW]
-    rack_kw : float
-        Rack power limit, > 0, at least each server's power. [kW]
-    claimed_speedup : float, default 3.0
-        The advertised speed-up, >= 1. [unitless]
-    workload_speedup : float, optional
-        The speed-up measured on my workload, > 0; defaults to the claim. [unitless]
-    feed_limit_tokens_per_s_per_server : float, optional
-        Most tokens/s the rest of the system can feed one server, > 0; None = no limit.
-        [tokens/s]
-    tolerance : float, default 0.05
-        Slack for conditions 1 and 2, in [0, 1). [fraction]
-
-    Returns
-    -------
-    RackClaimCheck
-        Old and new :class:`RackPlan`, the racks the claim promises (``ceil(old / N)``), the
-        conditions and a verdict.
-
-    Raises
-    ------
-    labkit.validate.InputError (a ValueError)
-        Naming the field, for any bad value (see :func:`servers_and_racks`).
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-    claimed = _at_least("claimed_speedup", claimed_speedup, 1.0)
-    workload = (claimed if workload_speedup is None
-                else validate.positive("workload_speedup", workload_speedup))
-    tol = validate.finite("tolerance", tolerance)
-    if not 0 <= tol < 1:
-        raise validate.InputError("tolerance", "fraction", tolerance,
-                                  f"tolerance must be in [0, 1), got {tolerance!r}",
-                                  limit="[0, 1)")
-    old_tps = validate.positive("old_tokens_per_s_per_server", old_tokens_per_s_per_server)
-    rack = validate.positive("rack_kw", rack_kw)
-    for name, value in (("old_server_kw", old_server_kw), ("new_server_kw", new_server_kw)):
-        validate.at_most(name, validate.positive(name, value), rack, "rack_kw")
-    feed = (None if feed_limit_tokens_per_s_per_server is None
-            else validate.positive("feed_limit_tokens_per_s_per_server",
-                                   feed_limit_tokens_per_s_per_server))
-    wanted_tps = old_tps * workload
-    new_tps = min(wanted_tps, feed) if feed is not None else wanted_tps
-    old = servers_and_racks(demand_tokens_per_s, old_tps, old_server_kw, rack_kw)
-    new = servers_and_racks(demand_tokens_per_s, new_tps, new_server_kw, rack_kw)
-    old_kw = validate.positive("old_server_kw", old_server_kw)
-    new_kw = validate.positive("new_server_kw", new_server_kw)
-    per_rack_old = _floor(rack_kw / old_kw)
-    per_rack_new = _floor(rack_kw / new_kw)
-    power_ratio = new_kw / old_kw
-    effective = new_tps / old_tps
-    demand = validate.non_negative("demand_tokens_per_s", demand_tokens_per_s)
-    conditions = (
-        RackCondition("workload", workload >= claimed * (1 - tol),
-                      {"claimed": claimed, "workload": workload}),
-        RackCondition("power", new_kw <= old_kw * (1 + tol),
-                      {"old_kw": old_kw, "new_kw": new_kw, "power_ratio": power_ratio,
-                       "tokens_per_kw_gain": effective / power_ratio,
-                       "per_rack_old": per_rack_old, "per_rack_new": per_rack_new}),
-        RackCondition("demand", old.servers >= claimed,
-                      {"old_servers": old.servers, "new_servers": new.servers,
-                       "claimed": claimed,
-                       "new_utilization": (demand / (new.servers * new_tps)
-                                           if new.servers else 0.0)}),
-        RackCondition("bottleneck", feed is None or wanted_tps <= feed,
-                      {"wanted_tokens_per_s": wanted_tps, "feed_limit": feed,
-                       "effective_tokens_per_s": new_tps}),
-    )
-    return RackClaimCheck(old, new, claimed, effective, _ceil(old.racks / claimed),
-                          conditions)

@@ -24,6 +24,11 @@ documentation; GPU Operator time-slicing):
   (``compute slices / board slices``, so 1g = 1/7); jobs wait in submit order for a free slot
   big enough (best fit: the smallest memory that holds the job).
 
+Built on :mod:`labkit.scheduling`: a job is a :class:`labkit.scheduling.Job` (this module's
+:class:`Job` is its lesson-02 constructor), FIFO runs on the cluster simulator, the sharing
+modes on :mod:`labkit.scheduling.one_gpu`, and the metrics come from
+:func:`labkit.scheduling.report.run_metrics`.
+
 Metrics follow the course's scheduling conventions: JCT = completion - submit, wait = start -
 submit, makespan = last completion - first submit, allocation = share held x hours held /
 (1 GPU x makespan) (a 1g slice counts 1/7).
@@ -33,14 +38,17 @@ Used in: notebooks/02_mig.ipynb
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import pandas as pd
 
-from labkit import validate
+from labkit import scheduling, validate
 from labkit.mig import Layout
+from labkit.scheduling import one_gpu
+from labkit.scheduling.one_gpu import JobRun, Slot
+from labkit.scheduling.report import RunMetrics, run_metrics
 
 __all__ = [
     "MAX_JOBS",
@@ -59,20 +67,19 @@ __all__ = [
 MODES = ("fifo", "time_slicing", "mps", "mig")
 #: Most jobs one simulation takes (a class is 10-40 students; bounds every loop).
 MAX_JOBS = 200
-_EPS = 1e-9
 
 
-@dataclass(frozen=True)
-class Job:
-    """A student's job.
+class Job(scheduling.Job):
+    """A student's job: a one-GPU :class:`labkit.scheduling.Job` of kind ``"class_lab"``.
 
     Parameters
     ----------
     name : str
+        Its id (``.id``; also ``.name``).
     memory_mib : float
         GPU memory it needs. [MiB]
     duration_h : float
-        Run time alone on a whole GPU. [h]
+        Run time alone on a whole GPU (``.hours``; also ``.duration_h``). [h]
     max_share : float, default 1
         Largest fraction of the GPU's compute it can use. [fraction, (0, 1]]
     submit_h : float, default 0
@@ -85,69 +92,22 @@ class Job:
         submit time.
     """
 
-    name: str
-    memory_mib: float
-    duration_h: float
-    max_share: float = 1.0
-    submit_h: float = 0.0
-
-    def __post_init__(self) -> None:
-        validate.non_negative("memory_mib", self.memory_mib)
-        validate.positive("duration_h", self.duration_h)
-        validate.fraction("max_share", self.max_share)
-        validate.non_negative("submit_h", self.submit_h)
+    def __init__(self, name: str, memory_mib: float, duration_h: float,
+                 max_share: float = 1.0, submit_h: float = 0.0) -> None:
+        validate.non_negative("memory_mib", memory_mib)
+        validate.positive("duration_h", duration_h)
+        super().__init__(name, submit_h, 1, duration_h, "class_lab", memory_mib=memory_mib,
+                         max_share=max_share)
 
     @property
-    def work_gpu_h(self) -> float:
-        """GPU-hours of work: ``duration_h x max_share``. [GPU-h]"""
-        return self.duration_h * self.max_share
-
-
-@dataclass(frozen=True)
-class Slot:
-    """A MIG device a job can run on: its memory and its share of the GPU's compute."""
-
-    name: str
-    memory_mib: float
-    share: float
-
-
-@dataclass(frozen=True)
-class JobRun:
-    """What happened to one job.
-
-    Attributes
-    ----------
-    name : str
-    submit_h : float
-    start_h, end_h : float or None
-        None when it never ran. [h]
-    outcome : str
-        ``"done"``, ``"oom"`` (out of memory next to the others, or bigger than the GPU) or
-        ``"no_slot"`` (bigger than every MIG device of the layout).
-    slot : str
-        The MIG device it ran on (MIG only).
-    shared : bool
-        Whether it ran alongside another job without isolation (time-slicing, MPS).
-    """
-
-    name: str
-    submit_h: float
-    start_h: float | None
-    end_h: float | None
-    outcome: str
-    slot: str = ""
-    shared: bool = False
+    def name(self) -> str:
+        """The job's name (its id)."""
+        return str(self.id)
 
     @property
-    def jct_h(self) -> float | None:
-        """Completion - submit. [h]"""
-        return None if self.end_h is None else self.end_h - self.submit_h
-
-    @property
-    def wait_h(self) -> float | None:
-        """Start - submit. [h]"""
-        return None if self.start_h is None else self.start_h - self.submit_h
+    def duration_h(self) -> float:
+        """Run time alone on a whole GPU. [h]"""
+        return self.hours
 
 
 @dataclass(frozen=True)
@@ -175,6 +135,14 @@ class ModeResult:
     def _done(self) -> list[JobRun]:
         return [r for r in self.runs if r.outcome == "done"]
 
+    @cached_property
+    def metrics(self) -> RunMetrics:
+        """Makespan, mean JCT and wait, allocation (``scheduling.report.run_metrics``)."""
+        done = self._done()
+        return run_metrics([r.submit_h for r in done], [r.start_h or 0.0 for r in done],
+                           [r.end_h or 0.0 for r in done], held_gpu_h=self.held_gpu_h,
+                           first_submit_h=min((r.submit_h for r in self.runs), default=None))
+
     @property
     def completed(self) -> int:
         """Jobs that finished."""
@@ -183,28 +151,22 @@ class ModeResult:
     @property
     def makespan_h(self) -> float:
         """Last completion - first submit (0 when nothing completed). [h]"""
-        done = self._done()
-        if not done:
-            return 0.0
-        return max(r.end_h or 0.0 for r in done) - min(r.submit_h for r in self.runs)
+        return self.metrics.makespan_h
 
     @property
     def mean_jct_h(self) -> float:
         """Mean completion - submit of the completed jobs (NaN if none). [h]"""
-        done = self._done()
-        return sum(r.jct_h or 0.0 for r in done) / len(done) if done else math.nan
+        return self.metrics.mean_jct_h
 
     @property
     def mean_wait_h(self) -> float:
         """Mean start - submit of the completed jobs (NaN if none). [h]"""
-        done = self._done()
-        return sum(r.wait_h or 0.0 for r in done) / len(done) if done else math.nan
+        return self.metrics.mean_wait_h
 
     @property
     def allocation_frac(self) -> float:
         """Share held x hours / makespan (how busy the GPU looks). [fraction]"""
-        span = self.makespan_h
-        return self.held_gpu_h / span if span > 0 else 0.0
+        return self.metrics.allocation
 
     @property
     def useful_frac(self) -> float:
@@ -252,23 +214,24 @@ def mig_slots(layout: Layout) -> list[Slot]:
                  gi.profile.compute_slices / total) for gi in layout.sorted_instances()]
 
 
-def _check(jobs: Sequence[Job], gpu_memory_mib: float) -> list[Job]:
+def _check(jobs: Sequence[scheduling.Job], gpu_memory_mib: float) -> list[scheduling.Job]:
     jobs = list(jobs)
-    if not all(isinstance(j, Job) for j in jobs):
+    if not all(isinstance(j, scheduling.Job) for j in jobs):
         raise TypeError("jobs must be Job objects")
     validate.at_most("jobs", len(jobs), MAX_JOBS, "MAX_JOBS")
     validate.positive("gpu_memory_mib", gpu_memory_mib)
     return jobs
 
 
-def simulate(jobs: Sequence[Job], mode: str, *, gpu_memory_mib: float,
+def simulate(jobs: Sequence[scheduling.Job], mode: str, *, gpu_memory_mib: float,
              slots: Sequence[Slot] = ()) -> ModeResult:
     """Run ``jobs`` on one GPU shared in ``mode`` (see the module docstring).
 
     Parameters
     ----------
     jobs : sequence of Job
-        At most :data:`MAX_JOBS`.
+        At most :data:`MAX_JOBS` (any :class:`labkit.scheduling.Job`; ``memory_mib`` None
+        counts as 0).
     mode : {"fifo", "time_slicing", "mps", "mig"}
     gpu_memory_mib : float
         The whole GPU's memory. [MiB]
@@ -289,130 +252,15 @@ def simulate(jobs: Sequence[Job], mode: str, *, gpu_memory_mib: float,
     validate.one_of("mode", mode, MODES)
     jobs = _check(jobs, gpu_memory_mib)
     if mode == "fifo":
-        return _fifo(jobs, gpu_memory_mib)
-    if mode == "mig":
-        return _mig(jobs, list(slots))
-    return _shared(jobs, mode, gpu_memory_mib)
+        run = one_gpu.run_fifo(jobs, gpu_memory_mib)
+    elif mode == "mig":
+        run = one_gpu.run_slots(jobs, list(slots))
+    else:
+        run = one_gpu.run_rate_shared(jobs, mode, gpu_memory_mib)
+    return ModeResult(mode, run.runs, run.held_gpu_h, run.useful_gpu_h)
 
 
-def _order(jobs: Sequence[Job]) -> list[int]:
-    return sorted(range(len(jobs)), key=lambda i: (jobs[i].submit_h, i))
-
-
-def _fifo(jobs: list[Job], memory: float) -> ModeResult:
-    runs: dict[int, JobRun] = {}
-    t = 0.0
-    held = useful = 0.0
-    for i in _order(jobs):
-        job = jobs[i]
-        if job.memory_mib > memory:
-            runs[i] = JobRun(job.name, job.submit_h, None, None, "oom")
-            continue
-        start = max(t, job.submit_h)
-        t = start + job.duration_h
-        held += job.duration_h
-        useful += job.work_gpu_h
-        runs[i] = JobRun(job.name, job.submit_h, start, t, "done")
-    return ModeResult("fifo", tuple(runs[i] for i in range(len(jobs))), held, useful)
-
-
-def _mig(jobs: list[Job], slots: list[Slot]) -> ModeResult:
-    runs: dict[int, JobRun] = {}
-    biggest = max((s.memory_mib for s in slots), default=-1.0)
-    pending = [i for i in _order(jobs) if jobs[i].memory_mib <= biggest]
-    for i in range(len(jobs)):
-        if jobs[i].memory_mib > biggest:
-            runs[i] = JobRun(jobs[i].name, jobs[i].submit_h, None, None, "no_slot")
-    busy: dict[int, float] = {}  # slot index -> end time
-    queue: list[int] = []
-    t = 0.0
-    held = useful = 0.0
-    for _ in range(4 * len(jobs) + 4):  # each pass ends a job or admits one
-        if not pending and not queue:
-            break
-        times = list(busy.values())
-        if pending:
-            times.append(jobs[pending[0]].submit_h)
-        if times:
-            t = max(t, min(times))
-        for k in [k for k, end in busy.items() if end <= t + _EPS]:
-            del busy[k]
-        while pending and jobs[pending[0]].submit_h <= t + _EPS:
-            queue.append(pending.pop(0))
-        for i in list(queue):
-            job = jobs[i]
-            free = [k for k in range(len(slots)) if k not in busy
-                    and slots[k].memory_mib >= job.memory_mib]
-            if not free:
-                continue
-            k = min(free, key=lambda k: (slots[k].memory_mib, -slots[k].share, k))
-            rate = min(slots[k].share, job.max_share)
-            end = t + job.work_gpu_h / rate
-            busy[k] = end
-            held += slots[k].share * (end - t)
-            useful += job.work_gpu_h
-            runs[i] = JobRun(job.name, job.submit_h, t, end, "done", slot=slots[k].name)
-            queue.remove(i)
-    return ModeResult("mig", tuple(runs[i] for i in range(len(jobs))), held, useful)
-
-
-def _rates(jobs: list[Job], active: list[int], mode: str) -> dict[int, float]:
-    if mode == "time_slicing":
-        return {i: jobs[i].max_share / len(active) for i in active}
-    rates: dict[int, float] = {}  # MPS: max-min fair water-filling of one GPU
-    left = 1.0
-    todo = sorted(active, key=lambda i: jobs[i].max_share)
-    for n, i in enumerate(todo):
-        rates[i] = min(jobs[i].max_share, left / (len(todo) - n))
-        left -= rates[i]
-    return rates
-
-
-def _shared(jobs: list[Job], mode: str, memory: float) -> ModeResult:
-    runs: dict[int, JobRun] = {}
-    pending = _order(jobs)
-    remaining: dict[int, float] = {}
-    started: dict[int, float] = {}
-    shared: set[int] = set()
-    resident = 0.0
-    t = 0.0
-    held = useful = 0.0
-    for _ in range(4 * len(jobs) + 4):
-        if not pending and not remaining:
-            break
-        if remaining:
-            rates = _rates(jobs, list(remaining), mode)
-            dt = min(remaining[i] / rates[i] for i in remaining)
-            if pending:
-                dt = min(dt, jobs[pending[0]].submit_h - t)
-            dt = max(dt, 0.0)
-            for i in remaining:
-                remaining[i] -= rates[i] * dt
-            held += dt
-            t += dt
-            for i in [i for i in remaining if remaining[i] <= _EPS * jobs[i].work_gpu_h]:
-                del remaining[i]
-                resident -= jobs[i].memory_mib
-                useful += jobs[i].work_gpu_h
-                runs[i] = JobRun(jobs[i].name, jobs[i].submit_h, started[i], t, "done",
-                                 shared=i in shared)
-        elif pending:
-            t = max(t, jobs[pending[0]].submit_h)
-        while pending and jobs[pending[0]].submit_h <= t + _EPS:
-            i = pending.pop(0)
-            job = jobs[i]
-            if resident + job.memory_mib > memory:
-                runs[i] = JobRun(job.name, job.submit_h, None, None, "oom")
-                continue
-            resident += job.memory_mib
-            remaining[i] = job.work_gpu_h
-            started[i] = t
-        if len(remaining) > 1:
-            shared.update(remaining)
-    return ModeResult(mode, tuple(runs[i] for i in range(len(jobs))), held, useful)
-
-
-def compare(jobs: Sequence[Job], *, gpu_memory_mib: float,
+def compare(jobs: Sequence[scheduling.Job], *, gpu_memory_mib: float,
             slots: Sequence[Slot]) -> dict[str, ModeResult]:
     """Return :func:`simulate` for every mode, in :data:`MODES` order.
 

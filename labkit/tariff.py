@@ -285,7 +285,8 @@ class Tariff:
 
     def season(self, month: int) -> Season:
         """Return the season of calendar month ``month`` (1-12)."""
-        return self.season_of_month[validate.integer("month", month, minimum=1) - 1]
+        m = validate.integer("month", month, minimum=1)
+        return self.season_of_month[int(validate.at_most("month", m, 12, "12")) - 1]
 
     def with_school_exception(self) -> Tariff:
         """Return this tariff under the K-12 special rule (시행세칙 별표4 8., on application).

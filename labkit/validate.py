@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "InputError",
+    "at_least",
     "at_most",
     "finite",
     "fraction",
@@ -99,6 +100,15 @@ def at_most(field: str, value: Any, limit: float, limit_name: str) -> float:
             field, "at_most", value,
             f"{field} must be <= {limit_name} ({limit:g}), got {value!r}", limit=limit,
         )
+    return x
+
+
+def at_least(field: str, value: Any, limit: float) -> float:
+    """Return ``value`` as a float; raise :class:`InputError` if it is below ``limit``."""
+    x = finite(field, value)
+    if x < limit:
+        raise InputError(field, "at_least", value,
+                         f"{field} must be >= {limit:g}, got {value!r}", limit=limit)
     return x
 
 

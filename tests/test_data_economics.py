@@ -12,9 +12,11 @@ import pytest
 
 from labkit.data import DataError, data_dir
 from labkit.data import economics as data
+from labkit.data import benchmarks
+from labkit.data.benchmarks import load_mlperf
 
 LOADERS = [data.load_power, data.load_hardware_prices, data.load_cloud_prices,
-           data.load_api_prices, data.load_mlperf]
+           data.load_api_prices, load_mlperf]
 
 
 @pytest.mark.parametrize("loader", LOADERS, ids=lambda f: f.__name__)
@@ -53,7 +55,7 @@ def test_mlperf_table_matches_the_shared_reference() -> None:
     ref_dir = _shared_reference()
     assert "39 MLPerf Inference LLM rows" in (ref_dir / "economics.md").read_text()
     ref = pd.read_csv(ref_dir / "mlperf_inference_llm.csv")
-    ours = data.load_mlperf()
+    ours = benchmarks.load_mlperf()
     key = ["version", "system", "benchmark", "scenario"]
     both = ref.merge(ours, on=key, how="outer", suffixes=("_ref", ""), indicator=True)
     assert (both["_merge"] == "both").all() and len(both) == len(ref) == 39
@@ -84,7 +86,7 @@ def test_power_table_matches_the_shared_reference() -> None:
 
 
 def test_mlperf_rows_join_their_rated_power() -> None:
-    frame = data.load_mlperf()
+    frame = benchmarks.load_mlperf()
     h100 = frame[frame["accelerator"] == "H100-SXM-80GB"]
     assert (h100["tdp_w"] == 700).all()
     assert math.isnan(frame[frame["accelerator"] == "GB300"]["tdp_w"].iloc[0])
@@ -92,7 +94,7 @@ def test_mlperf_rows_join_their_rated_power() -> None:
     assert list(interactive["scenario"]) == ["Server"] and list(interactive["slo"]) == [
         "Interactive"]
     assert frame["sparsity"].sum() == 1
-    assert len(data.benchmark_results(frame)) == 39
+    assert len(benchmarks.benchmark_results(frame)) == 39
 
 
 def _copy(tmp_path: Path, name: str, edit: Callable[[str], str]) -> Path:

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _pyproject() -> dict[str, Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     reqs = [*project["dependencies"]]
-    for extra in ("lab", "test", "hub"):
+    for extra in ("lab", "test", "hub", "dev"):
         reqs += project["optional-dependencies"][extra]
     # "labkit[hub]" in test is the hub extra itself, not a dependency to pin
     return {canonicalize_name(r.name): r for r in map(Requirement, reqs)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import fields, replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from labkit import economics as econ
+from labkit.data.economics import scenario_from_defaults
 from labkit.validate import InputError
 
 # Shared teaching defaults (shared/cases/economics.md; reference §9).
@@ -245,62 +247,115 @@ def test_breakdown_lines_sum_to_total(u: float, pue: float, idle: float) -> None
 
 # -- bad inputs -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("u", [0, -0.1, 1.01, math.nan, math.inf, "0.4", None])
-def test_cost_per_gpu_hour_rejects_bad_utilization(u: object) -> None:
-    with pytest.raises(ValueError) as err:
-        case1_cluster().cost_per_gpu_hour(u)  # type: ignore[arg-type]
-    assert isinstance(err.value, InputError) and err.value.field == "utilization"
+def owned(**changes: object) -> econ.OwnedCluster:
+    args = {"server_capex_krw": 420e6, "gpus_per_server": 8, "max_it_power_kw": 10.2,
+            "idle_power_fraction": 0.3, "pue": 1.5, "energy_price_krw_per_kwh": 132.0}
+    return econ.OwnedCluster(**{**args, **changes})  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("u", [-0.1, 1.5, math.nan])
-def test_annual_cost_rejects_utilization_outside_0_1(u: float) -> None:
-    with pytest.raises(InputError, match="utilization"):
-        case1_cluster().annual_cost_krw(u)
+C = case1_cluster
+BAD_INPUTS = [
+    # (call, field, rule): the cluster's fields, then every function, once per kind of error
+    (lambda: owned(server_capex_krw=-1), "server_capex_krw", "non_negative"),
+    (lambda: owned(gpus_per_server=0), "gpus_per_server", "integer"),
+    (lambda: owned(gpus_per_server=2.5), "gpus_per_server", "integer"),
+    (lambda: owned(servers=0), "servers", "integer"),
+    (lambda: owned(depreciation_years=0), "depreciation_years", "positive"),
+    (lambda: owned(cost_of_capital=-0.01), "cost_of_capital", "fraction"),
+    (lambda: owned(cost_of_capital=1.5), "cost_of_capital", "fraction"),
+    (lambda: owned(max_it_power_kw=0), "max_it_power_kw", "positive"),
+    (lambda: owned(idle_power_fraction=1.2), "idle_power_fraction", "fraction"),
+    (lambda: owned(pue=0.9), "pue", "at_least"),
+    (lambda: owned(pue=math.nan), "pue", "finite"),
+    (lambda: owned(pue="1.5"), "pue", "number"),
+    (lambda: owned(energy_price_krw_per_kwh=-5), "energy_price_krw_per_kwh", "non_negative"),
+    (lambda: owned(base_charge_krw_per_kw_month=-1), "base_charge_krw_per_kw_month",
+     "non_negative"),
+    (lambda: owned(staff_krw_per_year=math.inf), "staff_krw_per_year", "finite"),
+    (lambda: owned(maintenance_fraction_per_year=2), "maintenance_fraction_per_year", "fraction"),
+    (lambda: owned(facility_krw_per_year=-1), "facility_krw_per_year", "non_negative"),
+    (lambda: C().cost_per_gpu_hour(0), "utilization", "fraction"),
+    (lambda: C().cost_per_gpu_hour(1.01), "utilization", "fraction"),
+    (lambda: C().cost_per_gpu_hour(None), "utilization", "number"),  # type: ignore[arg-type]
+    (lambda: C().annual_cost_krw(-0.1), "utilization", "fraction"),
+    (lambda: C().annual_cost_krw(math.nan), "utilization", "finite"),
+    (lambda: C().cost_per_million_tokens(TPS_GPU, 0.0), "utilization", "fraction"),
+    (lambda: econ.capital_recovery_factor(0.05, 0), "depreciation_years", "positive"),
+    (lambda: econ.break_even_tokens_per_month(C(), -1, TPS_GPU), "api_price_krw_per_m",
+     "non_negative"),
+    (lambda: econ.break_even_tokens_per_month(C(), 840, 0), "tokens_per_s_per_gpu", "positive"),
+    (lambda: econ.break_even_tokens_per_month(C(), 840, TPS_GPU, 0), "derate", "fraction"),
+    (lambda: econ.break_even_tokens_per_month(C(), 840, TPS_GPU, 1.5), "derate", "fraction"),
+    (lambda: econ.api_cost_krw(-1, 0, 1, 1), "tokens_in", "non_negative"),
+    (lambda: econ.api_cost_krw(1, 1, 1, -1), "price_out_krw_per_m", "non_negative"),
+    (lambda: econ.usd_to_krw(-1, FX), "amount_usd", "non_negative"),
+    (lambda: econ.usd_to_krw(1, 0), "fx_krw_per_usd", "positive"),
+    (lambda: econ.rent_vs_own_break_even_utilization(C(), -1), "rent_krw_per_gpu_hour",
+     "non_negative"),
+    (lambda: econ.rent_cost_krw(1, 1, TPS_GPU, 0), "derate", "fraction"),
+    (lambda: econ.monthly_demand_tokens(-1, 1, 1), "students", "non_negative"),
+    (lambda: econ.monthly_demand_tokens(1, 1, 1, 40), "days_per_month", "at_most"),
+    (lambda: econ.owned_cost_krw_per_month(C(), 1e15, TPS_GPU), "tokens_per_month", "at_most"),
+    (lambda: econ.monthly_capacity_tokens(C(), TPS_GPU, 1, 0), "seconds_per_month", "positive"),
+    (lambda: econ.blended_price(1, 1, -3), "input_per_output", "non_negative"),
+    (lambda: econ.sensitivity(scenario_from_defaults(), {"colour": (1, 2)}), "parameter",
+     "choice"),
+    (lambda: econ.sensitivity(scenario_from_defaults(), {"pue": (0.5, 2.0)}), "pue",
+     "at_least"),
+    (lambda: replace(scenario_from_defaults(), fx_krw_per_usd=0), "fx_krw_per_usd", "positive"),
+    (lambda: replace(scenario_from_defaults(), derate=0), "derate", "fraction"),
+    (lambda: replace(scenario_from_defaults(), owned="a cluster"), "owned", "other"),
+    (lambda: econ.BreakEvenScenario.from_inputs(fx_krw_per_usd=1_400), "server_capex_usd",
+     "required"),
+    (lambda: scenario_from_defaults().input("colour"), "parameter", "choice"),
+]
 
 
-@pytest.mark.parametrize(
-    ("field", "value", "rule"),
-    [("server_capex_krw", -1, "non_negative"), ("gpus_per_server", 0, "integer"),
-     ("gpus_per_server", 2.5, "integer"), ("servers", 0, "integer"),
-     ("depreciation_years", 0, "positive"), ("cost_of_capital", -0.01, "fraction"),
-     ("cost_of_capital", 1.5, "fraction"), ("max_it_power_kw", 0, "positive"),
-     ("idle_power_fraction", 1.2, "fraction"), ("pue", 0.9, "at_least"),
-     ("pue", math.nan, "finite"), ("energy_price_krw_per_kwh", -5, "non_negative"),
-     ("base_charge_krw_per_kw_month", -1, "non_negative"),
-     ("staff_krw_per_year", math.inf, "finite"),
-     ("maintenance_fraction_per_year", 2, "fraction"), ("facility_krw_per_year", -1,
-                                                        "non_negative"),
-     ("pue", "1.5", "number")],
-)
-def test_owned_cluster_rejects_bad_fields(field: str, value: object, rule: str) -> None:
-    params = dict(max_it_power_kw=10.2, idle_power_fraction=0.3, pue=1.5,
-                  energy_price_krw_per_kwh=132.0)
-    args = {"server_capex_krw": 420e6, "gpus_per_server": 8, **params, field: value}
+@pytest.mark.parametrize(("call", "field", "rule"), BAD_INPUTS,
+                         ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
+def test_bad_input_raises_a_value_error_naming_the_field_and_rule(
+        call: object, field: str, rule: str) -> None:
     with pytest.raises(InputError) as err:
-        econ.OwnedCluster(**args)  # type: ignore[arg-type]
+        call()  # type: ignore[operator]
+    assert isinstance(err.value, ValueError)
     assert (err.value.field, err.value.rule) == (field, rule)
 
 
-@pytest.mark.parametrize(
-    ("call", "field"),
-    [(lambda c: econ.break_even_tokens_per_month(c, -1, TPS_GPU), "api_price_krw_per_m"),
-     (lambda c: econ.break_even_tokens_per_month(c, 840, 0), "tokens_per_s_per_gpu"),
-     (lambda c: econ.break_even_tokens_per_month(c, 840, TPS_GPU, 0), "derate"),
-     (lambda c: econ.break_even_tokens_per_month(c, 840, TPS_GPU, 1.5), "derate"),
-     (lambda c: econ.api_cost_krw(-1, 0, 1, 1), "tokens_in"),
-     (lambda c: econ.api_cost_krw(1, 1, 1, -1), "price_out_krw_per_m"),
-     (lambda c: econ.usd_to_krw(-1, FX), "amount_usd"),
-     (lambda c: econ.usd_to_krw(1, 0), "fx_krw_per_usd"),
-     (lambda c: econ.rent_vs_own_break_even_utilization(c, -1), "rent_krw_per_gpu_hour"),
-     (lambda c: econ.rent_cost_krw(1, 1, TPS_GPU, 0), "derate"),
-     (lambda c: econ.monthly_demand_tokens(-1, 1, 1), "students"),
-     (lambda c: econ.monthly_demand_tokens(1, 1, 1, 40), "days_per_month"),
-     (lambda c: econ.owned_cost_krw_per_month(c, 1e15, TPS_GPU), "tokens_per_month"),
-     (lambda c: econ.monthly_capacity_tokens(c, TPS_GPU, 1, 0), "seconds_per_month"),
-     (lambda c: econ.blended_price(1, 1, -3), "input_per_output"),
-     (lambda c: c.cost_per_million_tokens(TPS_GPU, 0.0), "utilization")],
-)
-def test_functions_reject_bad_inputs_naming_the_field(call: object, field: str) -> None:
-    with pytest.raises(InputError) as err:
-        call(case1_cluster())  # type: ignore[operator]
-    assert err.value.field == field
+# -- sensitivity ------------------------------------------------------------------------------
+
+def test_sensitivity_orders_inputs_by_swing() -> None:
+    base = scenario_from_defaults()
+    table = econ.sensitivity(base, {"pue": (1.1, 2.0), "server_capex_usd": (200_000, 450_000),
+                                    "api_price_usd_per_m": (0.3, 1.2)})
+    assert table.attrs["base"] == pytest.approx(base.break_even_tokens_per_month())
+    assert table.loc[0, "parameter"] == "api_price_usd_per_m"
+    assert table["swing"].is_monotonic_decreasing
+    cheap = replace(base, api_price_usd_per_m=0.3).break_even_tokens_per_month()
+    assert table.set_index("parameter").loc["api_price_usd_per_m", "result_low"] == cheap
+
+
+def test_sensitivity_infinite_end_sorts_first_and_bad_names_fail() -> None:
+    base = scenario_from_defaults()
+    table = econ.sensitivity(base, {"pue": (1.1, 2.0), "api_price_usd_per_m": (0.001, 1.0)})
+    assert table.loc[0, "parameter"] == "api_price_usd_per_m"
+    assert table.loc[0, "swing"] == math.inf
+
+
+def test_break_even_scenario_converts_usd_once() -> None:
+    s = scenario_from_defaults()
+    assert s.cluster().server_capex_krw == 300_000 * 1_400
+    assert s.api_price_krw_per_m == pytest.approx(840)
+
+
+def test_scenario_inputs_are_the_cluster_fields_plus_the_lesson_inputs() -> None:
+    s = scenario_from_defaults()
+    assert set(econ.SCENARIO_INPUTS) == set(econ.LESSON_INPUTS) | {
+        f.name for f in fields(econ.OwnedCluster)} - {"server_capex_krw"}
+    assert s.input("pue") == s.cluster().pue and s.input("derate") == s.derate
+    # a cluster input varies the cluster; fx re-prices the USD server and the USD API price
+    assert s.with_input("pue", 1.2).cluster().pue == 1.2
+    dear = s.with_input("fx_krw_per_usd", 1_500)
+    assert dear.cluster().server_capex_krw == 300_000 * 1_500
+    assert dear.api_price_krw_per_m == pytest.approx(0.6 * 1_500)
+    same = econ.BreakEvenScenario.from_inputs(**{n: s.input(n) for n in econ.SCENARIO_INPUTS})
+    assert same == s

@@ -106,71 +106,80 @@ def test_hardware_factor_is_reference_over_goodput(g: float, ref: float) -> None
     assert goodput.hardware_factor(g, ref) == pytest.approx(ref / g)
 
 
-@pytest.mark.parametrize(
-    ("reserved", "losses", "field", "rule"),
-    [
-        (0, {}, "reserved_h", "positive"),
-        (-720, {}, "reserved_h", "positive"),
-        (math.nan, {}, "reserved_h", "finite"),
-        (math.inf, {}, "reserved_h", "finite"),
-        (1e308, {}, "reserved_h", "at_most"),
-        (8_784.5, {}, "reserved_h", "at_most"),
-        ("720", {}, "reserved_h", "number"),
-        (None, {}, "reserved_h", "number"),
-        (True, {}, "reserved_h", "number"),
-        (720, {"rewind": -1}, "losses.rewind", "non_negative"),
-        (720, {"rewind": math.nan}, "losses.rewind", "finite"),
-        (720, {"rewind": "14"}, "losses.rewind", "number"),
-        (720, {"rewind": 700, "straggler": 30}, "losses.rewind", "at_most"),
-        (720, [("rewind", 1)], "losses", "other"),
-    ],
-)
-def test_worksheet_rejects_bad_input(reserved, losses, field, rule) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match=field.split(".")[-1]) as info:
-        Worksheet(reserved, losses)
-    assert isinstance(info.value, InputError)
-    assert (info.value.field, info.value.rule) == (field, rule)
+def test_worksheet_boundaries() -> None:
+    # losses may use every reserved hour (goodput 0), and float rounding of the sum is forgiven
+    assert Worksheet(720, {"rewind": 720}).goodput == 0
+    assert Worksheet(0.3, {"a": 0.1, "b": 0.2}).effective_h == 0  # 0.1 + 0.2 > 0.3 in floats
+    assert Worksheet(720, {"rewind": 720 * (1 + 1e-12)}).goodput == 0  # the tolerance is inclusive
+    assert Worksheet(goodput.MAX_RESERVED_H).goodput == 1
+    ws = Worksheet(720, {"rewind": 14})
+    assert type(ws.reserved_h) is float and type(ws.losses["rewind"]) is float
 
 
-@pytest.mark.parametrize(
-    ("g", "ref", "field"),
-    [(0, 0.9, "goodput"), (1.2, 0.9, "goodput"), (-0.1, 0.9, "goodput"),
-     (math.nan, 0.9, "goodput"), (0.7, 0, "reference"), (0.7, 1.01, "reference"),
-     (0.7, math.inf, "reference")],
-)
-def test_hardware_factor_rejects_goodput_outside_unit_interval(g, ref, field) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match=field) as info:
-        goodput.hardware_factor(g, ref)
-    assert info.value.field == field  # type: ignore[attr-defined]
+def test_hardware_equivalent_prices_the_extra_gpus() -> None:
+    eq = goodput.hardware_equivalent(100, 0.5, 0.75, 40_000_000)  # 100 x 0.75 / 0.5 = 150
+    assert (eq.factor, eq.gpus_needed, eq.extra_gpus) == (1.5, 150, 50)
+    assert eq.extra_cost_krw == 50 * 40_000_000
 
 
-def test_hardware_factor_accepts_goodput_of_one() -> None:
-    assert goodput.hardware_factor(1.0, 1.0) == 1.0
+def test_straggler_boundaries() -> None:
+    assert goodput.straggler_equivalent_h(1, 670) == 0  # no slowdown, no loss
+    assert goodput.straggler_slowdown(0, 670) == 1
+    assert goodput.straggler_equivalent_h(2, 670) == 335
 
 
-@pytest.mark.parametrize(
-    ("n", "price", "field"), [(0, 1.0, "n_gpus"), (-5, 1.0, "n_gpus"), (10, -1.0, "gpu_price_krw"),
-                              (math.nan, 1.0, "n_gpus")],
-)
-def test_hardware_equivalent_rejects_bad_input(n, price, field) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match=field):
-        goodput.hardware_equivalent(n, 0.7, 0.9, price)
+NAN = math.nan
+BAD_INPUTS = [
+    # (call, field, rule, rejected value, limit, words of the message)
+    (lambda: Worksheet(0), "reserved_h", "positive", 0, None, "reserved_h"),
+    (lambda: Worksheet(-720), "reserved_h", "positive", -720, None, "reserved_h"),
+    (lambda: Worksheet(NAN), "reserved_h", "finite", NAN, None, "finite"),
+    (lambda: Worksheet("720"), "reserved_h", "number", "720", None, "number"),
+    (lambda: Worksheet(True), "reserved_h", "number", True, None, "number"),
+    (lambda: Worksheet(8_784.5), "reserved_h", "at_most", 8_784.5, 8_784,
+     "reserved_h must be <= one leap year (8784)"),
+    (lambda: Worksheet(720, {"rewind": -1}), "losses.rewind", "non_negative", -1, None,
+     "losses.rewind"),
+    (lambda: Worksheet(720, {"rewind": "14"}), "losses.rewind", "number", "14", None, "number"),
+    (lambda: Worksheet(720, {"rewind": 700, "straggler": 30}), "losses.rewind", "at_most", 700.0,
+     720, "losses sum to 730 h, more than reserved_h (720 h); largest line: losses.rewind"),
+    (lambda: Worksheet(720, {"a": 360, "b": 360.000001}), "losses.b", "at_most", 360.000001,
+     720, "largest line: losses.b"),
+    (lambda: Worksheet(720, [("rewind", 1)]), "losses", "other", [("rewind", 1)], None,
+     "mapping of name -> hours, got list"),
+    (lambda: goodput.hardware_factor(0, 0.9), "goodput", "fraction", 0, "(0, 1]", "goodput"),
+    (lambda: goodput.hardware_factor(1.2, 0.9), "goodput", "fraction", 1.2, "(0, 1]", "(0, 1]"),
+    (lambda: goodput.hardware_factor(0.7, 0), "reference", "fraction", 0, "(0, 1]", "reference"),
+    (lambda: goodput.hardware_factor(0.7, math.inf), "reference", "finite", math.inf, None,
+     "finite"),
+    (lambda: goodput.hardware_equivalent(0, 0.7, 0.9, 1), "n_gpus", "positive", 0, None,
+     "n_gpus"),
+    (lambda: goodput.hardware_equivalent(10, 0.7, 0.9, -1), "gpu_price_krw", "non_negative",
+     -1, None, "gpu_price_krw"),
+    (lambda: goodput.hardware_equivalent(10, 0, 0.9, 1), "goodput", "fraction", 0, "(0, 1]",
+     "goodput"),
+    (lambda: goodput.straggler_slowdown(-1, 670), "equivalent_h", "non_negative", -1, None,
+     "equivalent_h"),
+    (lambda: goodput.straggler_slowdown(670, 670), "equivalent_h", "at_most", 670, 670,
+     "equivalent_h must be < stepping_h (670 h), got 670"),
+    (lambda: goodput.straggler_slowdown(30, 0), "stepping_h", "positive", 0, None, "stepping_h"),
+    (lambda: goodput.straggler_equivalent_h(0.99, 670), "slowdown", "at_least", 0.99, 1.0,
+     "slowdown must be >= 1, got 0.99"),
+    (lambda: goodput.straggler_equivalent_h(NAN, 670), "slowdown", "finite", NAN, None,
+     "slowdown"),
+    (lambda: goodput.straggler_equivalent_h(1.1, 0), "stepping_h", "positive", 0, None,
+     "stepping_h"),
+]
 
 
-@pytest.mark.parametrize(
-    ("eq", "stepping", "field"),
-    [(-1, 670, "equivalent_h"), (670, 670, "equivalent_h"), (700, 670, "equivalent_h"),
-     (30, 0, "stepping_h"), (30, -1, "stepping_h"), (math.nan, 670, "equivalent_h"),
-     (30, math.nan, "stepping_h")],
-)
-def test_straggler_slowdown_rejects_bad_input(eq, stepping, field) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match=field):
-        goodput.straggler_slowdown(eq, stepping)
-
-
-@pytest.mark.parametrize(("s", "stepping", "field"),
-                         [(0.99, 670, "slowdown"), (math.nan, 670, "slowdown"),
-                          (1.1, 0, "stepping_h")])
-def test_straggler_equivalent_h_rejects_bad_input(s, stepping, field) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ValueError, match=field):
-        goodput.straggler_equivalent_h(s, stepping)
+@pytest.mark.parametrize(("call", "field", "rule", "value", "limit", "words"), BAD_INPUTS,
+                         ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
+def test_bad_input_names_field_rule_value_and_limit(  # type: ignore[no-untyped-def]
+        call, field: str, rule: str, value: object, limit: object, words: str) -> None:
+    with pytest.raises(InputError) as info:
+        call()
+    err = info.value
+    assert (err.field, err.rule, err.limit) == (field, rule, limit)
+    assert err.value == value or (value != value and err.value != err.value)  # NaN is NaN
+    assert type(err.value) is type(value)
+    assert words in str(err)

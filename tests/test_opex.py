@@ -243,9 +243,8 @@ def test_load_servers_names_a_missing_reference(tmp_path, monkeypatch) -> None: 
 
 # --- bad input -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(
-    ("kwargs", "field", "rule"),
-    [({"n_servers": 0}, "n_servers", "integer"), ({"n_servers": 65}, "n_servers", "at_most"),
+ROOM_ROWS = [  # (RoomDesign keyword arguments, field, rule)
+    ({"n_servers": 0}, "n_servers", "integer"), ({"n_servers": 65}, "n_servers", "at_most"),
      ({"n_servers": 1.5}, "n_servers", "integer"), ({"pue": 0.8}, "pue", "at_least"),
      ({"pue": math.nan}, "pue", "finite"), ({"idle_frac": 1.2}, "idle_frac", "fraction"),
      ({"contract_kw": 0}, "contract_kw", "positive"),
@@ -257,24 +256,29 @@ def test_load_servers_names_a_missing_reference(tmp_path, monkeypatch) -> None: 
      ({"students_per_gpu": 0}, "students_per_gpu", "integer"),
      ({"derate": 0}, "derate", "fraction"),
      ({"rent_krw_per_gpu_hour": -1}, "rent_krw_per_gpu_hour", "non_negative"),
-     ({"api_krw_per_m_tokens": math.inf}, "api_krw_per_m_tokens", "finite")],
-)
-def test_room_design_rejects_bad_input(h100, kwargs, field, rule) -> None:  # type: ignore[no-untyped-def]
+     ({"api_krw_per_m_tokens": math.inf}, "api_krw_per_m_tokens", "finite")
+]
+BAD_INPUTS = [
+    # (call(h100, tariff, calendar), field, rule): the room's fields, then the other entries
+    *[((lambda h, _t, _c, kw=kw: opex.RoomDesign(h, **kw)), field, rule)
+      for kw, field, rule in ROOM_ROWS],
+    (lambda h, t, c: opex.ServerSpec("x", -1, 8, 10.2, 3000), "server_capex_krw",
+     "non_negative"),
+    (lambda h, t, c: opex.RoomDesign("8×H100"), "server", "other"),
+    (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other"),
+    (lambda h, t, c: opex.evaluate(opex.RoomDesign(h), t, "2026", loadprofile.Usage()),
+     "calendar", "other"),
+]
+
+
+@pytest.mark.parametrize(("call", "field", "rule"), BAD_INPUTS,
+                         ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
+def test_bad_input_raises_a_value_error_naming_the_field_and_rule(  # type: ignore[no-untyped-def]
+        h100, tariff, calendar, call, field: str, rule: str) -> None:
     with pytest.raises(InputError) as err:
-        opex.RoomDesign(h100, **kwargs)
+        call(h100, tariff, calendar)
+    assert isinstance(err.value, ValueError)
     assert (err.value.field, err.value.rule) == (field, rule)
-
-
-def test_server_spec_and_evaluate_reject_bad_input(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(InputError) as err:
-        opex.ServerSpec("x", -1, 8, 10.2, 3000)
-    assert err.value.field == "server_capex_krw"
-    with pytest.raises(InputError):
-        opex.RoomDesign("8×H100")  # type: ignore[arg-type]
-    with pytest.raises(InputError):
-        opex.evaluate("design", tariff, calendar, loadprofile.Usage())  # type: ignore[arg-type]
-    with pytest.raises(InputError):
-        opex.evaluate(opex.RoomDesign(h100), tariff, "2026", loadprofile.Usage())  # type: ignore[arg-type]
 
 
 def test_evaluate_leap_year_calendar(tariff, h100) -> None:  # type: ignore[no-untyped-def]

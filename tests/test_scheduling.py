@@ -26,56 +26,8 @@ def starts(result: sched.SimulationResult) -> dict[object, float]:
     return dict(zip(result.schedule["job"], result.schedule["start_h"], strict=True))
 
 
-# --- ../shared/cases/scheduling.md, case 1: seven students, one A100-80GB ----------------------
-
-def students(n: int, hours: float = 1.0, profile: str | None = None) -> list[Job]:
-    return [Job(f"S{k + 1}", 0, 1, hours, "class_lab", mig_profile=profile) for k in range(n)]
-
-
-def test_scheduling_case1a_whole_gpu_fifo() -> None:
-    r = simulate(students(7), ONE_A100, "fifo")
-    assert r.makespan_h == 7
-    assert r.mean_jct_h == (1 + 2 + 3 + 4 + 5 + 6 + 7) / 7 == 4
-    assert r.jobs["wait_h"].mean() == 3
-    gpu_hours_held = (r.schedule["gpus"] * (r.schedule["end_h"] - r.schedule["start_h"])).sum()
-    assert gpu_hours_held == 7
-    # assumption A: each job can use only a 1/7 slice -> 7 x (1/7 GPU x 1 h) of real demand
-    assert sum(1 / 7 * j.hours for j in students(7)) == pytest.approx(1)
-
-
-def test_scheduling_case1b_mig_seven_1g_slices() -> None:
-    r = simulate(students(7, profile="1g.10gb"), ONE_A100, "fifo")
-    assert r.makespan_h == 1 and r.mean_jct_h == 1 and r.jobs["wait_h"].mean() == 0
-    assert r.allocation == pytest.approx(7 * (1 / 7) * 1 / (1 * 1))
-    assert set(starts(r).values()) == {0.0}
-
-
-def test_scheduling_case1c_eight_students_on_seven_slices() -> None:
-    r = simulate(students(8, profile="1g.10gb"), ONE_A100, "fifo")
-    assert r.makespan_h == 2
-    assert r.mean_jct_h == pytest.approx((7 * 1 + 2) / 8) == 1.125
-    assert round(r.allocation, 3) == 0.571
-    assert r.allocation == pytest.approx((8 / 7) / (1 * 2))
-    assert starts(r)["S8"] == 1
-
-
-def test_scheduling_case1d_15gb_students_four_per_gpu() -> None:
-    mig = simulate(students(8, profile="1g.20gb"), ONE_A100, "fifo")
-    assert mig.makespan_h == 2
-    assert mig.mean_jct_h == (4 * 1 + 4 * 2) / 8 == 1.5
-    whole = simulate(students(8), ONE_A100, "fifo")
-    assert whole.makespan_h == 8
-    assert whole.mean_jct_h == 36 / 8 == 4.5
-
-
-def test_scheduling_case1e_big_jobs_time_sharing_beats_mig() -> None:
-    fifo = simulate(students(7, hours=1 / 7), ONE_A100, "fifo")
-    assert fifo.makespan_h == pytest.approx(1)
-    assert fifo.mean_jct_h == pytest.approx((28 / 7) / 7)
-    assert round(fifo.mean_jct_h, 4) == 0.5714
-    mig = simulate(students(7, profile="1g.10gb"), ONE_A100, "fifo")
-    assert mig.mean_jct_h == 1
-
+# Case 1 of ../shared/cases/scheduling.md (seven students on one A100-80GB) is lesson 02's and is
+# tested once, in tests/test_sharing.py (labkit.sharing runs its FIFO on this simulator).
 
 # --- case 2: FIFO vs EASY backfill vs greedy on one 8-GPU node ---------------------------------
 
@@ -227,11 +179,18 @@ def test_mig_instances_follow_placement_rules() -> None:
     assert a.start in (0, 4) and slices.loc["a", "slice_size"] == 4 and one not in a
 
 
-def test_mig_profile_caps_come_from_the_board() -> None:
-    # 1g.10gb+me: one instance per GPU (it takes the media engines), though 7 slices are free
-    jobs = [Job(f"m{k}", 0, 1, 1, mig_profile="1g.10gb+me") for k in range(2)]
+@pytest.mark.parametrize(("profile", "per_gpu"), [
+    # instances per A100-80GB: ../shared/reference/mig.md (NVIDIA MIG user guide profile table)
+    ("1g.10gb", 7),
+    ("1g.20gb", 4),  # 2 memory slices each, placements 0, 2, 4, 6
+    ("2g.20gb", 3),
+    ("3g.40gb", 2),
+    ("1g.10gb+me", 1),  # takes the media engines: one per GPU, though 7 slices are free
+])
+def test_mig_profile_caps_come_from_the_board(profile: str, per_gpu: int) -> None:
+    jobs = [Job(f"m{k}", 0, 1, 1, mig_profile=profile) for k in range(per_gpu + 1)]
     r = simulate(jobs, ONE_A100, "greedy")
-    assert starts(r) == {"m0": 0, "m1": 1}
+    assert sorted(starts(r).values()) == [0.0] * per_gpu + [1.0]
 
 
 def test_mig_and_shared_jobs_never_mix_on_one_gpu() -> None:
@@ -385,7 +344,7 @@ def test_demand_curve_sums_requests_by_kind() -> None:
 
 
 def test_timeline_records_queue_length() -> None:
-    r = simulate(students(3), ONE_A100)
+    r = simulate([Job(f"S{k}", 0, 1, 1, "class_lab") for k in range(3)], ONE_A100)
     assert r.timeline["queued"].tolist() == [2, 1, 0, 0]
 
 
@@ -549,89 +508,103 @@ def test_simulate_invariants(data: tuple[list[Job], Cluster, list[Tenant]], poli
 
 # --- bad inputs -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("kwargs", "field"), [
-    ({"hours": -1}, "hours"), ({"hours": 0}, "hours"), ({"hours": math.nan}, "hours"),
-    ({"submit_h": -0.5}, "submit_h"), ({"gpus": 0}, "gpus"), ({"gpus": 1.5}, "gpus"),
-    ({"gpus": math.inf}, "gpus"), ({"kind": "mining"}, "kind"), ({"priority": -1}, "priority"),
-    ({"priority": 1.5}, "priority"), ({"value_per_gpu_h": -3}, "value_per_gpu_h"),
-    ({"checkpoint_interval_h": 0}, "checkpoint_interval_h"), ({"tenant": ""}, "tenant"),
-    ({"mig_profile": "1g.10gb", "gpus": 0.5}, "gpus"), ({"id": None}, "id"),
-])
-def test_job_rejects_bad_fields(kwargs: dict[str, object], field: str) -> None:
+def job(**kwargs: object) -> Job:
     args: dict[str, object] = {"id": "j", "submit_h": 0, "gpus": 1, "hours": 1}
-    args.update(kwargs)
+    return Job(**{**args, **kwargs})  # type: ignore[arg-type]
+
+
+TRACE = sched.TraceDistribution((1,), (1.0,), {1: ((0, 1.0), (1, 2.0))})
+ONE_JOB = [Job("a", 0, 1, 1)]
+BAD_INPUTS = [
+    # (call, field, rule[, words of the message]) -- every entry point, once per kind of error
+    (lambda: job(hours=-1), "hours", "positive"),
+    (lambda: job(hours=math.nan), "hours", "finite"),
+    (lambda: job(submit_h=-0.5), "submit_h", "non_negative"),
+    (lambda: job(gpus=0), "gpus", "positive"),
+    (lambda: job(gpus=1.5), "gpus", "integer"),
+    (lambda: job(gpus=math.inf), "gpus", "finite"),
+    (lambda: job(kind="mining"), "kind", "choice"),
+    (lambda: job(priority=-1), "priority", "integer"),
+    (lambda: job(priority=1.5), "priority", "integer"),
+    (lambda: job(priority=10**7), "priority", "at_most"),
+    (lambda: job(value_per_gpu_h=-3), "value_per_gpu_h", "non_negative"),
+    (lambda: job(checkpoint_interval_h=0), "checkpoint_interval_h", "positive"),
+    (lambda: job(tenant=""), "tenant", "other"),
+    (lambda: job(mig_profile="1g.10gb", gpus=0.5), "gpus", "integer"),
+    (lambda: job(id=None), "id", "other"),
+    (lambda: job(id=True), "id", "other"),
+    (lambda: job(memory_mib=-1), "memory_mib", "non_negative"),
+    (lambda: job(max_share=0), "max_share", "fraction"),
+    (lambda: job(max_share=1.5), "max_share", "fraction"),
+    (lambda: Cluster(0, 8), "nodes", "integer"),
+    (lambda: Cluster(1.5, 8), "nodes", "integer"),  # type: ignore[arg-type]
+    (lambda: Cluster(10_000, 8), "nodes", "at_most"),
+    (lambda: Cluster(1, 0), "gpus_per_node", "integer"),
+    (lambda: Cluster(1, 64), "gpus_per_node", "at_most"),
+    (lambda: Cluster(1, 8, ""), "gpu_model", "other"),
+    (lambda: Cluster(1, 8, mig="table"), "mig", "other"),  # type: ignore[arg-type]
+    (lambda: Tenant("x", share=0), "share", "positive"),
+    (lambda: Tenant("x", quota_gpus=-1), "quota_gpus", "non_negative"),
+    (lambda: Tenant("x", lending_limit_gpus=-1), "lending_limit_gpus", "non_negative"),
+    (lambda: Tenant(""), "name", "other"),
+    (lambda: sched.fair_share_factor(1.5, 0.5), "usage", "fraction"),
+    (lambda: sched.fair_share_factor(0.5, 0), "shares", "fraction"),
+    (lambda: simulate([Job("wide", 0, 16, 1)], Cluster(4, 8)), "jobs[0].gpus", "at_most",
+     "the GPUs of one node"),
+    (lambda: simulate(ONE_JOB, ONE_NODE, "lottery"), "policy", "choice"),
+    (lambda: simulate(ONE_JOB, ONE_NODE, placement="random"), "placement", "choice"),
+    (lambda: simulate(ONE_JOB, ONE_NODE, half_life_h=0), "half_life_h", "positive"),
+    (lambda: simulate(ONE_JOB, "8 GPUs"), "cluster", "other"),  # type: ignore[arg-type]
+    (lambda: simulate([], ONE_NODE), "jobs", "other"),
+    (lambda: simulate([Job("a", 0, 1, 1), Job("a", 1, 1, 1)], ONE_NODE), "jobs[1].id", "other",
+     "used twice"),
+    (lambda: simulate(["not a job"], ONE_NODE), "jobs[0]", "other"),  # type: ignore[list-item]
+    (lambda: simulate(ONE_JOB, ONE_NODE, tenants=[Tenant("x"), Tenant("x")]), "tenants",
+     "other", "unique"),
+    (lambda: simulate(ONE_JOB, ONE_NODE, tenants=["x"]), "tenants", "other"),  # type: ignore[list-item]
+    # a job that can never be admitted: wider than its quota plus what it may borrow
+    (lambda: simulate([Job("a", 0, 4, 1, tenant="x")], ONE_NODE,
+                      tenants=[Tenant("x", quota_gpus=2, borrowing_limit_gpus=0)]),
+     "jobs[0].gpus", "at_most", "quota plus borrowing limit"),
+    (lambda: simulate([Job("a", 0, 1, 1, mig_profile="9g.99gb")], ONE_A100),
+     "jobs[0].mig_profile", "choice"),
+    (lambda: simulate([Job("a", 0, 1, 1, mig_profile="1g.10gb")], load_cluster(1, 1, "L40S")),
+     "jobs[0].mig_profile", "choice", "MIG table"),
+    # a Cluster built without its MIG table
+    (lambda: simulate([Job("a", 0, 1, 1, mig_profile="1g.10gb")], Cluster(1, 1, "A100-80GB")),
+     "jobs[0].mig_profile", "choice", "MIG table"),
+    # 8 x 7g.80gb instances do not fit a 1-GPU node
+    (lambda: simulate([Job("a", 0, 8, 1, mig_profile="7g.80gb")], ONE_A100), "jobs[0].gpus",
+     "at_most", "7g.80gb instances that fit on one node"),
+    (lambda: simulate(ONE_JOB, ONE_NODE).occupancy(0), "window_h", "positive"),
+    (lambda: simulate(ONE_JOB, ONE_NODE).net_value_krw(-5), "cost_krw_per_gpu_h",
+     "non_negative"),
+    (lambda: simulate(ONE_JOB, ONE_NODE).waits("node"), "by", "choice"),
+    (lambda: sched.demand_curve(ONE_JOB, step_h=1e-6), "step_h", "at_most"),
+    (lambda: sched.demand_curve([]), "jobs", "other"),
+    (lambda: sched.capacity_report(sched.demand_curve(ONE_JOB), 0, 1), "installed_gpus",
+     "positive"),
+    (lambda: sched.filler_jobs(0), "gpus", "integer"),
+    (lambda: sched.filler_jobs(8, day_h=200), "day_h", "at_most"),
+    (lambda: sched.trace_jobs(0, TRACE, jobs_per_hour=1), "n", "integer"),
+    (lambda: sched.trace_jobs(5, TRACE, jobs_per_hour=0), "jobs_per_hour", "positive"),
+    (lambda: sched.trace_jobs(5, TRACE, jobs_per_hour=1, max_gpus=0), "max_gpus", "integer"),
+    (lambda: sched.TraceDistribution((1,), (0.5,), {1: ((0, 1.0), (1, 2.0))}), "gpu_weights",
+     "other"),
+    (lambda: sched.jobs_from_groups([], counts={"nobody": 3}), "counts", "other"),
+    (lambda: sched.JobGroup("g", "training", 0, (0, 1), 1, 1), "count", "integer"),
+    (lambda: sched.JobGroup("g", "training", 2, (3, 1), 1, 1), "submit_h", "other"),
+    (lambda: sched.quota_tenants({"a": -1}), "quota_a", "non_negative"),
+    (lambda: sched.quota_tenants({"a": 1}, shares={"a": 0}), "share_a", "positive"),
+]
+
+
+@pytest.mark.parametrize("row", BAD_INPUTS,
+                         ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
+def test_bad_input_raises_a_value_error_naming_the_field_and_rule(row: tuple) -> None:  # type: ignore[type-arg]
+    call, field, rule, *words = row
     with pytest.raises(InputError) as err:
-        Job(**args)  # type: ignore[arg-type]
-    assert err.value.field == field
+        call()
     assert isinstance(err.value, ValueError)
-
-
-@pytest.mark.parametrize(("args", "field"), [
-    ((0, 8), "nodes"), ((1, 0), "gpus_per_node"), ((1.5, 8), "nodes"), ((10_000, 8), "nodes"),
-    ((1, 64), "gpus_per_node"), ((1, 8, ""), "gpu_model"),
-])
-def test_cluster_rejects_bad_sizes(args: tuple[object, ...], field: str) -> None:
-    with pytest.raises(InputError) as err:
-        Cluster(*args)  # type: ignore[arg-type]
-    assert err.value.field == field
-
-
-def test_simulate_rejects_more_gpus_than_a_node_has() -> None:
-    with pytest.raises(ValueError, match="one node") as err:
-        simulate([Job("wide", 0, 16, 1)], Cluster(4, 8))
-    assert err.value.field == "jobs[0].gpus"  # type: ignore[attr-defined]
-
-
-@pytest.mark.parametrize(("kwargs", "field"), [
-    ({"policy": "lottery"}, "policy"), ({"placement": "random"}, "placement"),
-    ({"half_life_h": 0}, "half_life_h"),
-])
-def test_simulate_rejects_unknown_policy_placement(kwargs: dict[str, object], field: str) -> None:
-    with pytest.raises(InputError) as err:
-        simulate([Job("a", 0, 1, 1)], ONE_NODE, **kwargs)  # type: ignore[arg-type]
-    assert err.value.field == field
-
-
-def test_simulate_rejects_unknown_or_impossible_mig_profile() -> None:
-    with pytest.raises(InputError) as err:
-        simulate([Job("a", 0, 1, 1, mig_profile="9g.99gb")], ONE_A100)
-    assert err.value.field == "jobs[0].mig_profile" and err.value.rule == "choice"
-    with pytest.raises(InputError, match="MIG table"):
-        simulate([Job("a", 0, 1, 1, mig_profile="1g.10gb")], load_cluster(1, 1, "L40S"))
-    with pytest.raises(InputError, match="MIG table"):  # a Cluster built without its table
-        simulate([Job("a", 0, 1, 1, mig_profile="1g.10gb")], Cluster(1, 1, "A100-80GB"))
-    with pytest.raises(InputError):  # 8 x 7g.80gb instances do not fit a 1-GPU node
-        simulate([Job("a", 0, 8, 1, mig_profile="7g.80gb")], ONE_A100)
-
-
-def test_simulate_rejects_bad_job_lists_and_tenants() -> None:
-    with pytest.raises(ValueError):
-        simulate([], ONE_NODE)
-    with pytest.raises(ValueError, match="twice"):
-        simulate([Job("a", 0, 1, 1), Job("a", 1, 1, 1)], ONE_NODE)
-    with pytest.raises(ValueError):
-        simulate(["not a job"], ONE_NODE)  # type: ignore[list-item]
-    with pytest.raises(ValueError, match="unique"):
-        simulate([Job("a", 0, 1, 1)], ONE_NODE, tenants=[Tenant("x"), Tenant("x")])
-    with pytest.raises(ValueError, match="quota"):  # can never be admitted
-        simulate([Job("a", 0, 4, 1, tenant="x")], ONE_NODE,
-                 tenants=[Tenant("x", quota_gpus=2, borrowing_limit_gpus=0)])
-    with pytest.raises(InputError):
-        Tenant("x", share=0)
-    with pytest.raises(InputError):
-        Tenant("x", quota_gpus=-1)
-
-
-def test_result_rejects_bad_windows_and_costs() -> None:
-    r = simulate([Job("a", 0, 1, 1)], ONE_NODE)
-    with pytest.raises(InputError):
-        r.occupancy(0)
-    with pytest.raises(InputError):
-        r.net_value_krw(-5)
-    with pytest.raises(InputError):
-        sched.demand_curve([Job("a", 0, 1, 1)], step_h=1e-6)
-    with pytest.raises(InputError):
-        sched.filler_jobs(0)
-    with pytest.raises(InputError):
-        sched.trace_jobs(0, sched.TraceDistribution((1,), (1.0,), {1: ((0, 1.0), (1, 2.0))}),
-                         jobs_per_hour=1)
+    assert (err.value.field, err.value.rule) == (field, rule)
+    assert all(w in str(err.value) for w in words)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import sharing
+from labkit import scheduling, sharing
 from labkit.mig import Layout
 from labkit.sharing import Job, Slot
 from labkit.validate import InputError
@@ -107,27 +107,39 @@ def test_later_submissions_wait_in_order_and_best_fit_slots_are_used() -> None:
     assert fifo.runs[1].start_h == 1.0
 
 
-@pytest.mark.parametrize(("kwargs", "field"), [
-    ({"n_students": 0}, "n_students"), ({"n_students": 201}, "n_students"),
-    ({"n_students": 2.5}, "n_students"), ({"memory_mib": -1}, "memory_mib"),
-    ({"duration_h": 0}, "duration_h"), ({"max_share": 0}, "max_share"),
-    ({"max_share": 1.5}, "max_share"), ({"duration_h": math.nan}, "duration_h"),
-])
-def test_class_jobs_reject_bad_inputs_naming_the_field(kwargs: dict[str, float],
-                                                      field: str) -> None:
-    args = {"n_students": 7, "memory_mib": SMALL_MIB, "duration_h": 1.0, "max_share": 0.5}
+CLASS = {"n_students": 7, "memory_mib": SMALL_MIB, "duration_h": 1.0, "max_share": 0.5}
+BAD_INPUTS = [
+    # (call, field, rule)
+    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 0}), "n_students", "integer"),
+    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 201}), "n_students", "at_most"),
+    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 2.5}), "n_students", "integer"),
+    (lambda: sharing.class_jobs(**CLASS, stagger_h=-1), "stagger_h", "non_negative"),
+    (lambda: Job("a", -1, 1.0), "memory_mib", "non_negative"),
+    (lambda: Job("a", 1, 0), "duration_h", "positive"),
+    (lambda: Job("a", 1, math.nan), "duration_h", "finite"),
+    (lambda: Job("a", 1, 1.0, 0), "max_share", "fraction"),
+    (lambda: Job("a", 1, 1.0, 1.5), "max_share", "fraction"),
+    (lambda: Job("a", 1, 1.0, 0.5, -1), "submit_h", "non_negative"),
+    (lambda: sharing.simulate([], "magic", gpu_memory_mib=1), "mode", "choice"),
+    (lambda: sharing.simulate([Job("x", 1, 1)] * 201, "fifo", gpu_memory_mib=1), "jobs",
+     "at_most"),
+    (lambda: sharing.simulate([], "fifo", gpu_memory_mib=0), "gpu_memory_mib", "positive"),
+]
+
+
+@pytest.mark.parametrize(("call", "field", "rule"), BAD_INPUTS,
+                         ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
+def test_bad_input_raises_a_value_error_naming_the_field_and_rule(
+        call: object, field: str, rule: str) -> None:
     with pytest.raises(InputError) as err:
-        sharing.class_jobs(**{**args, **kwargs})  # type: ignore[arg-type]
-    assert err.value.field == field
+        call()  # type: ignore[operator]
+    assert isinstance(err.value, ValueError) and field in str(err.value)
+    assert (err.value.field, err.value.rule) == (field, rule)
 
 
-def test_simulate_rejects_unknown_modes_and_too_many_jobs() -> None:
-    with pytest.raises(InputError):
-        sharing.simulate([], "magic", gpu_memory_mib=1)
-    with pytest.raises(InputError):
-        sharing.simulate([Job("x", 1, 1)] * 201, "fifo", gpu_memory_mib=1)
-    with pytest.raises(InputError):
-        sharing.simulate([], "fifo", gpu_memory_mib=0)
+def test_simulate_takes_only_jobs() -> None:
+    with pytest.raises(TypeError):
+        sharing.simulate(["S1"], "fifo", gpu_memory_mib=1)  # type: ignore[list-item]
 
 
 @settings(max_examples=60, deadline=None)
@@ -151,3 +163,15 @@ def test_every_mode_finishes_every_job_it_can_and_conserves_work(
         if mode in ("fifo", "mig") and r.completed:
             assert r.allocation_frac <= 1 + 1e-9
         assert r.useful_frac <= 1 + 1e-9
+
+
+def test_a_class_job_is_a_scheduling_job_and_any_one_gpu_job_runs() -> None:
+    job = Job("S1", SMALL_MIB, 2.0, 0.25, submit_h=1.0)
+    assert isinstance(job, scheduling.Job)
+    assert (job.id, job.name, job.hours, job.duration_h, job.gpus) == ("S1", "S1", 2.0, 2.0, 1)
+    assert job.work_gpu_h == 0.5 and job.kind == "class_lab"
+    plain = scheduling.Job("p", 0, 1, 2.0, memory_mib=SMALL_MIB, max_share=0.25)
+    r = sharing.simulate([plain, job], "fifo", gpu_memory_mib=A100_MIB)
+    # p 0-2, then S1 (submitted at 1) 2-4: brute force of "one at a time, in submit order"
+    assert [(x.start_h, x.end_h) for x in r.runs] == [(0, 2), (2, 4)]
+    assert r.mean_wait_h == (0 + 1) / 2 and r.held_gpu_h == 4 and r.useful_gpu_h == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -220,6 +221,23 @@ def test_band_of_across_midnight_and_seasons(eul: T.Tariff, stamp: str, band: st
     assert T.band_of(eul, pd.Timestamp(stamp, tz="Asia/Seoul")) == band
 
 
+@pytest.mark.parametrize(
+    ("stamp", "holiday", "band"),
+    [  # data/tariffs: Saturdays bill peak hours at mid; Sundays and public holidays all light
+        ("2026-07-18 15:00", False, "mid"),  # Saturday, a weekday peak hour
+        ("2026-07-18 03:00", False, "light"),  # Saturday, light stays light
+        ("2026-07-18 09:00", False, "mid"),  # Saturday, mid stays mid
+        ("2026-07-19 15:00", False, "light"),  # Sunday
+        ("2026-07-15 15:00", True, "light"),  # a Wednesday holiday
+        ("2026-07-15 15:00", False, "peak"),  # the same hour, a working day
+        ("2026-07-18 15:00", True, "light"),  # a Saturday holiday
+    ],
+)
+def test_band_of_weekends_and_holidays(eul: T.Tariff, stamp: str, holiday: bool,
+                                       band: str) -> None:
+    assert T.band_of(eul, stamp, holiday=holiday) == band
+
+
 def test_band_of_converts_other_time_zones(eul: T.Tariff) -> None:
     # 2026-07-15 06:00 UTC is 15:00 in Seoul: peak
     assert T.band_of(eul, pd.Timestamp("2026-07-15 06:00", tz="UTC")) == T.Band.PEAK
@@ -251,6 +269,71 @@ def test_season_boundaries_split_months_and_prices(gap: T.Tariff) -> None:
     bill = T.monthly_bill(gap, hourly("2026-05-31 23:00", [10.0, 10.0]), 50)
     assert list(bill.index.astype(str)) == ["2026-05", "2026-06"]
     assert bill["energy_krw"].tolist() == [865, 1_233]
+
+
+@pytest.mark.parametrize("start", ["2026-03-02 09:05", "2026-03-02 09:00", "2026-03-02 09:10"])
+def test_demand_is_the_largest_clock_aligned_15_minute_mean(gap: T.Tariff, start: str) -> None:
+    # 5-minute samples that start off the quarter hour: KEPCO's demand windows are clock
+    # quarters (:00, :15, :30, :45), whatever the first sample's time
+    load = pd.Series([60.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12.0],
+                     index=pd.date_range(start, periods=12, freq="5min", tz="Asia/Seoul"))
+    bill = T.monthly_bill(gap, load, 100)
+    assert bill.index.name == "month" and list(bill.index.astype(str)) == ["2026-03"]
+    # brute force: mean of the samples inside each clock quarter that has any
+    quarters: dict[pd.Timestamp, list[float]] = {}
+    for stamp, kw in load.items():
+        quarters.setdefault(stamp.floor("15min"), []).append(kw)
+    assert bill["demand_kw"].iloc[0] == max(sum(v) / len(v) for v in quarters.values())
+
+
+@pytest.mark.parametrize(
+    ("prior", "billing_kw"),
+    [  # 20 kW on Mon 2026-08-03, contract 100 kW: floor 30 kW; ratchet months 7-9, 12-2 of the
+       # 12 months that end with this one (KEPCO 기본공급약관 제68조; data/tariffs)
+        ({"2026-07": 80}, 80),  # last month, a ratchet month
+        ({"2025-09": 80}, 80),  # 11 months back, a ratchet month
+        ({"2025-08": 80}, 30),  # 12 months back: outside the window
+        ({"2026-05": 80}, 30),  # not a ratchet month
+        ({}, 30),
+    ],
+)
+def test_ratchet_looks_back_eleven_months_at_ratchet_months_only(
+        gap: T.Tariff, prior: dict[str, float], billing_kw: float) -> None:
+    load = hourly("2026-08-03 09:00", 20.0, 24)
+    bill = T.monthly_bill(gap, load, 100, prior_demand_kw=prior)
+    assert bill["billing_kw"].tolist() == [billing_kw]
+
+
+def test_tou_energy_lines_add_up_per_month(eul: T.Tariff) -> None:
+    # 10 kW at 23:00 on 2026-05-31 and 20 kW at 00:00 on 2026-06-01, both light hours: each
+    # month's energy is its own band lines, not the series' total
+    bill = T.monthly_bill(eul, hourly("2026-05-31 23:00", [10.0, 20.0]), 100)
+    lines = bill[["energy_light_krw", "energy_mid_krw", "energy_peak_krw"]].sum(axis=1)
+    assert bill["energy_krw"].tolist() == lines.tolist()
+    assert bill["energy_krw"].iloc[1] > bill["energy_krw"].iloc[0] > 0
+
+
+@pytest.mark.parametrize(
+    ("start", "bands"),
+    [  # two hours at 10 kW on a Monday; data/tariffs' 2026 TOU bands by season
+        ("2026-11-02 15:00", (0, 10, 10)),  # winter: 12-16 mid, 16-19 peak
+        ("2026-10-26 15:00", (0, 0, 20)),  # spring/fall: 15-21 peak
+        ("2026-03-02 11:00", (0, 20, 0)),  # spring/fall: 11-12 and 12-13 mid
+        ("2026-02-02 11:00", (0, 10, 10)),  # winter: 09-12 peak, 12-16 mid
+    ],
+)
+def test_tou_bill_uses_each_months_season(eul: T.Tariff, start: str,
+                                          bands: tuple[int, int, int]) -> None:
+    row = T.monthly_bill(eul, hourly(start, [10.0, 10.0]), 100).iloc[0]
+    assert (row["kwh_light"], row["kwh_mid"], row["kwh_peak"]) == bands
+
+
+def test_season_of_every_month(gap: T.Tariff) -> None:
+    # data/tariffs: summer June-August, winter November-February, spring/fall the rest
+    winter, spring, summer = T.Season.WINTER, T.Season.SPRING_FALL, T.Season.SUMMER
+    expected = [winter, winter, spring, spring, spring, summer, summer, summer, spring, spring,
+                winter, winter]
+    assert [gap.season(m) for m in range(1, 13)] == expected
 
 
 def test_season_boundary_autumn_to_winter_tou(eul: T.Tariff) -> None:
@@ -403,9 +486,13 @@ def _gap_series() -> pd.Series:
     return s.drop(s.index[5])
 
 
-@pytest.mark.parametrize(
-    ("load", "contract", "field", "rule"),
-    [
+def bill(load: object, contract: float = 10, **kwargs: object) -> pd.DataFrame:
+    return T.monthly_bill(load_tariff(GAP), load, contract, **kwargs)  # type: ignore[arg-type]
+
+
+DAY = hourly("2026-01-01", 1.0, 24)
+BILL_ROWS = [
+    # (load_kw, contract_kw, field, rule)
         (hourly("2026-01-01", [1.0, -2.0, 3.0]), 10, "load_kw", "non_negative"),
         (hourly("2026-01-01", [1.0, math.nan]), 10, "load_kw", "finite"),
         (hourly("2026-01-01", [1.0, math.inf]), 10, "load_kw", "finite"),
@@ -425,40 +512,72 @@ def _gap_series() -> pd.Series:
         (hourly("2026-01-01", [1.0, 2.0]), 0, "contract_kw", "positive"),
         (hourly("2026-01-01", [1.0, 2.0]), -5, "contract_kw", "positive"),
         (hourly("2026-01-01", [1.0, 2.0]), math.nan, "contract_kw", "finite"),
-    ],
-)
-def test_monthly_bill_rejects_bad_input_naming_the_field(gap: T.Tariff, load: object,
-                                                         contract: float, field: str,
-                                                         rule: str) -> None:
-    with pytest.raises(InputError) as err:
-        T.monthly_bill(gap, load, contract)  # type: ignore[arg-type]
-    assert err.value.field == field and err.value.rule == rule
+]
+BAD_INPUTS = [
+    # (call, field, rule): monthly_bill's load and contract rows above, then the rest
+    *[((lambda load=load, contract=contract: bill(load, contract)), field, rule)
+      for load, contract, field, rule in BILL_ROWS],
+    (lambda: T.monthly_bill("교육용(갑)", DAY, 10), "tariff", "other", "str",  # type: ignore[arg-type]
+     "tariff must be a labkit.tariff.Tariff (see load_tariff)"),
+    (lambda: bill([1.0, 2.0]), "load_kw", "other", "list",
+     "load_kw must be a pandas Series of kW with a DatetimeIndex"),
+    (lambda: bill(pd.Series([1.0], index=pd.date_range("2026-01-01", periods=1, freq="h"))),
+     "load_kw", "other", "index",
+     "load_kw needs a tz-aware DatetimeIndex (Asia/Seoul), e.g. pd.date_range('2026-01-01', "
+     "periods=8760, freq='h', tz='Asia/Seoul')"),
+    (lambda: bill(hourly("2026-01-01", [])), "load_kw", "other", 0, "load_kw is empty"),
+    (lambda: bill(hourly("2026-01-01", [1.0])), "load_kw", "other", 1,
+     "load_kw needs at least two samples to show its step"),
+    (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other",
+     "Unknown datetime string format, unable to parse: not a day",
+     "holidays must be dates: Unknown datetime string format"),
+    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule) for kw, field, rule in [
+        ({"base_krw_per_kw_month": -1}, "base_krw_per_kw_month", "non_negative"),
+        ({"energy_krw_per_kwh": {}}, "energy_krw_per_kwh.summer", "other"),
+        ({"energy_krw_per_kwh": {s: {b: -1 for b in T.Band} for s in T.Season}},
+         "energy_krw_per_kwh.summer.light", "non_negative"),
+        ({"season_of_month": ("winter",) * 11}, "season_of_month", "other"),
+        ({"climate_krw_per_kwh": math.nan}, "climate_krw_per_kwh", "finite"),
+        ({"fuel_krw_per_kwh": math.inf}, "fuel_krw_per_kwh", "finite"),
+        ({"fund_levy_frac": 2}, "fund_levy_frac", "fraction"),
+        ({"vat_frac": -0.1}, "vat_frac", "fraction"),
+        ({"floor_frac": 1.5}, "floor_frac", "fraction"),
+        ({"school_floor_frac": 2}, "school_floor_frac", "fraction"),
+        ({"demand_interval_min": 0}, "demand_interval_min", "integer"),
+        ({"demand_interval_min": 7}, "demand_interval_min", "other"),
+        ({"ratchet_months": (13,)}, "ratchet_months", "at_most"),
+        ({"ratchet_months": (0,)}, "ratchet_months", "integer"),
+        ({"base_basis": "kwh"}, "base_basis", "choice"),
+    ]],
+    (lambda: load_tariff(GAP).season(0), "month", "integer"),
+    (lambda: load_tariff(GAP).season(13), "month", "at_most"),
+    (lambda: bill(DAY, repeat_year=True), "repeat_year", "other", 1,
+     "repeat_year needs exactly 12 consecutive months, the series has 1"),
+    (lambda: bill(DAY, prior_demand_kw={"soon": 3}), "prior_demand_kw", "other", "soon",
+     "prior_demand_kw keys must be months"),
+    (lambda: bill(DAY, prior_demand_kw={"2025-12": -1}), "prior_demand_kw.2025-12",
+     "non_negative"),
+    # hours 15-21 in no band; hour 7 twice; hour 25; not a range; no such band
+    (lambda: T.parse_hour_ranges("t", {"light": ["22-08"], "mid": ["08-15"]}), "t", "other"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22-08", "07-09"], "mid": ["09-22"]}),
+     "t.light", "other"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["25-08"]}), "t.light", "other"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22"]}), "t.light", "other"),
+    (lambda: T.parse_hour_ranges("t", {"dark": ["00-24"]}), "t.dark", "choice"),
+]
 
 
-def test_monthly_bill_rejects_other_bad_arguments(gap: T.Tariff) -> None:
-    load = hourly("2026-01-01", 1.0, 24)
-    with pytest.raises(InputError, match="tariff"):
-        T.monthly_bill("교육용(갑)", load, 10)  # type: ignore[arg-type]
+@pytest.mark.parametrize("row", BAD_INPUTS,
+                         ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
+def test_bad_input_raises_a_value_error_naming_the_field_and_rule(row: tuple) -> None:  # type: ignore[type-arg]
+    call, field, rule, *detail = row
     with pytest.raises(InputError) as err:
-        T.monthly_bill(gap, load, 10, holidays=["not a day"])
-    assert err.value.field == "holidays"
-    with pytest.raises(InputError) as err:
-        T.monthly_bill(gap, load, 10, repeat_year=True)
-    assert err.value.field == "repeat_year"
-    with pytest.raises(InputError) as err:
-        T.monthly_bill(gap, load, 10, prior_demand_kw={"2025-12": -1})
-    assert err.value.field.startswith("prior_demand_kw")
-
-
-@pytest.mark.parametrize(
-    "ranges",
-    [{"light": ["22-08"], "mid": ["08-15"]},  # hours 15-21 in no band
-     {"light": ["22-08", "07-09"], "mid": ["09-22"]},  # hour 7 twice
-     {"light": ["25-08"]}, {"light": ["22"]}, {"dark": ["00-24"]}],
-)
-def test_parse_hour_ranges_rejects_bad_schedules(ranges: dict[str, list[str]]) -> None:
-    with pytest.raises(InputError):
-        T.parse_hour_ranges("t", ranges)
+        call()
+    assert isinstance(err.value, ValueError)
+    assert (err.value.field, err.value.rule) == (field, rule)
+    if detail:  # the rejected value as reported, and words of the message
+        value, words = detail
+        assert err.value.value == value and words in str(err.value)
 
 
 def test_parse_hour_ranges_whole_day_and_midnight() -> None:

@@ -180,85 +180,10 @@ def test_exercises_05_answers_come_from_the_model() -> None:
     assert "정답" in feedback.value
 
 
-# -- lesson 06 --------------------------------------------------------------------------------
-
-def test_claim_app_starts_on_case7(server: ui.ClusterApp) -> None:
-    claim = ui.claim_app()
-    n = claim.result.normalization
-    assert n.step("per_accelerator").ratio == pytest.approx(3.98, abs=0.01)
-    assert n.ratio == pytest.approx(1.39, abs=0.01)
-    assert "3.98배" in claim.steps.value and "1.39배" in claim.steps.value
-    assert claim.checklist.value.count("⚠") == 4  # precision, count, power (TDP), preview
-    claim.fields["precision_gain"].control.value = 1.54
-    assert claim.result.normalization.ratio == pytest.approx(1.81, abs=0.01)
-
-
-def test_claim_app_other_baseline_and_bad_rows() -> None:
-    claim = ui.claim_app()
-    frame = claim.results
-    v50 = next(i for i, r in enumerate(frame) if r.version == "v5.0"
-               and r.system.startswith("DGX-H100") and r.scenario == "Server")
-    claim.fields["baseline"].control.value = v50
-    assert claim.result.normalization.step("per_accelerator").ratio == pytest.approx(
-        10_755.6 / 3_888.3, abs=0.01)
-    assert "다른 라운드" in claim.checklist.value
-    with pytest.raises(ValueError):
-        claim.compute({**claim.values(), "claimant": 999})
-    with pytest.raises(ValueError):
-        claim.compute({**claim.values(), "claimant": -1})
-
-
-def test_rack_app_verdicts() -> None:
-    racks = ui.rack_app()
-    assert racks.result.verdict == "partly" and "부분적으로만" in racks.verdict.value
-    assert "랙 4개 → 2개" in racks.verdict.value
-    racks.fields["new_server_kw"].control.value = 10.2
-    assert racks.result.verdict == "holds"
-    racks.fields["demand_tokens_per_s"].control.value = 752
-    assert racks.result.verdict == "fails" and "성립하지 않음" in racks.verdict.value
-
-
-def test_rack_app_server_bigger_than_rack_shows_error_beside_it() -> None:
-    racks = ui.rack_app()
-    good = racks.result
-    racks.fields["rack_kw"].control.value = 12  # holds a 10.2 kW box, not a 14.3 kW one
-    assert "랙 전력(12 kW)보다" in racks.fields["new_server_kw"].error.value
-    assert racks.result is good
-    racks.fields["new_server_kw"].control.value = 10.2
-    assert racks.fields["new_server_kw"].error.value == ""
-    assert racks.result.old.racks == 10 and racks.result.verdict == "holds"
-
-
-def test_case_numbers_06_hold_case7() -> None:
-    text = ui.case_numbers_06().to_string()
-    for value in ("3.98배", "2.58배", "1.99배", "2.79배", "1.81배", "1.39배", "3.16배", "1.11배"):
-        assert value in text, value
-
-
-def test_exercises_06_checked() -> None:
-    box = ui.exercises_06()
-    for key, answer in (("ex06_1", "1.12"), ("ex06_2", "1.47"), ("ex06_3", "7")):
-        find_by_class(box, f"lk-econ-{key}-answer").value = answer
-        find_by_class(box, f"lk-econ-{key}-check").click()
-        assert "정답" in find_by_class(box, f"lk-econ-{key}-feedback").value, key
-
-
 def test_tables_carry_provenance() -> None:
-    assert len(ui.mlperf_table()) == 39
     assert {"기준일", "신뢰도", "출처"} <= set(ui.defaults_table("05").columns)
     assert "신뢰도" in ui.cloud_prices().columns
     api = ui.api_prices()
     groq = api[api["모델"] == "Llama-3.3-70B"].iloc[0]
     assert groq["혼합 USD/100만 (3:1)"] == pytest.approx(0.64, abs=0.001)  # case 3's 3:1 blend
     assert len(ui.hardware_prices()) == 14
-    assert len(ui.defaults_table("06")) == 10
-
-
-def test_missing_mlperf_field_reads_in_korean() -> None:
-    from labkit.economics import BenchmarkResult
-    from labkit.ui.messages import error_text
-
-    with pytest.raises(ValueError) as err:
-        BenchmarkResult.from_record({"system": "s", "accelerator": "X", "total_accel": 8,
-                                     "precision": "FP8"})
-    assert "꼭 있어야 하는 값이 비어 있습니다" in error_text(err.value, prefix="econ")

@@ -6,12 +6,11 @@ Every file is a tidy CSV whose rows each carry ``source``, ``as_of`` and ``relia
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Literal, Self, get_args
+from typing import Literal, Self, get_args
 
 import pandas as pd
 from pydantic import model_validator
@@ -23,20 +22,12 @@ from labkit.data.schema import (
     PositiveInt,
     Row,
     Text,
-    one_of,
 )
-from labkit.economics import (
-    DIVISIONS,
-    PRECISION_BITS,
-    SCENARIOS,
-    BenchmarkResult,
-    BreakEvenScenario,
-)
+from labkit.economics import SCENARIO_INPUTS, BreakEvenScenario
 from labkit.validate import InputError
 
 __all__ = [
     "DEFAULTS_PATH",
-    "MLPERF_PATH",
     "RELIABILITY",
     "ApiPriceRow",
     "CloudPriceRow",
@@ -45,15 +36,12 @@ __all__ = [
     "Defaults",
     "EconomicsRow",
     "HardwarePriceRow",
-    "MlperfRow",
     "ParameterRow",
     "PowerRow",
-    "benchmark_results",
     "load_api_prices",
     "load_cloud_prices",
     "load_defaults",
     "load_hardware_prices",
-    "load_mlperf",
     "load_power",
     "scenario_from_defaults",
 ]
@@ -64,7 +52,6 @@ RELIABILITY: tuple[str, ...] = get_args(Reliability)
 report (press, blog, aggregator), or an assumption made for teaching."""
 
 DEFAULTS_PATH = "economics/defaults.csv"
-MLPERF_PATH = "economics/mlperf_inference_llm.csv"
 
 
 class EconomicsRow(Row):
@@ -235,25 +222,10 @@ def scenario_from_defaults(defaults: Defaults | None = None) -> BreakEvenScenari
     """
     d = defaults or load_defaults()
     try:
-        return BreakEvenScenario(
-            server_capex_usd=d.value("server_capex_usd"),
-            fx_krw_per_usd=d.value("fx_krw_per_usd"),
-            api_price_usd_per_m=d.value("api_price_usd_per_m"),
-            tokens_per_s_per_gpu=d.value("tokens_per_s_per_gpu"),
-            derate=d.value("derate"),
-            gpus_per_server=int(d.value("gpus_per_server")),
-            servers=int(d.value("servers")),
-            depreciation_years=d.value("depreciation_years"),
-            cost_of_capital=d.value("cost_of_capital"),
-            max_it_power_kw=d.value("max_it_power_kw"),
-            idle_power_fraction=d.value("idle_power_fraction"),
-            pue=d.value("pue"),
-            energy_price_krw_per_kwh=d.value("energy_price_krw_per_kwh"),
-            base_charge_krw_per_kw_month=d.value("base_charge_krw_per_kw_month"),
-            staff_krw_per_year=d.value("staff_krw_per_year"),
-            maintenance_fraction_per_year=d.value("maintenance_fraction_per_year"),
-            facility_krw_per_year=d.value("facility_krw_per_year"),
-        )
+        values = {name: d.value(name) for name in SCENARIO_INPUTS}
+        values["gpus_per_server"] = int(values["gpus_per_server"])
+        values["servers"] = int(values["servers"])
+        return BreakEvenScenario.from_inputs(**values)
     except InputError as err:
         raise DataError(f"{DEFAULTS_PATH}: {err}") from err
 
@@ -308,95 +280,3 @@ def load_api_prices(path: str | Path = "economics/api_prices.csv") -> pd.DataFra
     Used in: notebooks/05_break_even.ipynb
     """
     return load_csv(path, ApiPriceRow)
-
-
-class MlperfRow(EconomicsRow):
-    """A row of ``mlperf_inference_llm.csv``: one MLPerf Inference LLM result (lesson 06).
-
-    ``total_accel`` must be ``accel_per_node x nodes``.
-    """
-
-    version: Text
-    division: Annotated[str, one_of(DIVISIONS)]
-    submitter: Text
-    system: Text
-    accelerator: Text
-    accel_per_node: PositiveInt
-    nodes: PositiveInt
-    total_accel: PositiveInt
-    benchmark: Text
-    scenario: Annotated[str, one_of(SCENARIOS)]
-    slo: Annotated[str, one_of(SCENARIOS)]
-    result: NonNegative
-    unit: Literal["tokens/s"]
-    result_per_accel: NonNegative
-    power_w_system: OptionalNonNegative = None
-    tokens_per_joule: OptionalNonNegative = None
-    precision: Annotated[str, one_of(tuple(PRECISION_BITS))]
-    sparsity: bool
-    precision_note: Text | None = None
-    availability: Literal["available", "preview", "rdi"]
-    notes: Text | None = None
-
-    @model_validator(mode="after")
-    def _total(self) -> Self:
-        if self.total_accel != self.accel_per_node * self.nodes:
-            raise ValueError(f"({self.system}): total_accel {self.total_accel} != "
-                             f"accel_per_node x nodes = {self.accel_per_node * self.nodes}")
-        return self
-
-
-def load_mlperf(path: str | Path = MLPERF_PATH,
-                power_path: str | Path = "economics/power.csv") -> pd.DataFrame:
-    """Load the MLPerf Inference LLM table, with each accelerator's rated power joined in.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per result (39 in the shipped file): ``version``, ``as_of``, ``division``,
-        ``submitter``, ``system``, ``accelerator``, ``accel_per_node``, ``nodes``,
-        ``total_accel``, ``benchmark``, ``scenario``, ``slo``, ``result`` [tokens/s],
-        ``result_per_accel``, ``power_w_system`` [W, NaN if not measured],
-        ``tokens_per_joule``, ``precision``, ``sparsity``, ``availability``, ``source``,
-        ``reliability``, ``notes``, plus ``tdp_w`` [W, NaN where ``power.csv`` has no rating].
-
-    Raises
-    ------
-    labkit.data.DataError
-        Naming the file and line for a schema error, or a row whose ``total_accel`` is not
-        ``accel_per_node x nodes``.
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-    frame = load_csv(path, MlperfRow)
-    name = frame.attrs["path"]
-    power = load_power(power_path)
-    tdp = power[(power["kind"] == "accelerator") & (power["basis"] == "tdp")
-                & power["mlperf_accelerator"].notna()]
-    ratings = dict(zip(tdp["mlperf_accelerator"], tdp["power_w"], strict=True))
-    frame["tdp_w"] = [ratings.get(a, math.nan) for a in frame["accelerator"]]
-    frame.attrs["path"] = name
-    return frame
-
-
-def benchmark_results(frame: pd.DataFrame | None = None) -> list[BenchmarkResult]:
-    """Return every MLPerf row as a :class:`~labkit.economics.BenchmarkResult` (row order).
-
-    Raises
-    ------
-    labkit.data.DataError
-        If a row does not make a valid result (naming the row and the field).
-
-    Used in: notebooks/06_benchmarks.ipynb
-    """
-    table = load_mlperf() if frame is None else frame
-    results = []
-    for i, row in table.iterrows():
-        record = row.to_dict()
-        record["scenario"] = record.get("slo") or record.get("scenario")
-        try:
-            results.append(BenchmarkResult.from_record(record))
-        except InputError as err:
-            raise DataError(f"{table.attrs.get('path', 'mlperf')}: row {int(i) + 1}: {err}"
-                            ) from err
-    return results

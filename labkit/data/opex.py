@@ -20,11 +20,11 @@ import pandas as pd
 from pydantic import model_validator
 
 from labkit.data import DataError, load_csv
+from labkit.data.benchmarks import load_mlperf
 from labkit.data.economics import (
     EconomicsRow,
     ParameterRow,
     load_hardware_prices,
-    load_mlperf,
     load_power,
 )
 from labkit.data.gpus import load_gpu_model

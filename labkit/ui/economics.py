@@ -1,6 +1,6 @@
-"""Widgets for lessons 05 "API vs 자체 GPU 손익분기" and 06 "벤치마크 읽는 법".
+"""Widgets for lesson 05 "API vs 자체 GPU 손익분기" (lesson 06: :mod:`labkit.ui.benchmarks`).
 
-Lesson 05 builders (linked: every app follows the cluster editor):
+Builders (linked: every app follows the cluster editor):
 
 - :func:`cluster_app` — the owned server's cost parameters and its yearly cost breakdown;
 - :func:`aircraft_app` — cost per calendar hour vs cost per used hour as utilization falls;
@@ -11,13 +11,6 @@ Lesson 05 builders (linked: every app follows the cluster editor):
 - :func:`tornado_app` — what moves the break-even most;
 - :func:`case_numbers_05`, :func:`exercises_05`.
 
-Lesson 06 builders:
-
-- :func:`mlperf_table` — the MLPerf Inference LLM rows;
-- :func:`claim_app` — two rows picked by the student: the checklist and the normalization steps;
-- :func:`rack_app` — "3x faster = 1/3 of the racks": the four conditions and a verdict;
-- :func:`case_numbers_06`, :func:`exercises_06`.
-
 All numbers come from :mod:`labkit.economics`; defaults, ranges and sources from
 ``data/economics/`` (:mod:`labkit.data.economics`).
 """
@@ -25,7 +18,6 @@ All numbers come from :mod:`labkit.economics`; defaults, ranges and sources from
 from __future__ import annotations
 
 import functools
-import html
 import math
 from dataclasses import dataclass, replace
 from typing import Any
@@ -40,12 +32,10 @@ from labkit import validate
 from labkit.data.economics import (
     Default,
     Defaults,
-    benchmark_results,
     load_api_prices,
     load_cloud_prices,
     load_defaults,
     load_hardware_prices,
-    load_mlperf,
     scenario_from_defaults,
 )
 from labkit.ui import format as fmt
@@ -63,19 +53,15 @@ from labkit.validate import InputError
 
 __all__ = [
     "AircraftApp",
-    "ClaimApp",
     "ClusterApp",
     "ClusterView",
     "CostCurvesApp",
     "DemandApp",
-    "RackApp",
     "RentApp",
     "TornadoApp",
     "aircraft_app",
     "api_prices",
     "case_numbers_05",
-    "case_numbers_06",
-    "claim_app",
     "cloud_prices",
     "cluster_app",
     "cost_curves_app",
@@ -83,12 +69,8 @@ __all__ = [
     "defaults_table",
     "demand_app",
     "exercises_05",
-    "exercises_06",
     "hardware_prices",
-    "mlperf_table",
-    "rack_app",
     "rent_app",
-    "steps_figure",
     "tornado_app",
     "tornado_figure",
 ]
@@ -99,13 +81,12 @@ COLORS = {"api": "#d1495b", "owned": "#3b6fb6", "rent": "#e0a100", "point": "#2e
           "calendar": "#7a7a7a"}
 _BIG = ('<div style="font-size:1.9em;font-weight:700;line-height:1.15">{big}</div>'
         '<div style="color:#444;line-height:1.5">{detail}</div>')
-_OK, _WARN, _UNKNOWN = "✔", "⚠", "?"
-_TABLE = '<table style="border-collapse:collapse;line-height:1.5">'
-_TD = '<td style="padding:3px 14px 3px 0;vertical-align:top">'
+TABLE_HTML = '<table style="border-collapse:collapse;line-height:1.5">'
+TD_HTML = '<td style="padding:3px 14px 3px 0;vertical-align:top">'
 
 
 @functools.cache
-def _defaults() -> Defaults:
+def lesson_defaults() -> Defaults:
     return load_defaults()
 
 
@@ -119,7 +100,7 @@ def _won(amount: float) -> str:
     return "n/a" if not math.isfinite(amount) else f"{amount:,.0f}원"
 
 
-def _slider(d: Default, key: str, label: str, *, pct: bool = False, digits: int = 2,
+def default_slider(d: Default, key: str, label: str, *, pct: bool = False, digits: int = 2,
             unit: str = "") -> Field:
     """A slider over a default's own range (percent controls feed fractions)."""
     if pct:
@@ -129,7 +110,7 @@ def _slider(d: Default, key: str, label: str, *, pct: bool = False, digits: int 
                         readout_format=f",.{digits}f")
 
 
-def _figure(traces: list[dict[str, Any]], **layout: Any) -> go.Figure:
+def econ_figure(traces: list[dict[str, Any]], **layout: Any) -> go.Figure:
     """A styled figure with ``traces`` (plotly trace dicts) and ``layout``, built in one pass.
 
     One ``update_layout`` and one ``add_traces`` call: plotly's per-call validation dominates
@@ -140,7 +121,7 @@ def _figure(traces: list[dict[str, Any]], **layout: Any) -> go.Figure:
     return fig
 
 
-def _field_box(fields: list[Field]) -> widgets.VBox:
+def field_box(fields: list[Field]) -> widgets.VBox:
     return widgets.VBox([f.box for f in fields])
 
 
@@ -169,30 +150,30 @@ class ClusterApp(LiveApp[ClusterView]):
     def __init__(self, defaults: Defaults) -> None:
         d = defaults
         fields = [
-            _slider(d["server_capex_usd"], "server_capex_usd", t("econ.f.server_capex_usd"),
+            default_slider(d["server_capex_usd"], "server_capex_usd", t("econ.f.server_capex_usd"),
                     digits=0, unit="USD"),
-            _slider(d["fx_krw_per_usd"], "fx_krw_per_usd", t("econ.f.fx_krw_per_usd"),
+            default_slider(d["fx_krw_per_usd"], "fx_krw_per_usd", t("econ.f.fx_krw_per_usd"),
                     digits=0, unit="원/USD"),
             number_field("gpus_per_server", t("econ.f.gpus_per_server"),
                          d.value("gpus_per_server"), unit="장"),
             number_field("servers", t("econ.f.servers"), d.value("servers"), unit="대"),
-            _slider(d["depreciation_years"], "depreciation_years",
+            default_slider(d["depreciation_years"], "depreciation_years",
                     t("econ.f.depreciation_years"), digits=1, unit="년"),
-            _slider(d["cost_of_capital"], "cost_of_capital", t("econ.f.cost_of_capital"),
+            default_slider(d["cost_of_capital"], "cost_of_capital", t("econ.f.cost_of_capital"),
                     pct=True),
-            _slider(d["max_it_power_kw"], "max_it_power_kw", t("econ.f.max_it_power_kw"),
+            default_slider(d["max_it_power_kw"], "max_it_power_kw", t("econ.f.max_it_power_kw"),
                     digits=1, unit="kW"),
-            _slider(d["idle_power_fraction"], "idle_power_fraction",
+            default_slider(d["idle_power_fraction"], "idle_power_fraction",
                     t("econ.f.idle_power_fraction"), pct=True),
-            _slider(d["pue"], "pue", t("econ.f.pue"), digits=2),
-            _slider(d["energy_price_krw_per_kwh"], "energy_price_krw_per_kwh",
+            default_slider(d["pue"], "pue", t("econ.f.pue"), digits=2),
+            default_slider(d["energy_price_krw_per_kwh"], "energy_price_krw_per_kwh",
                     t("econ.f.energy_price_krw_per_kwh"), digits=1, unit="원/kWh"),
             number_field("base_charge_krw_per_kw_month", t("econ.f.base_charge"),
                          d.value("base_charge_krw_per_kw_month"), unit="원/kW·월", step=10),
             number_field("staff_krw_per_year", t("econ.f.staff_krw_per_year"),
                          d.value("staff_krw_per_year"), unit="원/년", step=1_000_000,
                          width="160px"),
-            _slider(d["maintenance_fraction_per_year"], "maintenance_fraction_per_year",
+            default_slider(d["maintenance_fraction_per_year"], "maintenance_fraction_per_year",
                     t("econ.f.maintenance"), pct=True),
             number_field("facility_krw_per_year", t("econ.f.facility_krw_per_year"),
                          d.value("facility_krw_per_year"), unit="원/년", step=500_000,
@@ -204,25 +185,15 @@ class ClusterApp(LiveApp[ClusterView]):
         self.chart = FigureOutput("lk-cluster-chart")
         reset = widgets.Button(description=t("common.reset"))
         reset.on_click(self.reset)
-        self.children = [_field_box(list(self.fields.values())), reset, self.status, self.big,
+        self.children = [field_box(list(self.fields.values())), reset, self.status, self.big,
                          self.chart]
         self.update()
 
     def compute(self, values: dict[str, Any]) -> ClusterView:
         fx = validate.positive("fx_krw_per_usd", values["fx_krw_per_usd"])
         capex = validate.non_negative("server_capex_usd", values["server_capex_usd"])
-        cluster = model.OwnedCluster(
-            model.usd_to_krw(capex, fx), values["gpus_per_server"],
-            servers=values["servers"], depreciation_years=values["depreciation_years"],
-            cost_of_capital=values["cost_of_capital"],
-            max_it_power_kw=values["max_it_power_kw"],
-            idle_power_fraction=values["idle_power_fraction"], pue=values["pue"],
-            energy_price_krw_per_kwh=values["energy_price_krw_per_kwh"],
-            base_charge_krw_per_kw_month=values["base_charge_krw_per_kw_month"],
-            staff_krw_per_year=values["staff_krw_per_year"],
-            maintenance_fraction_per_year=values["maintenance_fraction_per_year"],
-            facility_krw_per_year=values["facility_krw_per_year"],
-        )
+        cluster = model.OwnedCluster(model.usd_to_krw(capex, fx),
+                                     **{name: values[name] for name in model.CLUSTER_INPUTS})
         return ClusterView(cluster, fx, values["server_capex_usd"],
                            cluster.annual_cost_breakdown(1.0))
 
@@ -238,7 +209,7 @@ class ClusterApp(LiveApp[ClusterView]):
         )
         values = b.as_dict()
         lines = list(reversed(LINE_ORDER))
-        self.chart.show(_figure(
+        self.chart.show(econ_figure(
             [{"type": "bar", "y": [t(f"econ.line.{k}") for k in lines],
               "x": [values[k] / MAN for k in lines], "orientation": "h",
               "marker": {"color": COLORS["owned"]},
@@ -251,7 +222,7 @@ class ClusterApp(LiveApp[ClusterView]):
 
 def cluster_app(defaults: Defaults | None = None) -> ClusterApp:
     """Return the owned-cluster editor, filled with the lesson defaults (reference §9)."""
-    return ClusterApp(defaults or _defaults())
+    return ClusterApp(defaults or lesson_defaults())
 
 
 class _Follower(LiveApp[Any]):
@@ -285,13 +256,13 @@ class AircraftApp(_Follower):
     """Cost per calendar hour vs cost per used hour (see :func:`aircraft_app`)."""
 
     def __init__(self, source: ClusterApp, defaults: Defaults) -> None:
-        fields = [_slider(defaults["utilization"], "utilization", t("econ.f.utilization"),
+        fields = [default_slider(defaults["utilization"], "utilization", t("econ.f.utilization"),
                           pct=True)]
         super().__init__("aircraft", fields, source)
         self.big = widgets.HTML()
         self.big.add_class("lk-aircraft-value")
         self.chart = FigureOutput("lk-aircraft-chart")
-        self.children = [_field_box(list(self.fields.values())), self.status, self.big,
+        self.children = [field_box(list(self.fields.values())), self.status, self.big,
                          self.chart]
         self.update()
 
@@ -316,7 +287,7 @@ class AircraftApp(_Follower):
         annual = np.array([c.annual_cost_krw(x) for x in (0.0, 1.0)])
         total = annual[0] + (annual[1] - annual[0]) * u   # the year's cost is linear in u
         hours = c.gpus * model.HOURS_PER_YEAR
-        self.chart.show(_figure(
+        self.chart.show(econ_figure(
             [{"type": "scatter", "x": u * 100, "y": total / (hours * u), "mode": "lines",
               "name": t("econ.aircraft.used"), "line": {"color": COLORS["owned"], "width": 3}},
              {"type": "scatter", "x": u * 100, "y": total / hours, "mode": "lines",
@@ -335,7 +306,7 @@ def aircraft_app(source: ClusterApp | None = None,
                  defaults: Defaults | None = None) -> AircraftApp:
     """Return the aircraft widget, following ``source`` (a fresh default cluster if omitted)."""
     return AircraftApp(source if source is not None else cluster_app(defaults),
-                       defaults or _defaults())
+                       defaults or lesson_defaults())
 
 
 # -- cost curves and the crossover ---------------------------------------------------------------
@@ -370,16 +341,16 @@ class CostCurvesApp(_Follower):
         d = defaults
         self.tokens_per_s_per_gpu = d.value("tokens_per_s_per_gpu")
         fields = [
-            _slider(d["utilization"], "utilization", t("econ.f.utilization"), pct=True),
-            _slider(d["api_price_usd_per_m"], "api_price_usd_per_m",
+            default_slider(d["utilization"], "utilization", t("econ.f.utilization"), pct=True),
+            default_slider(d["api_price_usd_per_m"], "api_price_usd_per_m",
                     t("econ.f.api_price_usd_per_m"), digits=2, unit="USD / 100만 토큰"),
-            _slider(d["derate"], "derate", t("econ.f.derate"), pct=True),
+            default_slider(d["derate"], "derate", t("econ.f.derate"), pct=True),
         ]
         super().__init__("curves", fields, source)
         self.big = widgets.HTML()
         self.big.add_class("lk-curves-summary")
         self.chart = FigureOutput("lk-curves-chart")
-        self.children = [_field_box(list(self.fields.values())), self.status, self.big,
+        self.children = [field_box(list(self.fields.values())), self.status, self.big,
                          self.chart]
         self.update()
 
@@ -440,7 +411,7 @@ class _PricingFollower(LiveApp[Any]):
         self.big = widgets.HTML()
         self.big.add_class(f"lk-{css}-summary")
         self.chart = FigureOutput(f"lk-{css}-chart")
-        self.children = [_field_box(list(self.fields.values())), self.status, self.big,
+        self.children = [field_box(list(self.fields.values())), self.status, self.big,
                          self.chart]
         self._inputs = _pricing_inputs(curves.result) if curves.result is not None else None
         curves.on_result.append(self._follow)
@@ -485,7 +456,7 @@ def curves_figure(r: CurvesView) -> go.Figure:
         "name": t("econ.curves.point", pct=fmt.pct(r.utilization, 0)),
         "marker": {"size": 11, "color": COLORS["point"]},
         "line": {"color": COLORS["point"], "dash": "dot"}})
-    return _figure(
+    return econ_figure(
         traces, title=t("econ.curves.chart_title"), height=420, legend={"x": 0.01, "y": 0.99},
         xaxis={"title": {"text": t("econ.axis.tokens")}, "range": [0, x_max / EOK]},
         yaxis={"title": {"text": t("econ.axis.man_won_per_month")}},
@@ -500,7 +471,7 @@ def cost_curves_app(source: ClusterApp | None = None,
                     defaults: Defaults | None = None) -> CostCurvesApp:
     """Return the cost-curves app, following ``source`` (a fresh default cluster if omitted)."""
     return CostCurvesApp(source if source is not None else cluster_app(defaults),
-                         defaults or _defaults())
+                         defaults or lesson_defaults())
 
 
 # -- a school's demand ---------------------------------------------------------------------------
@@ -580,7 +551,7 @@ class DemandApp(_PricingFollower):
                   pct=fmt.pct(result.utilization)),
                 f"<b>{verdict}</b>"]),
         )
-        self.chart.show(_figure(
+        self.chart.show(econ_figure(
             [{"type": "bar", "x": [t("econ.curves.api"), t("econ.curves.owned")],
               "y": [result.api_krw / MAN, result.owned_krw / MAN],
               "marker": {"color": [COLORS["api"], COLORS["owned"]]},
@@ -594,7 +565,7 @@ def demand_app(curves: CostCurvesApp | None = None,
                defaults: Defaults | None = None) -> DemandApp:
     """Return the school demand estimator, priced with ``curves``' API price and throughput."""
     return DemandApp(curves if curves is not None else cost_curves_app(defaults=defaults),
-                     defaults or _defaults())
+                     defaults or lesson_defaults())
 
 
 # -- renting as a third option ----------------------------------------------------------------
@@ -615,16 +586,16 @@ class RentApp(_Follower):
 
     def __init__(self, source: ClusterApp, defaults: Defaults) -> None:
         fields = [
-            _slider(defaults["rent_usd_per_gpu_hour"], "rent_usd_per_gpu_hour",
+            default_slider(defaults["rent_usd_per_gpu_hour"], "rent_usd_per_gpu_hour",
                     t("econ.f.rent_usd_per_gpu_hour"), digits=2, unit="USD/GPU·h"),
-            _slider(defaults["utilization"], "utilization", t("econ.f.utilization"),
+            default_slider(defaults["utilization"], "utilization", t("econ.f.utilization"),
                     pct=True),
         ]
         super().__init__("rent", fields, source)
         self.big = widgets.HTML()
         self.big.add_class("lk-rent-summary")
         self.chart = FigureOutput("lk-rent-chart")
-        self.children = [_field_box(list(self.fields.values())), self.status, self.big,
+        self.children = [field_box(list(self.fields.values())), self.status, self.big,
                          self.chart]
         self.update()
 
@@ -674,7 +645,7 @@ class RentApp(_Follower):
                        "y": [r.owned_per_used_h], "mode": "markers",
                        "marker": {"size": 12, "color": COLORS["point"]},
                        "name": t("econ.point")})
-        self.chart.show(_figure(
+        self.chart.show(econ_figure(
             traces, title=t("econ.rent.chart_title"), height=360, legend={"x": 0.5, "y": 0.95},
             xaxis={"title": {"text": t("econ.axis.utilization")}},
             yaxis={"title": {"text": t("econ.axis.won_per_gpu_hour")}, "tickformat": ",d",
@@ -684,7 +655,7 @@ class RentApp(_Follower):
 def rent_app(source: ClusterApp | None = None, defaults: Defaults | None = None) -> RentApp:
     """Return the rent-vs-own app, following ``source``."""
     return RentApp(source if source is not None else cluster_app(defaults),
-                   defaults or _defaults())
+                   defaults or lesson_defaults())
 
 
 def cloud_prices() -> pd.DataFrame:
@@ -757,19 +728,10 @@ class TornadoApp(_PricingFollower):
         r = self.curves.result
         if r is None:
             raise ValueError(t("econ.no_cluster"))
-        c = r.view.cluster
         return model.BreakEvenScenario(
             server_capex_usd=r.view.server_capex_usd, fx_krw_per_usd=r.view.fx_krw_per_usd,
             api_price_usd_per_m=r.api_price_krw_per_m / r.view.fx_krw_per_usd,
-            tokens_per_s_per_gpu=r.tokens_per_s_per_gpu, derate=r.derate,
-            gpus_per_server=c.gpus_per_server, servers=c.servers,
-            depreciation_years=c.depreciation_years, cost_of_capital=c.cost_of_capital,
-            max_it_power_kw=c.max_it_power_kw, idle_power_fraction=c.idle_power_fraction,
-            pue=c.pue, energy_price_krw_per_kwh=c.energy_price_krw_per_kwh,
-            base_charge_krw_per_kw_month=c.base_charge_krw_per_kw_month,
-            staff_krw_per_year=c.staff_krw_per_year,
-            maintenance_fraction_per_year=c.maintenance_fraction_per_year,
-            facility_krw_per_year=c.facility_krw_per_year)
+            tokens_per_s_per_gpu=r.tokens_per_s_per_gpu, derate=r.derate, owned=r.view.cluster)
 
     def compute(self, values: dict[str, Any]) -> pd.DataFrame:
         base = self.scenario()
@@ -783,7 +745,7 @@ class TornadoApp(_PricingFollower):
                 ranges[name] = (d.low, d.high)
                 continue
             # now +- spread, kept inside the plausible range (reference §9) around now
-            now = float(getattr(base, name))
+            now = float(base.input(name))
             ranges[name] = (max(now * (1 - spread), min(d.low, now)),
                             min(now * (1 + spread), max(d.high, now)))
         return model.sensitivity(base, ranges)
@@ -820,7 +782,7 @@ def tornado_figure(table: pd.DataFrame) -> go.Figure:
                 "hovertemplate": "%{y}: %{customdata} → %{text}<extra></extra>"}
 
     x0 = base / EOK
-    return _figure(
+    return econ_figure(
         [bars("result_low", True), bars("result_high", False)],
         title=t("econ.tornado.chart_title"), barmode="overlay", height=520,
         xaxis={"title": {"text": t("econ.axis.tokens")}},
@@ -833,14 +795,14 @@ def tornado_app(curves: CostCurvesApp | None = None,
                 defaults: Defaults | None = None) -> TornadoApp:
     """Return the tornado app for the scenario ``curves`` shows now."""
     return TornadoApp(curves if curves is not None else cost_curves_app(defaults=defaults),
-                      defaults or _defaults())
+                      defaults or lesson_defaults())
 
 
 # -- numbers and exercises ---------------------------------------------------------------------
 
 def defaults_table(lesson: str = "05") -> pd.DataFrame:
     """Return the lesson's parameters: value, range, unit, source, date and reliability."""
-    frame = _defaults().frame
+    frame = lesson_defaults().frame
     rows = frame[frame["lesson"] == lesson]
     table = rows[["parameter", "value", "unit", "low", "high", "as_of", "reliability",
                   "source"]].copy()
@@ -858,7 +820,7 @@ def case_numbers_05() -> pd.DataFrame:
 
     Deterministic text for ``# NBVAL_CHECK_OUTPUT``.
     """
-    s = scenario_from_defaults(_defaults())
+    s = scenario_from_defaults(lesson_defaults())
     c = s.cluster()
     full, forty = c.annual_cost_breakdown(1.0), c.annual_cost_breakdown(0.4)
     shares = full.shares()
@@ -887,7 +849,7 @@ def case_numbers_05() -> pd.DataFrame:
 
 def exercises_05() -> widgets.VBox:
     """Return lesson 05's exercises; answers come from :mod:`labkit.economics`."""
-    s = scenario_from_defaults(_defaults())
+    s = scenario_from_defaults(lesson_defaults())
     c = s.cluster()
     dear = replace(s, api_price_usd_per_m=1.0)
     return exercise_set([
@@ -898,337 +860,15 @@ def exercises_05() -> widgets.VBox:
     ])
 
 
-# =============================================================================================
-# Lesson 06
-# =============================================================================================
-
-@functools.cache
-def _mlperf() -> tuple[pd.DataFrame, tuple[model.BenchmarkResult, ...]]:
-    frame = load_mlperf()
-    return frame, tuple(benchmark_results(frame))
+#: Lesson 06's builders, moved to :mod:`labkit.ui.benchmarks`; ``ui.economics.<name>`` still
+#: finds them (imported on use: labkit.ui.benchmarks imports this module).
+MOVED_TO_BENCHMARKS = ("ClaimApp", "RackApp", "case_numbers_06", "claim_app", "exercises_06",
+                       "mlperf_table", "rack_app", "steps_figure")
 
 
-def _row_label(row: pd.Series) -> str:
-    return (f"{row['version']} · {row['submitter']} {row['system']} · {row['benchmark']} · "
-            f"{row['slo']} · {row['precision']}{'+sparse' if row['sparsity'] else ''} · "
-            f"{row['total_accel']}개 · {row['result']:,.0f} tok/s")
+def __getattr__(name: str) -> Any:
+    if name in MOVED_TO_BENCHMARKS:
+        from labkit.ui import benchmarks
 
-
-def mlperf_table() -> pd.DataFrame:
-    """Return the MLPerf Inference LLM rows with the columns the lesson reads (Korean headers)."""
-    frame, _ = _mlperf()
-    table = frame[["version", "division", "submitter", "system", "accelerator", "total_accel",
-                   "benchmark", "slo", "precision", "sparsity", "result", "result_per_accel",
-                   "power_w_system", "availability"]].copy()
-    return table.rename(columns={
-        "version": t("econ.col.version"), "division": t("econ.col.division"),
-        "submitter": t("econ.col.submitter"), "system": t("econ.col.system"),
-        "accelerator": t("econ.col.accelerator"), "total_accel": t("econ.col.accelerators"),
-        "benchmark": t("econ.col.benchmark"), "slo": "SLO", "precision": t("econ.col.precision"),
-        "sparsity": t("econ.col.sparsity"), "result": t("econ.col.result"),
-        "result_per_accel": t("econ.col.per_accel"), "power_w_system": t("econ.col.power"),
-        "availability": t("econ.col.availability")})
-
-
-def _find_row(frame: pd.DataFrame, version: str, system: str, slo: str) -> int:
-    hits = frame.index[(frame["version"] == version) & (frame["system"] == system)
-                       & (frame["slo"] == slo)].tolist()
-    return int(hits[0]) if hits else 0
-
-
-def _status_cell(status: str) -> str:
-    color = {"ok": "#1b7f3b", "warn": "#b26a00", "unknown": "#777"}[status]
-    mark = {"ok": _OK, "warn": _WARN, "unknown": _UNKNOWN}[status]
-    return f'<span style="color:{color};font-weight:700">{mark}</span>'
-
-
-def _fmt_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return t("econ.yes") if v else t("econ.no")
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return t("econ.unstated")
-    if isinstance(v, float):
-        return f"{v:,.0f}"
-    return html.escape(str(v))
-
-
-@dataclass(frozen=True)
-class ClaimView:
-    """The checklist and the normalization of one picked pair."""
-
-    claimant_index: int
-    baseline_index: int
-    checklist: tuple[model.ChecklistItem, ...]
-    normalization: model.ClaimNormalization
-
-
-class ClaimApp(LiveApp[ClaimView]):
-    """Pick two MLPerf rows; read the claim with the checklist (see :func:`claim_app`)."""
-
-    def __init__(self, defaults: Defaults) -> None:
-        frame, self.results = _mlperf()
-        options = [(_row_label(row), int(i)) for i, row in frame.iterrows()]
-        claimant = widgets.Dropdown(options=options, value=_find_row(
-            frame, "v4.1", "B200-SXM-180GBx1_TRT", "Server"),
-            layout=widgets.Layout(width="760px"))
-        baseline = widgets.Dropdown(options=options, value=_find_row(
-            frame, "v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server"),
-            layout=widgets.Layout(width="760px"))
-        measured = defaults.value("precision_gain_measured")
-        fields = [
-            Field("claimant", t("econ.claim.claimant"), claimant),
-            Field("baseline", t("econ.claim.baseline"), baseline),
-            slider_field("precision_gain", t("econ.f.precision_gain"), 2.0, min=1.0, max=2.0,
-                         step=0.01, readout_format=".2f", unit=t("econ.claim.measured_hint",
-                                                                  g=f"{measured:.2f}")),
-            slider_field("sparsity_gain", t("econ.f.sparsity_gain"), 2.0, min=1.0, max=2.0,
-                         step=0.01, readout_format=".2f", unit=t(
-                             "econ.claim.measured_hint",
-                             g=f"{defaults.value('sparsity_gain_measured'):.2f}")),
-        ]
-        super().__init__("claim", fields, error_prefix="econ")
-        self.checklist = widgets.HTML()
-        self.checklist.add_class("lk-claim-checklist")
-        self.steps = widgets.HTML()
-        self.steps.add_class("lk-claim-steps")
-        self.chart = FigureOutput("lk-claim-chart")
-        self.children = [_field_box(list(self.fields.values())), self.status, self.checklist,
-                         self.steps, self.chart]
-        self.update()
-
-    def _pick(self, key: str, index: Any) -> model.BenchmarkResult:
-        i = validate.integer(key, index, minimum=0)
-        if i >= len(self.results):
-            raise InputError(key, "at_most", index, f"{key} must be a row number",
-                             limit=len(self.results) - 1)
-        return self.results[i]
-
-    def compute(self, values: dict[str, Any]) -> ClaimView:
-        a = self._pick("claimant", values["claimant"])
-        b = self._pick("baseline", values["baseline"])
-        return ClaimView(int(values["claimant"]), int(values["baseline"]),
-                         model.benchmark_checklist(a, b),
-                         model.normalize_claim(a, b, precision_gain=values["precision_gain"],
-                                               sparsity_gain=values["sparsity_gain"]))
-
-    def render(self, r: ClaimView) -> None:
-        self.checklist.value = checklist_html(r.checklist)
-        self.steps.value = steps_html(r.normalization)
-        self.chart.show(steps_figure(r.normalization))
-
-
-def checklist_html(items: tuple[model.ChecklistItem, ...]) -> str:
-    """Return the checklist as a small HTML table (question, mark, what the rows say)."""
-    rows = []
-    for item in items:
-        values = {k: _fmt_value(v) for k, v in item.values.items()}
-        rows.append(f"<tr><td>{_status_cell(item.status)}</td>"
-                    f"<td><b>{t(f'econ.check.{item.key}.q')}</b></td>"
-                    f"<td>{t(f'econ.check.{item.key}.{item.status}', **values)}</td></tr>")
-    return (f"<h4>{t('econ.claim.checklist_title')}</h4>" + _TABLE
-            + "".join(rows).replace("<td>", _TD) + "</table>")
-
-
-def _step_note(step: model.NormalizationStep) -> str:
-    d = {k: (_fmt_value(v) if not isinstance(v, float) else v) for k, v in step.detail.items()}
-    key = step.key.value
-    if key == "per_system":
-        return t("econ.step.per_system.note", a=f"{d['claimant_tokens_per_s']:,.1f}",
-                 b=f"{d['baseline_tokens_per_s']:,.1f}")
-    if key == "per_accelerator":
-        if not step.applied:
-            return t("econ.step.same", what=t("econ.check.chip_vs_system.q"))
-        return t("econ.step.per_accelerator.note", na=d["claimant_accelerators"],
-                 nb=d["baseline_accelerators"], a=f"{d['claimant_per_accelerator']:,.1f}",
-                 b=f"{d['baseline_per_accelerator']:,.1f}")
-    if key == "precision":
-        if d["halvings"] == 0:
-            return t("econ.step.precision.same", p=d["claimant_precision"])
-        if not step.applied:
-            return t("econ.step.precision.skipped")
-        return t("econ.step.precision.note", pa=d["claimant_precision"],
-                 pb=d["baseline_precision"], n=f"{abs(float(step.detail['halvings'])):g}",
-                 g=f"{d['gain']:.2f}")
-    if key == "sparsity":
-        if not (step.detail["claimant_sparsity"] or step.detail["baseline_sparsity"]):
-            return t("econ.step.sparsity.none")
-        if not step.applied:
-            return t("econ.step.precision.skipped")
-        return t("econ.step.sparsity.note", g=f"{d['gain']:.2f}")
-    basis = step.detail.get("basis")
-    if basis is None:
-        return t("econ.step.per_watt.none")
-    return t(f"econ.step.per_watt.{basis}", wa=f"{d['claimant_w_per_accelerator']:,.0f}",
-             wb=f"{d['baseline_w_per_accelerator']:,.0f}")
-
-
-def steps_html(n: model.ClaimNormalization) -> str:
-    """Return the normalization as an HTML table: step, factor, ratio after, why."""
-    rows = []
-    for s in n.steps:
-        factor = f"× {s.factor:.3f}" if s.applied else "—"
-        rows.append(f"<tr><td><b>{t(f'econ.step.{s.key.value}')}</b></td><td>{factor}</td>"
-                    f"<td><b>{s.ratio:.2f}배</b></td><td>{_step_note(s)}</td></tr>")
-    headline = n.step("per_accelerator").ratio
-    summary = t("econ.claim.summary", headline=f"{headline:.2f}", final=f"{n.ratio:.2f}")
-    return (f"<h4>{t('econ.claim.steps_title')}</h4>" + _TABLE
-            + "".join(rows).replace("<td>", _TD) + f"</table><p><b>{summary}</b></p>")
-
-
-def steps_figure(n: model.ClaimNormalization) -> go.Figure:
-    """Return a bar per normalization step: the ratio after it."""
-    return _figure(
-        [{"type": "bar", "x": [t(f"econ.step.{s.key.value}") for s in n.steps],
-          "y": [s.ratio for s in n.steps],
-          "marker": {"color": ["#999" if not s.applied else "#3b6fb6" for s in n.steps]},
-          "text": [f"{s.ratio:.2f}배" for s in n.steps], "textposition": "outside",
-          "cliponaxis": False}],
-        title=t("econ.claim.chart_title"), showlegend=False, height=360,
-        margin={"l": 60, "r": 20, "t": 50, "b": 70},
-        yaxis={"title": {"text": t("econ.axis.ratio")},
-               "range": [0, max(1.2, *(s.ratio for s in n.steps)) * 1.15]},
-        shapes=[{"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 1, "y1": 1,
-                 "yref": "y", "line": {"color": "black", "dash": "dot"}}])
-
-
-def claim_app(defaults: Defaults | None = None) -> ClaimApp:
-    """Return the claim reader, starting on shared case 7 (B200 x1 vs DGX-H100, v4.1 Server)."""
-    return ClaimApp(defaults or _defaults())
-
-
-# -- "3x faster = 1/3 of the racks" ------------------------------------------------------------
-
-class RackApp(LiveApp[model.RackClaimCheck]):
-    """The four conditions of "N times faster = 1/N of the racks" (see :func:`rack_app`)."""
-
-    def __init__(self, defaults: Defaults) -> None:
-        d = defaults
-        fields = [
-            _slider(d["demand_tokens_per_s"], "demand_tokens_per_s",
-                    t("econ.f.demand_tokens_per_s"), digits=0, unit="tokens/s"),
-            _slider(d["old_tokens_per_s_per_server"], "old_tokens_per_s_per_server",
-                    t("econ.f.old_tokens_per_s_per_server"), digits=0, unit="tokens/s"),
-            _slider(d["claimed_speedup"], "claimed_speedup", t("econ.f.claimed_speedup"),
-                    digits=1, unit="배"),
-            _slider(d["workload_speedup"], "workload_speedup", t("econ.f.workload_speedup"),
-                    digits=1, unit="배"),
-            _slider(d["old_server_kw"], "old_server_kw", t("econ.f.old_server_kw"), digits=1,
-                    unit="kW"),
-            _slider(d["new_server_kw"], "new_server_kw", t("econ.f.new_server_kw"), digits=1,
-                    unit="kW"),
-            _slider(d["rack_kw"], "rack_kw", t("econ.f.rack_kw"), digits=0, unit="kW"),
-            _slider(d["feed_limit_tokens_per_s_per_server"],
-                    "feed_limit_tokens_per_s_per_server", t("econ.f.feed_limit"), digits=0,
-                    unit="tokens/s"),
-        ]
-        super().__init__("racks", fields, error_prefix="econ")
-        self.verdict = widgets.HTML()
-        self.verdict.add_class("lk-racks-verdict")
-        self.conditions = widgets.HTML()
-        self.conditions.add_class("lk-racks-conditions")
-        self.chart = FigureOutput("lk-racks-chart")
-        reset = widgets.Button(description=t("common.reset"))
-        reset.on_click(self.reset)
-        self.children = [_field_box(list(self.fields.values())), reset, self.status,
-                         self.verdict, self.conditions, self.chart]
-        self.update()
-
-    def compute(self, values: dict[str, Any]) -> model.RackClaimCheck:
-        return model.rack_claim_check(
-            values["demand_tokens_per_s"], values["old_tokens_per_s_per_server"],
-            values["old_server_kw"], values["new_server_kw"], values["rack_kw"],
-            claimed_speedup=values["claimed_speedup"],
-            workload_speedup=values["workload_speedup"],
-            feed_limit_tokens_per_s_per_server=values["feed_limit_tokens_per_s_per_server"])
-
-    def render(self, r: model.RackClaimCheck) -> None:
-        color = {"holds": "#1b7f3b", "partly": "#b26a00", "fails": "#b00020"}[r.verdict]
-        summary = t("econ.racks.summary", old=r.old.racks, new=r.new.racks,
-                    target=r.target_racks, so=r.old.servers, sn=r.new.servers,
-                    kwo=f"{r.old.provisioned_kw:,.1f}", kwn=f"{r.new.provisioned_kw:,.1f}")
-        verdict = t(f"econ.racks.verdict.{r.verdict}", n=f"{r.claimed_speedup:g}")
-        self.verdict.value = (f'<div style="font-size:1.7em;font-weight:700;color:{color}">'
-                              f"{verdict}</div><div>{summary}</div>")
-        rows = []
-        for c in r.conditions:
-            values = {k: _condition_value(k, v) for k, v in c.values.items()}
-            rows.append(f"<tr><td>{_status_cell('ok' if c.ok else 'warn')}</td>"
-                        f"<td><b>{t(f'econ.racks.{c.key}.q', n=f'{r.claimed_speedup:g}')}</b>"
-                        f"</td><td>{t(f'econ.racks.{c.key}.detail', **values)}</td></tr>")
-        self.conditions.value = (_TABLE + "".join(rows).replace("<td>", _TD) + "</table>")
-        groups = [t("econ.racks.old"), t("econ.racks.new"), t("econ.racks.promise")]
-        racks = [r.old.racks, r.new.racks, r.target_racks]
-        servers = [r.old.servers, r.new.servers]
-        self.chart.show(_figure(
-            [{"type": "bar", "x": groups, "y": racks, "name": t("econ.racks.racks"),
-              "marker": {"color": "#3b6fb6"}, "text": racks, "textposition": "outside",
-              "cliponaxis": False},
-             {"type": "bar", "x": groups[:2], "y": servers, "name": t("econ.racks.servers"),
-              "marker": {"color": "#9db8de"}, "text": servers, "textposition": "outside",
-              "cliponaxis": False}],
-            title=t("econ.racks.chart_title"), barmode="group", height=330,
-            yaxis={"title": {"text": t("econ.axis.count")}}))
-
-
-_CONDITION_FORMATS = {"claimed": "{:g}", "workload": "{:.2f}", "old_kw": "{:.1f}",
-                      "new_kw": "{:.1f}", "power_ratio": "{:.2f}", "tokens_per_kw_gain": "{:.2f}",
-                      "wanted_tokens_per_s": "{:,.0f}", "feed_limit": "{:,.0f}",
-                      "effective_tokens_per_s": "{:,.0f}"}
-
-
-def _condition_value(key: str, value: Any) -> str:
-    if key == "new_utilization":
-        return fmt.pct(value)
-    if key in _CONDITION_FORMATS and isinstance(value, (int, float)):
-        return _CONDITION_FORMATS[key].format(value)
-    return _fmt_value(value)
-
-
-def rack_app(defaults: Defaults | None = None) -> RackApp:
-    """Return the "3x = 1/3 racks" check, with the lesson defaults (H100 -> B200 boxes)."""
-    return RackApp(defaults or _defaults())
-
-
-def case_numbers_06() -> pd.DataFrame:
-    """Return shared check case 7 as a table (deterministic text for nbval)."""
-    frame, results = _mlperf()
-    d = _defaults()
-    b200 = results[_find_row(frame, "v4.1", "B200-SXM-180GBx1_TRT", "Server")]
-    h100 = results[_find_row(frame, "v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")]
-    b200_50 = results[_find_row(frame, "v5.0", "B200-SXM-180GBx8_TRT", "Server")]
-    h100_50 = results[_find_row(frame, "v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")]
-    g = d.value("precision_gain_measured")
-    raw = model.normalize_claim(b200, h100, precision_gain=1.0)
-    measured = model.normalize_claim(b200, h100, precision_gain=g)
-    worst = model.normalize_claim(b200, h100, precision_gain=2.0)
-    same_date = model.normalize_claim(b200_50, h100_50, precision_gain=1.0, per_watt=False)
-    same_date_worst = model.normalize_claim(b200_50, h100_50, precision_gain=2.0)
-    rows = [
-        (t("econ.case7.raw"), f"{raw.step('per_accelerator').ratio:.2f}배"),
-        (t("econ.case7.measured", g=f"{g:.3f}"), f"{measured.step('precision').ratio:.2f}배"),
-        (t("econ.case7.worst"), f"{worst.step('precision').ratio:.2f}배"),
-        (t("econ.case7.per_watt_raw"), f"{raw.ratio:.2f}배"),
-        (t("econ.case7.per_watt_measured"), f"{measured.ratio:.2f}배"),
-        (t("econ.case7.per_watt_worst"), f"{worst.ratio:.2f}배"),
-        (t("econ.case7.same_date"), f"{same_date.ratio:.2f}배"),
-        (t("econ.case7.same_date_worst"), f"{same_date_worst.ratio:.2f}배"),
-    ]
-    column = t("econ.col.item")
-    return pd.DataFrame(rows, columns=[column, t("econ.col.value")]).set_index(column)
-
-
-def exercises_06() -> widgets.VBox:
-    """Return lesson 06's exercises; answers come from :mod:`labkit.economics`."""
-    frame, results = _mlperf()
-    h200 = results[_find_row(frame, "v5.0", "H200-SXM-141GBx8_TRT", "Offline")]
-    h100 = results[_find_row(frame, "v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Offline")]
-    b200 = results[_find_row(frame, "v5.1", "SR680a_V3_B200SXMx8_TRT", "Offline")]
-    plan = model.servers_and_racks(200_000, 31_106.28, 10.2, 20)
-    return exercise_set([
-        Exercise("econ.ex06_1", model.normalize_claim(h200, h100, per_watt=False).ratio, 0.01,
-                 "배"),
-        Exercise("econ.ex06_2", model.normalize_claim(b200, h200, precision_gain=2.0,
-                                                      per_watt=False).ratio, 0.01, "배"),
-        Exercise("econ.ex06_3", float(plan.racks), 0.0, "개"),
-    ])
-
+        return getattr(benchmarks, name)
+    raise AttributeError(f"module 'labkit.ui.economics' has no attribute {name!r}")

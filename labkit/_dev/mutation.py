@@ -1,0 +1,148 @@
+"""Mutation testing of the pure model modules with mutmut (``make mutation``; not in ``make test``).
+
+Each module is mutated in its own scratch copy of the project (``build/mutation/<name>/``) with
+only the tests that own it, so a run of one module does not pay for every test file (mutmut
+reads its settings from ``pyproject.toml`` only: the copy gets a ``[tool.mutmut]`` table of its
+own). mutmut then runs, for each mutant, only the tests that reached the mutated function.
+
+Usage::
+
+    python -m labkit._dev.mutation [MODULE ...] [--max-children N]
+
+With no MODULE, every entry of :data:`MODULES`. Prints, per module, killed / total and the
+surviving mutants (``mutmut show NAME`` in the scratch folder shows a diff), and writes
+``build/mutation/summary.json``.
+
+References
+----------
+.. [1] mutmut 3 documentation, "Configuration" (``source_paths``, ``only_mutate``,
+   ``pytest_add_cli_args_test_selection``) and ``mutmut export-cicd-stats``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build" / "mutation"
+
+#: Model module -> (files to mutate, the tests that own it).
+MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "goodput": (("labkit/goodput.py",), ("tests/test_goodput.py",)),
+    "tariff": (("labkit/tariff.py",), ("tests/test_tariff.py",)),
+    "economics": (("labkit/economics.py",), ("tests/test_economics.py",)),
+    "benchmarks": (("labkit/benchmarks.py",), ("tests/test_benchmarks.py",)),
+    "opex": (("labkit/opex.py",), ("tests/test_opex.py",)),
+    "reliability": (("labkit/reliability.py",), ("tests/test_reliability.py",)),
+    "mig": (("labkit/mig/*",), ("tests/test_mig.py", "tests/test_mig_placement.py",
+                                "tests/test_mig_oracle.py")),
+    "scheduling": (("labkit/scheduling/*",), ("tests/test_scheduling.py",)),
+    "sharing": (("labkit/sharing.py", "labkit/scheduling/one_gpu.py"),
+                ("tests/test_sharing.py",)),
+}
+
+#: mutmut's exit codes (mutmut.stats.status_by_exit_code) that count as killed: a failing test
+#: (1; 3 for an internal pytest error) or a run past its time limit (36 and SIGXCPU: the mutant
+#: made the code loop). 0 is a survivor, 33 a mutant no selected test reaches.
+KILLED = {1, 3, 24, -24, 36, 152, 255}
+SURVIVED, NOT_REACHED = 0, 33
+_TOOL_TABLE = re.compile(r"^\[tool\.mutmut\].*?(?=^\[|\Z)", re.S | re.M)
+
+
+@dataclass(frozen=True)
+class Score:
+    """One module's mutation score."""
+
+    module: str
+    killed: int
+    total: int
+    survived: tuple[str, ...]
+    not_covered: tuple[str, ...]
+
+    @property
+    def fraction(self) -> float:
+        """Killed / total (1.0 when there is no mutant). [fraction]"""
+        return self.killed / self.total if self.total else 1.0
+
+
+def _pyproject(only: tuple[str, ...], tests: tuple[str, ...]) -> str:
+    text = _TOOL_TABLE.sub("", (ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return text + (
+        "\n[tool.mutmut]\n"
+        'source_paths = ["labkit"]\n'
+        f"only_mutate = {json.dumps(list(only))}\n"
+        f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}\n"
+        'pytest_add_cli_args = ["-q", "-x", "-p", "labkit._dev.hypothesis_fast"]\n'
+    )
+
+
+def _scratch(name: str) -> Path:
+    only, tests = MODULES[name]
+    work = BUILD / name
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    shutil.copytree(ROOT / "labkit", work / "labkit", ignore=ignore)
+    shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
+    (work / "pyproject.toml").write_text(_pyproject(only, tests), encoding="utf-8")
+    # mutmut runs the tests inside work/mutants/; some find data/ beside tests/ (read only)
+    (work / "mutants").mkdir()
+    (work / "mutants" / "data").symlink_to(ROOT / "data", target_is_directory=True)
+    return work
+
+
+def _score(name: str, work: Path) -> Score:
+    codes: dict[str, int | None] = {}
+    for meta in sorted((work / "mutants").rglob("*.meta")):
+        codes.update(json.loads(meta.read_text())["exit_code_by_key"])
+    return Score(name, sum(1 for c in codes.values() if c in KILLED), len(codes),
+                 tuple(k for k, c in codes.items() if c == SURVIVED),
+                 tuple(k for k, c in codes.items() if c == NOT_REACHED))
+
+
+def run(name: str, max_children: int) -> Score:
+    """Mutate one module of :data:`MODULES` in its scratch copy and return its score."""
+    work = _scratch(name)
+    env = {**os.environ, "LABKIT_DATA": str(ROOT / "data"), "PYTHONHASHSEED": "0"}
+    with (work / "mutmut.log").open("w", encoding="utf-8") as log:
+        done = subprocess.run(
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
+            cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"mutmut failed for {name}: see {work / 'mutmut.log'}")
+    return _score(name, work)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the named modules (default: all) and print their scores; 0 on success."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help=f"any of {', '.join(MODULES)}")
+    parser.add_argument("--max-children", type=int, default=2)
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.modules) - set(MODULES))
+    if unknown:
+        parser.error(f"unknown module(s) {unknown}; known: {', '.join(MODULES)}")
+    scores = [run(m, args.max_children) for m in (args.modules or list(MODULES))]
+    for s in scores:
+        print(f"{s.module}: {s.killed}/{s.total} killed ({s.fraction:.1%})")
+        for mutant in s.survived:
+            print(f"  survived: {mutant}")
+        for mutant in s.not_covered:
+            print(f"  no test reaches: {mutant}")
+    BUILD.mkdir(parents=True, exist_ok=True)
+    (BUILD / "summary.json").write_text(json.dumps(
+        [{**asdict(s), "fraction": s.fraction} for s in scores], indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,394 @@
+"""Widgets for lesson 06 "벤치마크 읽는 법": reading benchmark claims and racks.
+
+Builders:
+
+- :func:`mlperf_table` — the MLPerf Inference LLM rows;
+- :func:`claim_app` — two rows picked by the student: the checklist and the normalization steps;
+- :func:`rack_app` — "3x faster = 1/3 of the racks": the four conditions and a verdict;
+- :func:`defaults_table`, :func:`case_numbers_06`, :func:`exercises_06`.
+
+All numbers come from :mod:`labkit.benchmarks`; defaults, ranges and sources from
+``data/economics/`` (:mod:`labkit.data.economics`, :mod:`labkit.data.benchmarks`).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+import plotly.graph_objects as go
+
+from labkit import benchmarks as model
+from labkit import validate
+from labkit.data.benchmarks import benchmark_results, load_mlperf
+from labkit.data.economics import Defaults
+from labkit.ui import economics as econ_ui
+from labkit.ui import format as fmt
+from labkit.ui.components import Field, FigureOutput, LiveApp, slider_field
+from labkit.ui.economics import (
+    TABLE_HTML,
+    TD_HTML,
+    default_slider,
+    econ_figure,
+    field_box,
+    lesson_defaults,
+)
+from labkit.ui.exercises import Exercise, exercise_set
+from labkit.ui.messages import t
+from labkit.validate import InputError
+
+__all__ = [
+    "ClaimApp",
+    "RackApp",
+    "case_numbers_06",
+    "claim_app",
+    "defaults_table",
+    "exercises_06",
+    "mlperf_table",
+    "rack_app",
+    "steps_figure",
+]
+
+_OK, _WARN, _UNKNOWN = "✔", "⚠", "?"
+
+
+def defaults_table() -> pd.DataFrame:
+    """Return lesson 06's parameters: value, range, unit, source, date and reliability."""
+    return econ_ui.defaults_table("06")
+
+
+@functools.cache
+def _mlperf() -> tuple[pd.DataFrame, tuple[model.BenchmarkResult, ...]]:
+    frame = load_mlperf()
+    return frame, tuple(benchmark_results(frame))
+
+
+def _row_label(row: pd.Series) -> str:
+    return (f"{row['version']} · {row['submitter']} {row['system']} · {row['benchmark']} · "
+            f"{row['slo']} · {row['precision']}{'+sparse' if row['sparsity'] else ''} · "
+            f"{row['total_accel']}개 · {row['result']:,.0f} tok/s")
+
+
+def mlperf_table() -> pd.DataFrame:
+    """Return the MLPerf Inference LLM rows with the columns the lesson reads (Korean headers)."""
+    frame, _ = _mlperf()
+    table = frame[["version", "division", "submitter", "system", "accelerator", "total_accel",
+                   "benchmark", "slo", "precision", "sparsity", "result", "result_per_accel",
+                   "power_w_system", "availability"]].copy()
+    return table.rename(columns={
+        "version": t("econ.col.version"), "division": t("econ.col.division"),
+        "submitter": t("econ.col.submitter"), "system": t("econ.col.system"),
+        "accelerator": t("econ.col.accelerator"), "total_accel": t("econ.col.accelerators"),
+        "benchmark": t("econ.col.benchmark"), "slo": "SLO", "precision": t("econ.col.precision"),
+        "sparsity": t("econ.col.sparsity"), "result": t("econ.col.result"),
+        "result_per_accel": t("econ.col.per_accel"), "power_w_system": t("econ.col.power"),
+        "availability": t("econ.col.availability")})
+
+
+def _find_row(frame: pd.DataFrame, version: str, system: str, slo: str) -> int:
+    hits = frame.index[(frame["version"] == version) & (frame["system"] == system)
+                       & (frame["slo"] == slo)].tolist()
+    return int(hits[0]) if hits else 0
+
+
+def _status_cell(status: str) -> str:
+    color = {"ok": "#1b7f3b", "warn": "#b26a00", "unknown": "#777"}[status]
+    mark = {"ok": _OK, "warn": _WARN, "unknown": _UNKNOWN}[status]
+    return f'<span style="color:{color};font-weight:700">{mark}</span>'
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return t("econ.yes") if v else t("econ.no")
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return t("econ.unstated")
+    if isinstance(v, float):
+        return f"{v:,.0f}"
+    return html.escape(str(v))
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """The checklist and the normalization of one picked pair."""
+
+    claimant_index: int
+    baseline_index: int
+    checklist: tuple[model.ChecklistItem, ...]
+    normalization: model.ClaimNormalization
+
+
+class ClaimApp(LiveApp[ClaimView]):
+    """Pick two MLPerf rows; read the claim with the checklist (see :func:`claim_app`)."""
+
+    def __init__(self, defaults: Defaults) -> None:
+        frame, self.results = _mlperf()
+        options = [(_row_label(row), int(i)) for i, row in frame.iterrows()]
+        claimant = widgets.Dropdown(options=options, value=_find_row(
+            frame, "v4.1", "B200-SXM-180GBx1_TRT", "Server"),
+            layout=widgets.Layout(width="760px"))
+        baseline = widgets.Dropdown(options=options, value=_find_row(
+            frame, "v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server"),
+            layout=widgets.Layout(width="760px"))
+        measured = defaults.value("precision_gain_measured")
+        fields = [
+            Field("claimant", t("econ.claim.claimant"), claimant),
+            Field("baseline", t("econ.claim.baseline"), baseline),
+            slider_field("precision_gain", t("econ.f.precision_gain"), 2.0, min=1.0, max=2.0,
+                         step=0.01, readout_format=".2f", unit=t("econ.claim.measured_hint",
+                                                                  g=f"{measured:.2f}")),
+            slider_field("sparsity_gain", t("econ.f.sparsity_gain"), 2.0, min=1.0, max=2.0,
+                         step=0.01, readout_format=".2f", unit=t(
+                             "econ.claim.measured_hint",
+                             g=f"{defaults.value('sparsity_gain_measured'):.2f}")),
+        ]
+        super().__init__("claim", fields, error_prefix="econ")
+        self.checklist = widgets.HTML()
+        self.checklist.add_class("lk-claim-checklist")
+        self.steps = widgets.HTML()
+        self.steps.add_class("lk-claim-steps")
+        self.chart = FigureOutput("lk-claim-chart")
+        self.children = [field_box(list(self.fields.values())), self.status, self.checklist,
+                         self.steps, self.chart]
+        self.update()
+
+    def _pick(self, key: str, index: Any) -> model.BenchmarkResult:
+        i = validate.integer(key, index, minimum=0)
+        if i >= len(self.results):
+            raise InputError(key, "at_most", index, f"{key} must be a row number",
+                             limit=len(self.results) - 1)
+        return self.results[i]
+
+    def compute(self, values: dict[str, Any]) -> ClaimView:
+        a = self._pick("claimant", values["claimant"])
+        b = self._pick("baseline", values["baseline"])
+        return ClaimView(int(values["claimant"]), int(values["baseline"]),
+                         model.benchmark_checklist(a, b),
+                         model.normalize_claim(a, b, precision_gain=values["precision_gain"],
+                                               sparsity_gain=values["sparsity_gain"]))
+
+    def render(self, r: ClaimView) -> None:
+        self.checklist.value = checklist_html(r.checklist)
+        self.steps.value = steps_html(r.normalization)
+        self.chart.show(steps_figure(r.normalization))
+
+
+def checklist_html(items: tuple[model.ChecklistItem, ...]) -> str:
+    """Return the checklist as a small HTML table (question, mark, what the rows say)."""
+    rows = []
+    for item in items:
+        values = {k: _fmt_value(v) for k, v in item.values.items()}
+        rows.append(f"<tr><td>{_status_cell(item.status)}</td>"
+                    f"<td><b>{t(f'econ.check.{item.key}.q')}</b></td>"
+                    f"<td>{t(f'econ.check.{item.key}.{item.status}', **values)}</td></tr>")
+    return (f"<h4>{t('econ.claim.checklist_title')}</h4>" + TABLE_HTML
+            + "".join(rows).replace("<td>", TD_HTML) + "</table>")
+
+
+def _step_note(step: model.NormalizationStep) -> str:
+    d = {k: (_fmt_value(v) if not isinstance(v, float) else v) for k, v in step.detail.items()}
+    key = step.key.value
+    if key == "per_system":
+        return t("econ.step.per_system.note", a=f"{d['claimant_tokens_per_s']:,.1f}",
+                 b=f"{d['baseline_tokens_per_s']:,.1f}")
+    if key == "per_accelerator":
+        if not step.applied:
+            return t("econ.step.same", what=t("econ.check.chip_vs_system.q"))
+        return t("econ.step.per_accelerator.note", na=d["claimant_accelerators"],
+                 nb=d["baseline_accelerators"], a=f"{d['claimant_per_accelerator']:,.1f}",
+                 b=f"{d['baseline_per_accelerator']:,.1f}")
+    if key == "precision":
+        if d["halvings"] == 0:
+            return t("econ.step.precision.same", p=d["claimant_precision"])
+        if not step.applied:
+            return t("econ.step.precision.skipped")
+        return t("econ.step.precision.note", pa=d["claimant_precision"],
+                 pb=d["baseline_precision"], n=f"{abs(float(step.detail['halvings'])):g}",
+                 g=f"{d['gain']:.2f}")
+    if key == "sparsity":
+        if not (step.detail["claimant_sparsity"] or step.detail["baseline_sparsity"]):
+            return t("econ.step.sparsity.none")
+        if not step.applied:
+            return t("econ.step.precision.skipped")
+        return t("econ.step.sparsity.note", g=f"{d['gain']:.2f}")
+    basis = step.detail.get("basis")
+    if basis is None:
+        return t("econ.step.per_watt.none")
+    return t(f"econ.step.per_watt.{basis}", wa=f"{d['claimant_w_per_accelerator']:,.0f}",
+             wb=f"{d['baseline_w_per_accelerator']:,.0f}")
+
+
+def steps_html(n: model.ClaimNormalization) -> str:
+    """Return the normalization as an HTML table: step, factor, ratio after, why."""
+    rows = []
+    for s in n.steps:
+        factor = f"× {s.factor:.3f}" if s.applied else "—"
+        rows.append(f"<tr><td><b>{t(f'econ.step.{s.key.value}')}</b></td><td>{factor}</td>"
+                    f"<td><b>{s.ratio:.2f}배</b></td><td>{_step_note(s)}</td></tr>")
+    headline = n.step("per_accelerator").ratio
+    summary = t("econ.claim.summary", headline=f"{headline:.2f}", final=f"{n.ratio:.2f}")
+    return (f"<h4>{t('econ.claim.steps_title')}</h4>" + TABLE_HTML
+            + "".join(rows).replace("<td>", TD_HTML) + f"</table><p><b>{summary}</b></p>")
+
+
+def steps_figure(n: model.ClaimNormalization) -> go.Figure:
+    """Return a bar per normalization step: the ratio after it."""
+    return econ_figure(
+        [{"type": "bar", "x": [t(f"econ.step.{s.key.value}") for s in n.steps],
+          "y": [s.ratio for s in n.steps],
+          "marker": {"color": ["#999" if not s.applied else "#3b6fb6" for s in n.steps]},
+          "text": [f"{s.ratio:.2f}배" for s in n.steps], "textposition": "outside",
+          "cliponaxis": False}],
+        title=t("econ.claim.chart_title"), showlegend=False, height=360,
+        margin={"l": 60, "r": 20, "t": 50, "b": 70},
+        yaxis={"title": {"text": t("econ.axis.ratio")},
+               "range": [0, max(1.2, *(s.ratio for s in n.steps)) * 1.15]},
+        shapes=[{"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 1, "y1": 1,
+                 "yref": "y", "line": {"color": "black", "dash": "dot"}}])
+
+
+def claim_app(defaults: Defaults | None = None) -> ClaimApp:
+    """Return the claim reader, starting on shared case 7 (B200 x1 vs DGX-H100, v4.1 Server)."""
+    return ClaimApp(defaults or lesson_defaults())
+
+
+# -- "3x faster = 1/3 of the racks" ------------------------------------------------------------
+
+class RackApp(LiveApp[model.RackClaimCheck]):
+    """The four conditions of "N times faster = 1/N of the racks" (see :func:`rack_app`)."""
+
+    def __init__(self, defaults: Defaults) -> None:
+        d = defaults
+        fields = [
+            default_slider(d["demand_tokens_per_s"], "demand_tokens_per_s",
+                    t("econ.f.demand_tokens_per_s"), digits=0, unit="tokens/s"),
+            default_slider(d["old_tokens_per_s_per_server"], "old_tokens_per_s_per_server",
+                    t("econ.f.old_tokens_per_s_per_server"), digits=0, unit="tokens/s"),
+            default_slider(d["claimed_speedup"], "claimed_speedup", t("econ.f.claimed_speedup"),
+                    digits=1, unit="배"),
+            default_slider(d["workload_speedup"], "workload_speedup", t("econ.f.workload_speedup"),
+                    digits=1, unit="배"),
+            default_slider(d["old_server_kw"], "old_server_kw", t("econ.f.old_server_kw"), digits=1,
+                    unit="kW"),
+            default_slider(d["new_server_kw"], "new_server_kw", t("econ.f.new_server_kw"), digits=1,
+                    unit="kW"),
+            default_slider(d["rack_kw"], "rack_kw", t("econ.f.rack_kw"), digits=0, unit="kW"),
+            default_slider(d["feed_limit_tokens_per_s_per_server"],
+                    "feed_limit_tokens_per_s_per_server", t("econ.f.feed_limit"), digits=0,
+                    unit="tokens/s"),
+        ]
+        super().__init__("racks", fields, error_prefix="econ")
+        self.verdict = widgets.HTML()
+        self.verdict.add_class("lk-racks-verdict")
+        self.conditions = widgets.HTML()
+        self.conditions.add_class("lk-racks-conditions")
+        self.chart = FigureOutput("lk-racks-chart")
+        reset = widgets.Button(description=t("common.reset"))
+        reset.on_click(self.reset)
+        self.children = [field_box(list(self.fields.values())), reset, self.status,
+                         self.verdict, self.conditions, self.chart]
+        self.update()
+
+    def compute(self, values: dict[str, Any]) -> model.RackClaimCheck:
+        return model.rack_claim_check(
+            values["demand_tokens_per_s"], values["old_tokens_per_s_per_server"],
+            values["old_server_kw"], values["new_server_kw"], values["rack_kw"],
+            claimed_speedup=values["claimed_speedup"],
+            workload_speedup=values["workload_speedup"],
+            feed_limit_tokens_per_s_per_server=values["feed_limit_tokens_per_s_per_server"])
+
+    def render(self, r: model.RackClaimCheck) -> None:
+        color = {"holds": "#1b7f3b", "partly": "#b26a00", "fails": "#b00020"}[r.verdict]
+        summary = t("econ.racks.summary", old=r.old.racks, new=r.new.racks,
+                    target=r.target_racks, so=r.old.servers, sn=r.new.servers,
+                    kwo=f"{r.old.provisioned_kw:,.1f}", kwn=f"{r.new.provisioned_kw:,.1f}")
+        verdict = t(f"econ.racks.verdict.{r.verdict}", n=f"{r.claimed_speedup:g}")
+        self.verdict.value = (f'<div style="font-size:1.7em;font-weight:700;color:{color}">'
+                              f"{verdict}</div><div>{summary}</div>")
+        rows = []
+        for c in r.conditions:
+            values = {k: _condition_value(k, v) for k, v in c.values.items()}
+            rows.append(f"<tr><td>{_status_cell('ok' if c.ok else 'warn')}</td>"
+                        f"<td><b>{t(f'econ.racks.{c.key}.q', n=f'{r.claimed_speedup:g}')}</b>"
+                        f"</td><td>{t(f'econ.racks.{c.key}.detail', **values)}</td></tr>")
+        self.conditions.value = (TABLE_HTML + "".join(rows).replace("<td>", TD_HTML) + "</table>")
+        groups = [t("econ.racks.old"), t("econ.racks.new"), t("econ.racks.promise")]
+        racks = [r.old.racks, r.new.racks, r.target_racks]
+        servers = [r.old.servers, r.new.servers]
+        self.chart.show(econ_figure(
+            [{"type": "bar", "x": groups, "y": racks, "name": t("econ.racks.racks"),
+              "marker": {"color": "#3b6fb6"}, "text": racks, "textposition": "outside",
+              "cliponaxis": False},
+             {"type": "bar", "x": groups[:2], "y": servers, "name": t("econ.racks.servers"),
+              "marker": {"color": "#9db8de"}, "text": servers, "textposition": "outside",
+              "cliponaxis": False}],
+            title=t("econ.racks.chart_title"), barmode="group", height=330,
+            yaxis={"title": {"text": t("econ.axis.count")}}))
+
+
+_CONDITION_FORMATS = {"claimed": "{:g}", "workload": "{:.2f}", "old_kw": "{:.1f}",
+                      "new_kw": "{:.1f}", "power_ratio": "{:.2f}", "tokens_per_kw_gain": "{:.2f}",
+                      "wanted_tokens_per_s": "{:,.0f}", "feed_limit": "{:,.0f}",
+                      "effective_tokens_per_s": "{:,.0f}"}
+
+
+def _condition_value(key: str, value: Any) -> str:
+    if key == "new_utilization":
+        return fmt.pct(value)
+    if key in _CONDITION_FORMATS and isinstance(value, (int, float)):
+        return _CONDITION_FORMATS[key].format(value)
+    return _fmt_value(value)
+
+
+def rack_app(defaults: Defaults | None = None) -> RackApp:
+    """Return the "3x = 1/3 racks" check, with the lesson defaults (H100 -> B200 boxes)."""
+    return RackApp(defaults or lesson_defaults())
+
+
+def case_numbers_06() -> pd.DataFrame:
+    """Return shared check case 7 as a table (deterministic text for nbval)."""
+    frame, results = _mlperf()
+    d = lesson_defaults()
+    b200 = results[_find_row(frame, "v4.1", "B200-SXM-180GBx1_TRT", "Server")]
+    h100 = results[_find_row(frame, "v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")]
+    b200_50 = results[_find_row(frame, "v5.0", "B200-SXM-180GBx8_TRT", "Server")]
+    h100_50 = results[_find_row(frame, "v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")]
+    g = d.value("precision_gain_measured")
+    raw = model.normalize_claim(b200, h100, precision_gain=1.0)
+    measured = model.normalize_claim(b200, h100, precision_gain=g)
+    worst = model.normalize_claim(b200, h100, precision_gain=2.0)
+    same_date = model.normalize_claim(b200_50, h100_50, precision_gain=1.0, per_watt=False)
+    same_date_worst = model.normalize_claim(b200_50, h100_50, precision_gain=2.0)
+    rows = [
+        (t("econ.case7.raw"), f"{raw.step('per_accelerator').ratio:.2f}배"),
+        (t("econ.case7.measured", g=f"{g:.3f}"), f"{measured.step('precision').ratio:.2f}배"),
+        (t("econ.case7.worst"), f"{worst.step('precision').ratio:.2f}배"),
+        (t("econ.case7.per_watt_raw"), f"{raw.ratio:.2f}배"),
+        (t("econ.case7.per_watt_measured"), f"{measured.ratio:.2f}배"),
+        (t("econ.case7.per_watt_worst"), f"{worst.ratio:.2f}배"),
+        (t("econ.case7.same_date"), f"{same_date.ratio:.2f}배"),
+        (t("econ.case7.same_date_worst"), f"{same_date_worst.ratio:.2f}배"),
+    ]
+    column = t("econ.col.item")
+    return pd.DataFrame(rows, columns=[column, t("econ.col.value")]).set_index(column)
+
+
+def exercises_06() -> widgets.VBox:
+    """Return lesson 06's exercises; answers come from :mod:`labkit.economics`."""
+    frame, results = _mlperf()
+    h200 = results[_find_row(frame, "v5.0", "H200-SXM-141GBx8_TRT", "Offline")]
+    h100 = results[_find_row(frame, "v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Offline")]
+    b200 = results[_find_row(frame, "v5.1", "SR680a_V3_B200SXMx8_TRT", "Offline")]
+    plan = model.servers_and_racks(200_000, 31_106.28, 10.2, 20)
+    return exercise_set([
+        Exercise("econ.ex06_1", model.normalize_claim(h200, h100, per_watt=False).ratio, 0.01,
+                 "배"),
+        Exercise("econ.ex06_2", model.normalize_claim(b200, h200, precision_gain=2.0,
+                                                      per_watt=False).ratio, 0.01, "배"),
+        Exercise("econ.ex06_3", float(plan.racks), 0.0, "개"),
+    ])
+

@@ -1,0 +1,85 @@
+"""labkit.data.benchmarks: the MLPerf table holds the published figures; bad rows fail loudly."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from labkit.data import DataError, data_dir
+from labkit.data.benchmarks import benchmark_results, load_mlperf
+
+# Published figures, copied by hand from the MLCommons results (via the curated table
+# ../shared/reference/mlperf_inference_llm.csv: inference_results_v4.1 summary_results.json
+# @4a0c8741, v5.0 mlperf_log_summary.txt, inference_results_v5.1 summary_results.json
+# @965182b0): (round, system, benchmark, scenario as run, tokens/s, system watts or None)
+PUBLISHED = [
+    ("v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "llama2-70b-99", "Offline", 24524.9, None),
+    ("v4.1", "H200-SXM-141GBx8_TRT_MaxQ", "llama2-70b-99", "Server", 23113.1, 6280.21),
+    ("v4.1", "B200-SXM-180GBx1_TRT", "llama2-70b-99", "Server", 10755.6, None),
+    ("v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "llama2-70b-99.9", "Server", 31106.28, None),
+    ("v5.0", "H200-SXM-141GBx8_TRT", "llama2-70b-interactive-99.9", "Server", 19424.25, None),
+    ("v5.1", "SR680a_V3_B200SXMx8_TRT", "llama2-70b-99", "Server", 99159.3, 10442.3),
+    ("v5.1", "GB300-NVL72_GB300-288GB_aarch64x72_TRT", "llama3.1-405b", "Offline", 16104.1,
+     None),
+]
+PUBLISHED_ROWS = 39  # rows of the curated reference table
+
+
+@pytest.mark.parametrize("published", PUBLISHED, ids=lambda p: f"{p[0]}-{p[1]}-{p[3]}")
+def test_mlperf_table_holds_the_published_figures(published: tuple) -> None:  # type: ignore[type-arg]
+    version, system, benchmark, scenario, result, watts = published
+    frame = load_mlperf()
+    hits = frame[(frame["version"] == version) & (frame["system"] == system)
+                 & (frame["benchmark"] == benchmark) & (frame["scenario"] == scenario)]
+    assert len(hits) == 1
+    row = hits.iloc[0]
+    assert row["result"] == result
+    assert (math.isnan(row["power_w_system"]) if watts is None
+            else row["power_w_system"] == watts)
+
+
+def test_mlperf_table_shape_and_joined_power() -> None:
+    frame = load_mlperf()
+    assert len(frame) == PUBLISHED_ROWS
+    assert set(frame["version"]) == {"v4.1", "v5.0", "v5.1"}
+    assert (frame["reliability"] == "primary").all()
+    per_accel = frame["result"] / frame["total_accel"]
+    assert ((per_accel - frame["result_per_accel"]).abs() <= 0.06).all()
+    h100 = frame[frame["accelerator"] == "H100-SXM-80GB"]
+    assert (h100["tdp_w"] == 700).all()  # NVIDIA H100 SXM datasheet: up to 700 W
+    assert math.isnan(frame[frame["accelerator"] == "GB300"]["tdp_w"].iloc[0])
+    interactive = frame[frame["benchmark"] == "llama2-70b-interactive-99.9"]
+    assert list(interactive["scenario"]) == ["Server"] and list(interactive["slo"]) == [
+        "Interactive"]
+    assert frame["sparsity"].sum() == 1  # the one open-division sparse H200 row
+    assert len(benchmark_results(frame)) == PUBLISHED_ROWS
+
+
+def _copy(tmp_path: Path, name: str, edit) -> Path:  # type: ignore[no-untyped-def]
+    text = (data_dir() / "economics" / name).read_text(encoding="utf-8")
+    path = tmp_path / name
+    path.write_text(edit(text), encoding="utf-8")
+    return path
+
+
+def _first_row(text: str, old: str, new: str) -> str:
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    assert old in lines[header + 1]
+    lines[header + 1] = lines[header + 1].replace(old, new, 1)
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [(",24524.9,", ",,", "'result' is empty"), (",FP8,", ",FP3,", "'precision'"),
+     (",Offline,Offline,", ",Batch,Offline,", "'scenario'"),
+     (",H100-SXM-80GB,8,1,8,", ",H100-SXM-80GB,8,1,4,", "total_accel")],
+)
+def test_mlperf_loader_rejects_bad_rows(tmp_path: Path, old: str, new: str,
+                                        message: str) -> None:
+    path = _copy(tmp_path, "mlperf_inference_llm.csv", lambda t: _first_row(t, old, new))
+    with pytest.raises(DataError, match=message):
+        load_mlperf(path)
