@@ -10,9 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labkit.data import DataError, data_dir
+from labkit.data import DataError, benchmarks, data_dir
 from labkit.data import economics as data
-from labkit.data import benchmarks
 from labkit.data.benchmarks import load_mlperf
 
 LOADERS = [data.load_power, data.load_hardware_prices, data.load_cloud_prices,

@@ -16,6 +16,7 @@ from pydantic import ConfigDict
 
 from labkit.data import (
     DataError,
+    benchmarks,
     data_dir,
     economics,
     goodput,
@@ -67,9 +68,9 @@ CASES: list[tuple[str, str, str, str, Callable[[], Any], str]] = [
      "05,server_capex_usd,900000", economics.load_defaults,
      r"defaults.csv:6: parameter 'server_capex_usd': value 900000 is outside"),
     ("economics", "economics/mlperf_inference_llm.csv", ",H100-SXM-80GB,8,1,8,",
-     ",H100-SXM-80GB,8,1,4,", economics.load_mlperf,
+     ",H100-SXM-80GB,8,1,4,", benchmarks.load_mlperf,
      r"mlperf_inference_llm.csv:\d+: .*total_accel"),
-    ("economics", "economics/mlperf_inference_llm.csv", ",FP8,", ",FP3,", economics.load_mlperf,
+    ("economics", "economics/mlperf_inference_llm.csv", ",FP8,", ",FP3,", benchmarks.load_mlperf,
      r"column 'precision' must be one of"),
     ("opex", "opex/servers.csv", ",8,8xH100 server", ",0,8xH100 server",
      lambda: opex.load_servers(1400.0), r"servers.csv:5: column 'gpus_per_server' must be >= 1"),

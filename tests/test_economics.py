@@ -304,7 +304,7 @@ BAD_INPUTS = [
      "at_least"),
     (lambda: replace(scenario_from_defaults(), fx_krw_per_usd=0), "fx_krw_per_usd", "positive"),
     (lambda: replace(scenario_from_defaults(), derate=0), "derate", "fraction"),
-    (lambda: replace(scenario_from_defaults(), owned="a cluster"), "owned", "other"),
+    (lambda: replace(scenario_from_defaults(), owned="a cluster"), "owned", "other"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
     (lambda: econ.BreakEvenScenario.from_inputs(fx_krw_per_usd=1_400), "server_capex_usd",
      "required"),
     (lambda: scenario_from_defaults().input("colour"), "parameter", "choice"),

@@ -134,18 +134,18 @@ BAD_INPUTS = [
     (lambda: Worksheet(0), "reserved_h", "positive", 0, None, "reserved_h"),
     (lambda: Worksheet(-720), "reserved_h", "positive", -720, None, "reserved_h"),
     (lambda: Worksheet(NAN), "reserved_h", "finite", NAN, None, "finite"),
-    (lambda: Worksheet("720"), "reserved_h", "number", "720", None, "number"),
+    (lambda: Worksheet("720"), "reserved_h", "number", "720", None, "number"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
     (lambda: Worksheet(True), "reserved_h", "number", True, None, "number"),
     (lambda: Worksheet(8_784.5), "reserved_h", "at_most", 8_784.5, 8_784,
      "reserved_h must be <= one leap year (8784)"),
     (lambda: Worksheet(720, {"rewind": -1}), "losses.rewind", "non_negative", -1, None,
      "losses.rewind"),
-    (lambda: Worksheet(720, {"rewind": "14"}), "losses.rewind", "number", "14", None, "number"),
+    (lambda: Worksheet(720, {"rewind": "14"}), "losses.rewind", "number", "14", None, "number"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
     (lambda: Worksheet(720, {"rewind": 700, "straggler": 30}), "losses.rewind", "at_most", 700.0,
      720, "losses sum to 730 h, more than reserved_h (720 h); largest line: losses.rewind"),
     (lambda: Worksheet(720, {"a": 360, "b": 360.000001}), "losses.b", "at_most", 360.000001,
      720, "largest line: losses.b"),
-    (lambda: Worksheet(720, [("rewind", 1)]), "losses", "other", [("rewind", 1)], None,
+    (lambda: Worksheet(720, [("rewind", 1)]), "losses", "other", [("rewind", 1)], None,  # type: ignore[arg-type, dict-item]  # bad input, on purpose
      "mapping of name -> hours, got list"),
     (lambda: goodput.hardware_factor(0, 0.9), "goodput", "fraction", 0, "(0, 1]", "goodput"),
     (lambda: goodput.hardware_factor(1.2, 0.9), "goodput", "fraction", 1.2, "(0, 1]", "(0, 1]"),

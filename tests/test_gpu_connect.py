@@ -14,7 +14,7 @@ import labkit.gpu as gpu
 import labkit.ui as ui
 from labkit.gpu import __main__ as cli
 from labkit.gpu import backend, capture
-from labkit.ui.messages import KO
+from labkit.i18n import KO
 from tests.conftest import SimFactory
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from labkit.ui import messages
+from labkit import i18n as messages
 
 HUB_DIR = Path(__file__).resolve().parents[1] / "labkit" / "hub"
 KEY_CALL = re.compile(r"""\bt\(\s*["']([a-z0-9_.]+)["']""")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.ui import messages
+from labkit import i18n as messages
 from labkit.validate import InputError
 
 LABKIT = Path(messages.__file__).resolve().parents[1]

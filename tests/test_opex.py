@@ -264,9 +264,9 @@ BAD_INPUTS = [
       for kw, field, rule in ROOM_ROWS],
     (lambda h, t, c: opex.ServerSpec("x", -1, 8, 10.2, 3000), "server_capex_krw",
      "non_negative"),
-    (lambda h, t, c: opex.RoomDesign("8×H100"), "server", "other"),
-    (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other"),
-    (lambda h, t, c: opex.evaluate(opex.RoomDesign(h), t, "2026", loadprofile.Usage()),
+    (lambda h, t, c: opex.RoomDesign("8×H100"), "server", "other"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+    (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+    (lambda h, t, c: opex.evaluate(opex.RoomDesign(h), t, "2026", loadprofile.Usage()),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
      "calendar", "other"),
 ]
 

@@ -366,7 +366,7 @@ def test_committed_thumbnails_are_small_and_belong_to_lessons() -> None:
 
 
 def test_template_strings_come_from_the_catalog() -> None:
-    from labkit.ui.messages import KO
+    from labkit.i18n import KO
 
     used = set()
     for path in TEMPLATE_DIR.rglob("*.htm*"):

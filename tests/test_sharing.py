@@ -110,10 +110,10 @@ def test_later_submissions_wait_in_order_and_best_fit_slots_are_used() -> None:
 CLASS = {"n_students": 7, "memory_mib": SMALL_MIB, "duration_h": 1.0, "max_share": 0.5}
 BAD_INPUTS = [
     # (call, field, rule)
-    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 0}), "n_students", "integer"),
-    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 201}), "n_students", "at_most"),
-    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 2.5}), "n_students", "integer"),
-    (lambda: sharing.class_jobs(**CLASS, stagger_h=-1), "stagger_h", "non_negative"),
+    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 0}), "n_students", "integer"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 201}), "n_students", "at_most"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+    (lambda: sharing.class_jobs(**{**CLASS, "n_students": 2.5}), "n_students", "integer"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+    (lambda: sharing.class_jobs(**CLASS, stagger_h=-1), "stagger_h", "non_negative"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
     (lambda: Job("a", -1, 1.0), "memory_mib", "non_negative"),
     (lambda: Job("a", 1, 0), "duration_h", "positive"),
     (lambda: Job("a", 1, math.nan), "duration_h", "finite"),

@@ -77,7 +77,7 @@ def test_tables_carry_provenance() -> None:
 
 def test_missing_mlperf_field_reads_in_korean() -> None:
     from labkit.benchmarks import BenchmarkResult
-    from labkit.ui.messages import error_text
+    from labkit.i18n import error_text
 
     with pytest.raises(ValueError) as err:
         BenchmarkResult.from_record({"system": "s", "accelerator": "X", "total_accel": 8,

@@ -7,8 +7,8 @@ from datetime import datetime
 
 import pytest
 
+from labkit.i18n import t
 from labkit.ui import observe
-from labkit.ui.messages import t
 from labkit.ui.observe_live import PrometheusPanel, auto_step, prometheus_panel
 from tests.prometheus_servers import free_port
 

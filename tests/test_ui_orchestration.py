@@ -10,10 +10,10 @@ import sys
 import pytest
 
 from labkit import scheduling as model
+from labkit.i18n import t
 from labkit.ui import orchestration as ui
 from labkit.ui.components import find_by_class
 from labkit.ui.exercises import check_answer
-from labkit.ui.messages import t
 
 
 def bars(fig: object) -> list[tuple[str, tuple[float, ...]]]:

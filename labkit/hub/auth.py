@@ -31,7 +31,7 @@ from firstuseauthenticator import FirstUseAuthenticator
 from firstuseauthenticator.firstuseauthenticator import CustomLoginHandler, ResetPasswordHandler
 from tornado import web
 
-from labkit.ui.messages import t
+from labkit.i18n import t
 
 __all__ = ["MAX_FAILURES", "MAX_FAILURES_PER_ADDRESS", "WINDOW_S", "LoginThrottle",
            "RosterAuthenticator", "reset_password"]

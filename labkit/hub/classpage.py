@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import quote
 
 from labkit.data.roster import RosterEntry, RosterLike
-from labkit.ui.messages import t
+from labkit.i18n import t
 
 __all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
            "main", "make_app", "render_page", "service_spec"]

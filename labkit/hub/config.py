@@ -26,7 +26,7 @@ from typing import Any
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.roster import Student
 from labkit.hub.state import HubSettings, HubState
-from labkit.ui.messages import t
+from labkit.i18n import t
 
 __all__ = ["REPO", "TEMPLATES", "class_page_service", "configure", "proxy_command"]
 

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 from types import ModuleType
 from typing import Any
 
-from labkit.ui.messages import t
+from labkit.i18n import t
 
 __all__ = [
     "ENV_SHARE",

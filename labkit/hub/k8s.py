@@ -42,7 +42,7 @@ import yaml
 from labkit.data.roster import RosterLike, read_roster
 from labkit.hub.gpushare import POLICIES
 from labkit.hub.plan import plan_class
-from labkit.ui.messages import t
+from labkit.i18n import t
 from labkit.validate import InputError
 
 __all__ = ["DEFAULT_CULL_TIMEOUT_S", "main_k8s", "render_values", "values_yaml"]

@@ -35,8 +35,8 @@ from pathlib import Path
 from labkit import mig
 from labkit.gpumodels import GiProfile, GpuModel
 from labkit.hub.gpushare import LabGpus
+from labkit.i18n import t
 from labkit.mig import placement as rules
-from labkit.ui.messages import t
 from labkit.validate import InputError
 
 __all__ = ["MAX_GPUS", "MAX_STUDENTS", "ClassPlan", "check_lab", "main_plan", "operator_files",

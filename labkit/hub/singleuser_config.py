@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from labkit.i18n import t
 from labkit.serve.server import CULL_IDLE_TIMEOUT_S, CULL_INTERVAL_S, WEBSOCKET_MAX_MESSAGE_BYTES
-from labkit.ui.messages import t
 
 __all__ = ["configure"]
 

@@ -140,7 +140,7 @@ def _quiet_tracebacks() -> None:
     shell = get_ipython()
     if shell is None or getattr(shell, "_labkit_quiet", False):
         return
-    from labkit.ui.messages import t
+    from labkit.i18n import t
 
     def _showtraceback(etype: type, evalue: BaseException, stb: list[str]) -> None:
         lines = "\n".join(_ANSI.sub("", line) for line in stb)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from labkit.ui.messages import t
+from labkit.i18n import t
 
 __all__ = [
     "MAIN_INTERACTIONS",

@@ -26,9 +26,9 @@ from typing import Any
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
+from labkit.i18n import t
 from labkit.serve.lessons import NOTEBOOK_PATTERN, read_lesson
 from labkit.serve.patching import require_attribute, require_version
-from labkit.ui.messages import t
 
 __all__ = [
     "TEMPLATE",

@@ -17,8 +17,8 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.io as pio
 
-from labkit.ui import messages
-from labkit.ui.messages import t
+from labkit import i18n as messages
+from labkit.i18n import t
 
 __all__ = ["gpu_banner", "gpu_share_text", "setup"]
 

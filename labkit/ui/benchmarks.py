@@ -27,6 +27,7 @@ from labkit import benchmarks as model
 from labkit import validate
 from labkit.data.benchmarks import benchmark_results, load_mlperf
 from labkit.data.economics import Defaults
+from labkit.i18n import t
 from labkit.ui import economics as econ_ui
 from labkit.ui import format as fmt
 from labkit.ui.components import Field, FigureOutput, LiveApp, slider_field
@@ -39,7 +40,6 @@ from labkit.ui.economics import (
     lesson_defaults,
 )
 from labkit.ui.exercises import Exercise, exercise_set
-from labkit.ui.messages import t
 from labkit.validate import InputError
 
 __all__ = [

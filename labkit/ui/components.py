@@ -25,7 +25,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from labkit.ui.messages import error_text, t
+from labkit.i18n import error_text, t
 from labkit.validate import InputError
 
 __all__ = [

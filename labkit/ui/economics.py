@@ -38,6 +38,7 @@ from labkit.data.economics import (
     load_hardware_prices,
     scenario_from_defaults,
 )
+from labkit.i18n import KO, t
 from labkit.ui import format as fmt
 from labkit.ui.components import (
     Field,
@@ -48,7 +49,6 @@ from labkit.ui.components import (
     styled_figure,
 )
 from labkit.ui.exercises import Exercise, exercise_set
-from labkit.ui.messages import KO, t
 from labkit.validate import InputError
 
 __all__ = [

@@ -17,7 +17,7 @@ import ipywidgets as widgets
 
 from labkit.answers import AnswerError, Reading, parse_amount, read_quantity, sibling_units
 from labkit.data.progress import record_result
-from labkit.ui.messages import t
+from labkit.i18n import t
 
 __all__ = ["Exercise", "Grade", "check_answer", "exercise_set", "grade", "parse_number",
            "understood"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from labkit.ui.messages import error_text, t
+from labkit.i18n import error_text, t
 from labkit.validate import InputError
 
 __all__ = [

@@ -25,10 +25,10 @@ import plotly.graph_objects as go
 
 from labkit import goodput as model
 from labkit.data.goodput import WorksheetSeed, load_worksheet_seed
+from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui.components import FigureOutput, LiveApp, number_field, slider_field, styled_figure
 from labkit.ui.exercises import Exercise, exercise_set
-from labkit.ui.messages import t
 
 __all__ = [
     "ComparisonApp",

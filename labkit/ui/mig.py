@@ -40,11 +40,11 @@ from labkit import sharing as share
 from labkit.data.gpus import available_models, load_gpu_model
 from labkit.data.mig import read_mig_parted
 from labkit.gpu import mig_live
+from labkit.i18n import error_text, t
 from labkit.mig import CommandPlacementError, Layout, PlacementError
 from labkit.ui import format as fmt
 from labkit.ui.components import FigureOutput, LiveApp, number_field, styled_figure
 from labkit.ui.exercises import Exercise, exercise_set
-from labkit.ui.messages import error_text, t
 from labkit.ui.mig_explain import explain, explain_check
 from labkit.validate import InputError
 

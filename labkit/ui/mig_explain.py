@@ -2,7 +2,7 @@
 
 :class:`labkit.mig.PlacementCheck` (pure, structured: the rule, the units in the way, who holds
 them, caps, compute slices, legal and open starts) is worded here with the catalog keys
-``mig.why.*`` of :mod:`labkit.ui.messages`.
+``mig.why.*`` of :mod:`labkit.i18n`.
 
 Used in: notebooks/02_mig.ipynb
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from labkit.i18n import t
 from labkit.mig import Layout, PlacementCheck
-from labkit.ui.messages import t
 
 __all__ = ["explain", "explain_check"]
 

@@ -46,10 +46,10 @@ import plotly.graph_objects as go
 from labkit import observe as model
 from labkit.data.observe.smi_csv import COMMON_FIELD_SETS
 from labkit.gpu.sampler import GPM_MIN_INTERVAL_S, Sampler, stop_all
+from labkit.i18n import KO, error_text, t
 from labkit.observe import CATALOG, PANELS, Reading
 from labkit.ui import format as fmt
 from labkit.ui.components import FigureOutput, styled_figure
-from labkit.ui.messages import KO, error_text, t
 from labkit.validate import InputError
 
 __all__ = [

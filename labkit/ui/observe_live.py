@@ -21,9 +21,9 @@ from typing import Any
 import ipywidgets as widgets
 
 from labkit.data.prometheus import PrometheusError, read_prometheus, to_unix_s
+from labkit.i18n import t
 from labkit.observe import LogImport
 from labkit.ui import format as fmt
-from labkit.ui.messages import t
 from labkit.ui.observe import ReplayApp, current_replay
 
 __all__ = ["DEFAULT_URL", "STEPS", "WINDOWS", "PrometheusPanel", "auto_step", "prometheus_panel"]

@@ -40,6 +40,7 @@ from labkit import loadprofile, opex, tariff
 from labkit.data.opex import OpexDefault, load_opex_defaults, load_servers
 from labkit.data.school import load_school_calendar
 from labkit.data.tariff import load_tariff, tariff_classes
+from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui.components import (
     Field,
@@ -50,7 +51,6 @@ from labkit.ui.components import (
     styled_figure,
 )
 from labkit.ui.exercises import Exercise, exercise_set
-from labkit.ui.messages import t
 from labkit.validate import InputError, one_of
 
 __all__ = [

@@ -33,10 +33,10 @@ import plotly.graph_objects as go
 from labkit import scheduling as model
 from labkit import validate
 from labkit.data.scheduling import SchoolDay, load_cluster, load_school_day
+from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui.components import Field, FigureOutput, LiveApp, number_field, styled_figure
 from labkit.ui.exercises import Exercise, exercise_set
-from labkit.ui.messages import t
 
 __all__ = [
     "DemandApp",

@@ -31,6 +31,7 @@ from labkit import eventlog, validate
 from labkit import reliability as model
 from labkit.data import reliability as data
 from labkit.goodput import Worksheet
+from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui.components import (
     Field,
@@ -42,7 +43,6 @@ from labkit.ui.components import (
 )
 from labkit.ui.exercises import Exercise, exercise_set
 from labkit.ui.goodput import waterfall_figure
-from labkit.ui.messages import t
 
 __all__ = [
     "ASYNC_WRITE_MIN",

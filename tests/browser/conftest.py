@@ -118,7 +118,7 @@ def screenshot(page: object, name: str) -> Path:
 
 def assert_no_traceback(page: object) -> None:
     """Fail if the page shows Python error text (or the Korean notes that replace it in voila)."""
-    from labkit.ui.messages import t
+    from labkit.i18n import t
 
     text = page.inner_text("body")  # type: ignore[attr-defined]
     markers = ("Traceback", "There was an error when executing cell", "Error displaying widget",

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from labkit.ui.messages import t
+from labkit.i18n import t
 from tests.browser.conftest import (
     assert_no_traceback,
     open_lesson,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.ui.messages import t
+from labkit.i18n import t
 from tests.browser.conftest import assert_no_traceback, open_lesson, screenshot
 from tests.prometheus_servers import free_port
 
