@@ -225,3 +225,14 @@ def test_bad_answers(body: str, kind: str) -> None:
     with pytest.raises(PrometheusError) as err:
         read_query_range(body)
     assert err.value.kind == kind
+
+
+def test_read_prometheus_is_public_where_lesson_01_readers_are() -> None:
+    """Issue 16's public names: every reader of operator data is in labkit.data.observe."""
+    import labkit.data.observe as readers
+    from labkit.data import prometheus
+
+    assert readers.read_prometheus is prometheus.read_prometheus
+    for name in ("read_nvidia_smi_csv", "read_dcgm_exporter", "read_nvidia_smi_dmon",
+                 "read_nvidia_smi_query"):
+        assert callable(getattr(readers, name)), name

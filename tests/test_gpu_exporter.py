@@ -131,7 +131,7 @@ def test_mig_devices_carry_gpu_i_profile_and_gpu_i_id(sim: SimFactory) -> None:
     value, labels = got[("DCGM_FI_DEV_FB_USED", busy)]
     assert set(labels) == DCGM_LABELS | {"GPU_I_PROFILE", "GPU_I_ID"}
     assert labels["GPU_I_PROFILE"] == "1g.10gb"
-    assert labels["UUID"] == nv.nvmlDeviceGetUUID(migs[0])
+    assert labels["UUID"] == nv.nvmlDeviceGetUUID(nv.nvmlDeviceGetHandleByIndex(0))  # parent
     assert value == nv.nvmlDeviceGetMemoryInfo(migs[0]).used / 2**20
     # DCP metrics per GPU instance (dcgm-exporter's MIG rows): the training one reads the
     # scenario's ratios, the idle one zero

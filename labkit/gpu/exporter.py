@@ -294,8 +294,10 @@ def _mig_devices(nv: Any, g: int, h: Any, parent: Mapping[str, str], gpm: _MigGp
         mem = nvml.query(nv.nvmlDeviceGetMemoryInfo, mig)
         if gi is None or match is None or mem is None:
             continue
-        labels = {**parent, "UUID": str(nvml.query(nv.nvmlDeviceGetUUID, mig, default="")),
-                  "GPU_I_PROFILE": match.group(1), "GPU_I_ID": str(gi)}
+        # UUID stays the parent GPU's, as dcgm-exporter labels MIG rows (public scrapes:
+        # NVIDIA/dcgm-exporter#512 and #317, tests/fixtures/observe/): the MIG device is
+        # told apart by GPU_I_PROFILE and GPU_I_ID
+        labels = {**parent, "GPU_I_PROFILE": match.group(1), "GPU_I_ID": str(gi)}
         values = {"fb_used_mib": mem.used / _MIB, "fb_free_mib": (mem.total - mem.used) / _MIB,
                   "fb_total_mib": mem.total / _MIB, **gpm.read(g, h, int(gi))}
         out.append(_MigDevice(MappingProxyType(labels), MappingProxyType(values)))

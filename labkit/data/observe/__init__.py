@@ -45,6 +45,7 @@ from labkit.data.observe.smi_query import (
     parse_nvidia_smi_query,
 )
 from labkit.data.observe.tidy import parse_tidy_csv
+from labkit.data.prometheus import read_prometheus
 from labkit.data.traces import check_trace_header
 from labkit.observe.logs import LogError, LogImport
 
@@ -74,6 +75,7 @@ __all__ = [
     "read_nvidia_smi_csv",
     "read_nvidia_smi_dmon",
     "read_nvidia_smi_query",
+    "read_prometheus",
     "trace_names",
     "trace_segments",
 ]
