@@ -288,3 +288,24 @@ def test_control_api_rejects_bad_input(sim: SimFactory) -> None:
     with pytest.raises(ValueError, match="at least one"):
         SimulatedLab([])
     assert "GPU 0: H100-80GB MIG off" in lab.describe()
+
+
+def test_mig_device_indices_stay_dense_after_a_compute_instance_is_destroyed(
+        sim: SimFactory) -> None:
+    """nvitop walks nvmlDeviceGetMigDeviceHandleByIndex up to the first error: the MIG devices
+    left after one is destroyed must still be 0 .. n-1 (the driver renumbers them)."""
+    nv, _ = sim("sim:H100-80GB")
+    h = nv.nvmlDeviceGetHandleByIndex(0)
+    nv.nvmlDeviceSetMigMode(h, 1)
+    cis = []
+    for profile in (9, 14, 19, 19):  # 3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb
+        gi = nv.nvmlDeviceCreateGpuInstance(h, profile)
+        cis.append(nv.nvmlGpuInstanceCreateComputeInstance(gi, 0))
+    uuids = [nv.nvmlDeviceGetUUID(nv.nvmlDeviceGetMigDeviceHandleByIndex(h, i))
+             for i in range(4)]
+    nv.nvmlComputeInstanceDestroy(cis[0])
+    left = [nv.nvmlDeviceGetUUID(nv.nvmlDeviceGetMigDeviceHandleByIndex(h, i))
+            for i in range(3)]
+    assert left == uuids[1:]
+    with pytest.raises(nv.NVMLError_NotFound):
+        nv.nvmlDeviceGetMigDeviceHandleByIndex(h, 3)

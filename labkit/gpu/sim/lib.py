@@ -1226,15 +1226,21 @@ class NvmlApi:
         return N.NVML_SUCCESS
 
     def nvmlDeviceGetMigDeviceHandleByIndex(self, handle: Any, index: Any, ref: Any) -> int:
-        """MIG device at ``index``; NOT_FOUND for an empty index (a GI without CI is none)."""
+        """The ``index``-th MIG device (0 .. count-1, dense); NOT_FOUND past the last one.
+
+        The driver numbers the MIG devices that exist, so destroying one renumbers those after
+        it; tools stop at the first NOT_FOUND (nvitop 1.7 ``PhysicalDevice.mig_devices``).
+        A GPU instance without a compute instance is no MIG device.
+        """
         dev = self._dev(handle)
         i = _v(index)
         limit = dev.model.mig.compute_slices if dev.model.mig and dev.mig_enabled else 0
         if not 0 <= i < limit:
             return N.NVML_ERROR_INVALID_ARGUMENT
-        mig = dev.mig_devices.get(i)
-        if mig is None:
+        existing = [dev.mig_devices[k] for k in sorted(dev.mig_devices)]
+        if i >= len(existing):
             return N.NVML_ERROR_NOT_FOUND
+        mig = existing[i]
         _put_handle(ref, mig)
         return N.NVML_SUCCESS
 
