@@ -131,7 +131,7 @@ def test_only_labkit_gpu_imports_pynvml_and_pure_gpu_modules_do_not() -> None:
         imports = re.search(r"^\s*(import pynvml|from pynvml)", text, re.M)
         if not rel.startswith("gpu/"):
             assert not imports, f"{rel} imports pynvml: only labkit/gpu may"
-    for pure in ("models.py", "placement.py"):
-        text = (ROOT / "labkit" / "gpu" / pure).read_text()
+    for pure in ("gpumodels.py", "mig/placement.py"):  # the pure GPU rules the simulator uses
+        text = (ROOT / "labkit" / pure).read_text()
         assert not re.search(r"^\s*(import|from) (pynvml|labkit\.gpu\.(sim|nvml|backend))",
                              text, re.M), pure

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -257,6 +258,7 @@ def test_class_rows_take_any_roster_like_entries_and_empty_display_names() -> No
 
 def test_class_page_says_why_a_student_server_or_the_hub_cannot_be_read() -> None:
     import asyncio
+    import concurrent.futures
     import socket
 
     with socket.socket() as s:  # a loopback port nothing listens on
@@ -264,9 +266,13 @@ def test_class_page_says_why_a_student_server_or_the_hub_cannot_be_read() -> Non
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
     page = classpage.ClassPage(f"{closed}/hub/api", "token", closed, ROSTER, ["teacher"])
     user = {"name": "kim01", "servers": {"": {"ready": True, "url": "/user/kim01/"}}}
-    reason = asyncio.run(page.report(user))
+    def run(coro: Any) -> Any:  # off this thread: the session's Playwright keeps a loop here
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, coro).result()
+
+    reason = run(page.report(user))
     assert reason == "학생 서버에서 진도를 읽지 못했습니다 (ConnectionRefusedError)"
     with pytest.raises(OSError):
-        asyncio.run(page.rows())
+        run(page.rows())
     with pytest.raises(ValueError, match="not a student"):
-        asyncio.run(page.stop("teacher"))
+        run(page.stop("teacher"))

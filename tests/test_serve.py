@@ -60,7 +60,8 @@ def test_voila_command_rejects_bad_port(port: int) -> None:
 
 
 def test_config_dir_holds_only_labkit_config() -> None:
-    assert sorted(p.name for p in CONFIG_DIR.iterdir() if p.name != "__pycache__") == ["voila.py"]
+    assert sorted(p.name for p in CONFIG_DIR.iterdir() if p.name != "__pycache__") == [
+        "jupyter_server_config.py", "voila.py"]  # make lab's pre-save hook; voila's config
 
 
 def _v1_message(header: dict) -> bytes:
