@@ -139,3 +139,29 @@ def test_ui_setup_hardens_only_under_voila_and_follows_labkit_theme() -> None:
               "ui.setup(); print(json.dumps({'h': r._hardened, 't': pio.templates.default}))")
     assert _run(script, {"LABKIT_THEME": "dark"}) == {"h": False, "t": "plotly_dark"}
     assert _run(script, {"VOILA_PREHEAT": "True"}) == {"h": True, "t": "plotly_white"}
+
+
+HUB_RECORD = """
+import json, os
+from pathlib import Path
+from labkit.runtime.kernel import harden_kernel
+from labkit.data import progress
+harden_kernel(force=True)
+ok = progress.record_result("goodput.ex1", "86.1%", True)
+try:
+    open(Path.home() / "elsewhere.txt", "w").close()
+    other = "allowed"
+except PermissionError:
+    other = "refused"
+print(json.dumps({"recorded": ok, "lines": len(progress.progress_path().read_text().splitlines()),
+                  "other": other}))
+"""
+
+
+def test_hardened_kernel_on_the_hub_records_exercises_in_the_students_own_home(
+        tmp_path: Path) -> None:
+    """A voila page of a hub student records checked answers (the class page reads them);
+    every other write outside the session folder stays refused."""
+    got = _run(HUB_RECORD, {"HOME": str(tmp_path), "JUPYTERHUB_USER": "minji"}, cwd=tmp_path)
+    assert got == {"recorded": True, "lines": 1, "other": "refused"}
+    assert not (tmp_path / "elsewhere.txt").exists()

@@ -172,8 +172,18 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
         self.log.info("labkit: curriculum for %s: %s", entry.pw_name, out.decode().strip())
 
     async def start(self) -> Any:
-        """Create the account and cgroup, merge the curriculum, then start the server."""
+        """Create the account and cgroup, merge the curriculum, then start the server.
+
+        Whatever the student's account still runs is killed first: a server that died on its
+        own (a fork bomb in its kernel, the OOM killer) is never stopped through the hub, and
+        its orphaned kernels would keep the cgroup at its memory limit, so the new server
+        would be killed as it starts and the student locked out.
+        """
         entry = accounts.ensure_system_user(self.user.name)
+        left = await asyncio.to_thread(kill_user_processes, entry.pw_name)
+        if left:
+            self.log.warning("labkit: killed %d processes left by %s before starting", left,
+                             entry.pw_name)
         await asyncio.to_thread(_check_runnable, entry,
                                 str(user_python(Path(self.user_env_dir))))
         group = self.cgroup()
