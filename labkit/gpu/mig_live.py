@@ -70,21 +70,9 @@ class _Live:
 
 
 def _compute_instances(nv: ModuleType, gi: Any) -> list[tuple[Any, ComputeInstanceState]]:
-    out = []
-    for const in range(nv.NVML_COMPUTE_INSTANCE_PROFILE_COUNT):
-        try:
-            info = nv.nvmlGpuInstanceGetComputeInstanceProfileInfo(
-                gi, const, nv.NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
-        except (nv.NVMLError_NotSupported, nv.NVMLError_InvalidArgument):
-            continue
-        count = ctypes.c_uint(0)
-        buf = (nv.c_nvmlComputeInstance_t * max(1, info.instanceCount))()
-        nv.nvmlGpuInstanceGetComputeInstances(gi, const, buf, ctypes.byref(count))
-        for k in range(count.value):
-            ci = nv.nvmlComputeInstanceGetInfo(buf[k])
-            out.append((buf[k], ComputeInstanceState(
-                ci.id, ci.profileId, ci.placement.start, ci.placement.size,
-                _profile_name(info))))
+    out = [(handle, ComputeInstanceState(ci.id, ci.profileId, ci.placement.start,
+                                         ci.placement.size, _profile_name(info)))
+           for info, handle, ci in smi.compute_instances(nv, gi)]
     return sorted(out, key=lambda pair: pair[1].start)
 
 

@@ -195,6 +195,27 @@ def gpu_instances(nv: ModuleType, h: Any) -> list[tuple[Any, Any, Any]]:
     return out
 
 
+def compute_instances(nv: ModuleType, gi: Any) -> list[tuple[Any, Any, Any]]:
+    """Return (CI profile info, CI handle, CI info) for every compute instance of GI ``gi``.
+
+    Profiles the GI does not offer (NOT_SUPPORTED / INVALID_ARGUMENT) are skipped, in CI
+    profile order (``NVML_COMPUTE_INSTANCE_PROFILE_*``).
+    """
+    out = []
+    for const in range(nv.NVML_COMPUTE_INSTANCE_PROFILE_COUNT):
+        try:
+            cinfo = nv.nvmlGpuInstanceGetComputeInstanceProfileInfo(
+                gi, const, nv.NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
+        except (nv.NVMLError_NotSupported, nv.NVMLError_InvalidArgument):
+            continue
+        count = ctypes.c_uint(0)
+        buf = (nv.c_nvmlComputeInstance_t * max(1, cinfo.instanceCount))()
+        nv.nvmlGpuInstanceGetComputeInstances(gi, const, buf, ctypes.byref(count))
+        out += [(cinfo, buf[k], nv.nvmlComputeInstanceGetInfo(buf[k]))
+                for k in range(count.value)]
+    return out
+
+
 def lgi(nv: ModuleType, gpu: int | None = None) -> str:
     """Return ``nvidia-smi mig -lgi``: GPU instances with profile ID, instance ID, placement."""
     rows: list[str] = []
@@ -226,23 +247,12 @@ def lci(nv: ModuleType, gpu: int | None = None) -> str:
             continue
         any_mig = True
         for _, gi_handle, gi in gpu_instances(nv, h):
-            for const in range(nv.NVML_COMPUTE_INSTANCE_PROFILE_COUNT):
-                try:
-                    cinfo = nv.nvmlGpuInstanceGetComputeInstanceProfileInfo(
-                        gi_handle, const, nv.NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
-                except (nv.NVMLError_NotSupported, nv.NVMLError_InvalidArgument):
-                    continue
-                count = ctypes.c_uint(0)
-                buf = (nv.c_nvmlComputeInstance_t * max(1, cinfo.instanceCount))()
-                nv.nvmlGpuInstanceGetComputeInstances(gi_handle, const, buf,
-                                                      ctypes.byref(count))
-                for k in range(count.value):
-                    ci = nv.nvmlComputeInstanceGetInfo(buf[k])
-                    name = cinfo.name.decode() if isinstance(cinfo.name, bytes) else cinfo.name
-                    place = f"{ci.placement.start}:{ci.placement.size}"
-                    rows.append(f"|{i:>4}{gi.id:>7}       {name:<16}{ci.profileId:>6}"
-                                f"{ci.id:>10}{place:>13}     |")
-                    rows.append(_LCI_RULE)
+            for cinfo, _, ci in compute_instances(nv, gi_handle):
+                name = cinfo.name.decode() if isinstance(cinfo.name, bytes) else cinfo.name
+                place = f"{ci.placement.start}:{ci.placement.size}"
+                rows.append(f"|{i:>4}{gi.id:>7}       {name:<16}{ci.profileId:>6}"
+                            f"{ci.id:>10}{place:>13}     |")
+                rows.append(_LCI_RULE)
     if not any_mig:
         return NO_MIG
     if not rows:

@@ -16,7 +16,6 @@ Used in: ``python -m labkit.gpu`` (a terminal next to a lesson); tests of the si
 
 from __future__ import annotations
 
-import ctypes
 from types import ModuleType
 from typing import Any
 
@@ -159,27 +158,18 @@ def destroy_compute_instances(nv: ModuleType, gpu: int, gi_ids: list[int] | None
     for _, gi, gi_info in smi.gpu_instances(nv, h):
         if not _selected(gi_ids, gi_info.id):
             continue
-        for const in range(nv.NVML_COMPUTE_INSTANCE_PROFILE_COUNT):
-            try:
-                cinfo = nv.nvmlGpuInstanceGetComputeInstanceProfileInfo(
-                    gi, const, nv.NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
-            except (nv.NVMLError_NotSupported, nv.NVMLError_InvalidArgument):
+        for _, ci, ci_info in smi.compute_instances(nv, gi):
+            ci_id = ci_info.id
+            if not _selected(ci_ids, ci_id):
                 continue
-            count = ctypes.c_uint(0)
-            buf = (nv.c_nvmlComputeInstance_t * max(1, cinfo.instanceCount))()
-            nv.nvmlGpuInstanceGetComputeInstances(gi, const, buf, ctypes.byref(count))
-            for k in range(count.value):
-                ci_id = nv.nvmlComputeInstanceGetInfo(buf[k]).id
-                if not _selected(ci_ids, ci_id):
-                    continue
-                try:
-                    nv.nvmlComputeInstanceDestroy(buf[k])
-                except nv.NVMLError as err:
-                    failed.append(f"Unable to destroy compute instance ID {ci_id:>2} from GPU "
-                                  f"{gpu:>2} GPU instance ID {gi_info.id:>2}: {err}")
-                    continue
-                lines.append(f"Successfully destroyed compute instance ID {ci_id:>2} from GPU "
-                             f"{gpu:>2} GPU instance ID {gi_info.id:>2}")
+            try:
+                nv.nvmlComputeInstanceDestroy(ci)
+            except nv.NVMLError as err:
+                failed.append(f"Unable to destroy compute instance ID {ci_id:>2} from GPU "
+                              f"{gpu:>2} GPU instance ID {gi_info.id:>2}: {err}")
+                continue
+            lines.append(f"Successfully destroyed compute instance ID {ci_id:>2} from GPU "
+                         f"{gpu:>2} GPU instance ID {gi_info.id:>2}")
     if failed:
         raise SmiError("\n".join([*lines, *failed, "Failed to destroy compute instances: "
                                   "In use by another client"]))
