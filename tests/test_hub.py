@@ -289,3 +289,19 @@ def test_shutdown_beacon_skips_xsrf_only_from_the_same_origin() -> None:
     # the same-origin case returns before jupyter_server's token check
     assert VoilaShutdownKernelHandler.check_xsrf_cookie(handler({"Origin": "http://hub:8000"})) \
         is None
+
+
+def test_students_jupyterlab_gets_the_same_korean_defaults_as_make_lab() -> None:
+    """The students' environment writes make lab's overrides.json: Korean menus, no news."""
+    import re
+
+    from labkit.hub.userenv import LAB_OVERRIDES
+
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    block = re.search(r"@echo ('.*?') *\\?\s*> \$\(VENV\)/share/jupyter/lab/settings/"
+                      r"overrides.json", makefile, re.S)
+    assert block, "the Makefile's overrides.json line moved"
+    echoed = " ".join(re.findall(r"'([^']*)'", block.group(1)))  # what the shell's echo prints
+    assert json.loads(LAB_OVERRIDES) == json.loads(echoed)
+    assert json.loads(LAB_OVERRIDES)["@jupyterlab/translation-extension:plugin"] == {
+        "locale": "ko_KR"}

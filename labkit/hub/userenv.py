@@ -24,8 +24,11 @@ __all__ = ["USER_ENV", "ensure_user_env", "python_for_everyone", "site_packages"
 USER_ENV = Path(os.environ.get("LABKIT_HUB_USER_ENV", "/opt/labkit-hub/user"))
 REPO = Path(__file__).resolve().parents[2]
 STAMP = ".labkit-env-stamp"
+#: JupyterLab's defaults for every student: no news checks (an offline classroom), Korean menus
+#: (jupyterlab-language-pack-ko-kr, in the lab extra) -- the same as ``make lab`` writes.
 LAB_OVERRIDES = ('{"@jupyterlab/apputils-extension:notification":'
-                 '{"fetchNews":"false","checkForUpdates":false}}')
+                 '{"fetchNews":"false","checkForUpdates":false},'
+                 '"@jupyterlab/translation-extension:plugin":{"locale":"ko_KR"}}')
 
 
 def _world_reachable(path: Path) -> bool:
@@ -98,11 +101,11 @@ def ensure_user_env(env: Path | None = None, *, log: bool = True) -> Path:
             subprocess.run([*pip, "--upgrade", "pip"], check=True)
             subprocess.run([*pip, "-c", str(REPO / "binder/constraints.txt"),
                             f"{REPO}[lab,hub]"], check=True)
-            settings = env / "share/jupyter/lab/settings"
-            settings.mkdir(parents=True, exist_ok=True)
-            (settings / "overrides.json").write_text(LAB_OVERRIDES)
             (env / STAMP).write_text(_stamp())
             site_packages.cache_clear()
+        settings = env / "share/jupyter/lab/settings"  # every serve: follows labkit's defaults
+        settings.mkdir(parents=True, exist_ok=True)
+        (settings / "overrides.json").write_text(LAB_OVERRIDES)
         target = site_packages(env) / "labkit"
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(REPO / "labkit", target,
