@@ -17,6 +17,7 @@ Used in: lessons 01 (observation) and 02 (MIG), through labkit.gpu.sim
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import math
 from collections.abc import Iterator
@@ -61,6 +62,29 @@ class NvmlReturn(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
+
+
+def scalar_arg(x: Any) -> int:
+    """Return a scalar argument of an NVML call as int (Python int or ctypes value)."""
+    return x if isinstance(x, int) else int(x.value)
+
+
+def out_param(ref: Any) -> Any:
+    """Return the ctypes object behind an out-parameter (``byref(x)``, ``pointer(x)`` or ``x``).
+
+    Raises
+    ------
+    NvmlReturn
+        INVALID_ARGUMENT for a NULL out-parameter (``None``), as the C API.
+    """
+    if ref is None:
+        raise NvmlReturn(N.NVML_ERROR_INVALID_ARGUMENT)
+    obj = getattr(ref, "_obj", None)
+    if obj is not None:
+        return obj
+    if isinstance(ref, ctypes._Pointer):
+        return ref.contents
+    return ref
 
 
 @dataclass(eq=False)

@@ -35,6 +35,8 @@ from labkit.gpu.sim.device import (
     NvmlReturn,
     SimDevice,
 )
+from labkit.gpu.sim.device import out_param as _out
+from labkit.gpu.sim.device import scalar_arg as _v
 from labkit.gpu.sim.tools_api import NVLINK_FIELDS
 from labkit.mig import placement as P
 
@@ -76,23 +78,6 @@ _GPM_RATES = {  # MiB/s metrics -> channel in KB/s
 _EVENTS_SUPPORTED = (N.nvmlEventTypeXidCriticalError | N.nvmlEventTypePState
                      | N.nvmlEventTypeClock)
 _EVENTS_ECC = N.nvmlEventTypeSingleBitEccError | N.nvmlEventTypeDoubleBitEccError
-
-
-def _v(x: Any) -> int:
-    """Return a scalar argument as int (Python int or ctypes value)."""
-    return x if isinstance(x, int) else int(x.value)
-
-
-def _out(ref: Any) -> Any:
-    """Return the ctypes object behind an out-parameter (``byref(x)``, ``pointer(x)`` or ``x``)."""
-    if ref is None:
-        raise NvmlReturn(N.NVML_ERROR_INVALID_ARGUMENT)
-    obj = getattr(ref, "_obj", None)
-    if obj is not None:
-        return obj
-    if isinstance(ref, ctypes._Pointer):
-        return ref.contents
-    return ref
 
 
 def _put_handle(ref: Any, obj: Any) -> None:

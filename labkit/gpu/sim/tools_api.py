@@ -15,13 +15,14 @@ Used in: the tools a lesson runs from a terminal (``!nvitop -1``, ``!gpustat``),
 
 from __future__ import annotations
 
-import ctypes
 from typing import Any
 
 import pynvml as N
 
 from labkit.gpu.sim.activity import IDX
 from labkit.gpu.sim.device import MigDevice, NvmlReturn, SimDevice, _noise
+from labkit.gpu.sim.device import out_param as _out
+from labkit.gpu.sim.device import scalar_arg as _v
 
 __all__ = ["BOARD_EXTRA", "NVLINK_SPEED_MBPS", "ToolsApi"]
 
@@ -50,21 +51,6 @@ _BAR1_USED_MIB = 3
 #: The sampling period ``nvidia-smi -q`` prints for encoder/decoder utilization. [us]
 _CODEC_PERIOD_US = 167_000
 _UINT_MAX = 0xFFFFFFFF
-
-
-def _v(x: Any) -> int:
-    return x if isinstance(x, int) else int(x.value)
-
-
-def _out(ref: Any) -> Any:
-    if ref is None:
-        raise NvmlReturn(N.NVML_ERROR_INVALID_ARGUMENT)
-    obj = getattr(ref, "_obj", None)
-    if obj is not None:
-        return obj
-    if isinstance(ref, ctypes._Pointer):
-        return ref.contents
-    return ref
 
 
 def _extra(dev: SimDevice) -> dict[str, int]:
