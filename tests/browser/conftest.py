@@ -6,6 +6,7 @@ is downloaded. Screenshots go to ``test-artifacts/`` (or ``$LABKIT_ARTIFACTS``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -37,6 +38,34 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextlib.contextmanager
+def running_server(argv: list[str], *, cwd: Path, env: dict[str, str], log_path: Path,
+                   ready_url: str, what: str, timeout_s: float) -> Iterator[None]:
+    """Start ``argv``, wait until ``ready_url`` answers, and stop it afterwards (kill at 15 s).
+
+    Fails the test with the end of the server's log when it exits or does not answer in time.
+    """
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(ready_url, timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"{what} did not start:\n{log_path.read_text()[-3000:]}")
+                time.sleep(0.3)
+        yield
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 @pytest.fixture(scope="session")
 def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Start voila over notebooks/ as ``make present`` does; yield its base URL."""
@@ -44,27 +73,10 @@ def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     argv = voila_command(port=port)
     log_path = tmp_path_factory.mktemp("voila") / "voila.log"
     env = {**os.environ, "LABKIT_GPU": os.environ.get("LABKIT_GPU", "sim:H100-80GB")}
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(argv, cwd=CONFIG_DIR, stdout=log, stderr=subprocess.STDOUT,
-                                env=env)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                with urllib.request.urlopen(url + "voila/api/contents", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"voila did not start:\n{log_path.read_text()[-3000:]}")
-                time.sleep(0.3)
+    with running_server(argv, cwd=CONFIG_DIR, env=env, log_path=log_path,
+                        ready_url=url + "voila/api/contents", what="voila", timeout_s=60):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def open_lesson(page: Any, base_url: str, notebook: str) -> None:

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, RENDER_TIMEOUT_MS, _free_port
+from tests.browser.conftest import ARTIFACTS, RENDER_TIMEOUT_MS, _free_port, running_server
 
 pytestmark = pytest.mark.browser
 
@@ -42,26 +39,11 @@ def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         argv.append("--allow-root")
     log_path = root.parent / "lab.log"
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(root.parent / "runtime")}
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}api/status?token={TOKEN}", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"jupyter lab did not start:\n{log_path.read_text()[-3000:]}")
-                time.sleep(0.3)
+    with running_server(argv, cwd=ROOT, env=env, log_path=log_path,
+                        ready_url=f"{url}api/status?token={TOKEN}", what="jupyter lab",
+                        timeout_s=90):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def test_jupyterlab_menus_are_korean(browser: object, lab_url: str) -> None:
