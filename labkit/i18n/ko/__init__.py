@@ -1,0 +1,42 @@
+"""The Korean catalog: every string the lessons, the hub and the class page show.
+
+Register: 합니다체 for every widget label, message and lesson text;
+the English technical term in parentheses the first time a lesson uses it: 가동률(utilization).
+Keys are dotted (``"goodput.loss.rewind"``); placeholders are ``str.format`` fields.
+One module per lesson or part of the product; :data:`KO` is their union (a key defined twice
+is an error at import).
+"""
+
+from __future__ import annotations
+
+from labkit.i18n.ko import (
+    answers,
+    common,
+    economics,
+    errors,
+    goodput,
+    hub,
+    mig,
+    observe,
+    opex,
+    orchestration,
+    reliability,
+    serve,
+)
+
+__all__ = ["KO"]
+
+_PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers)
+
+
+def _union() -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for part in _PARTS:
+        clash = merged.keys() & part.STRINGS.keys()
+        if clash:
+            raise RuntimeError(f"UI string keys defined twice in the Korean catalog: {sorted(clash)}")
+        merged.update(part.STRINGS)
+    return merged
+
+
+KO: dict[str, str] = _union()

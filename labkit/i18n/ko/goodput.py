@@ -1,0 +1,58 @@
+"""Lesson 03 (goodput): the loss ledger, waterfall and exercises.
+
+Part of the Korean catalog (see :mod:`labkit.i18n.ko` for the register and key rules).
+"""
+
+from __future__ import annotations
+
+STRINGS: dict[str, str] = {
+    # --- lesson 03: goodput --------------------------------------------------------------------
+    "goodput.reserved_h": "예약된 시간",
+    "goodput.loss.planned_maintenance": "계획 정비",
+    "goodput.loss.failure_stops": "장애로 인한 정지",
+    "goodput.loss.checkpoint_writes": "체크포인트 쓰기 (동기 부분)",
+    "goodput.loss.rewind": "재시작 후 되감기로 날린 시간",
+    "goodput.loss.straggler": "낙오 노드로 인한 감속 손실 (환산)",
+    "goodput.effective": "유효 학습 시간",
+    "goodput.ledger_title": "손실 장부: 예약 시간에서 유효 학습 시간까지",
+    "goodput.big": "Goodput {pct}",
+    "goodput.big_detail": "유효 {effective} ÷ 예약 {reserved}",
+    "goodput.at_most": "손실을 모두 더하면 예약된 시간({limit} h)보다 큽니다. 이 줄을 줄이세요.",
+    "goodput.straggler.at_most": "스텝이 돈 시간({limit} h)보다 작아야 합니다 (입력: {value}).",
+    "goodput.straggler.at_least": "S는 1 이상이어야 합니다 (입력: {value}).",
+    "goodput.hours_axis": "시간 (h)",
+    "goodput.compare.other": "다른 클러스터의 goodput",
+    "goodput.compare.n_gpus": "우리 클러스터 GPU 수",
+    "goodput.compare.price": "GPU 1장 가격",
+    "goodput.compare.reference": "기준(우리 클러스터) goodput: {pct}",
+    "goodput.compare.factor": "필요한 장비 배수 {factor} — {sign}{pct} 장비",
+    "goodput.compare.gpus": "같은 유효 GPU-시간을 내려면 GPU {needed}장 (추가 {extra}장)",
+    "goodput.compare.money": "추가 장비 비용: {money}",
+    "goodput.compare.chart_title": "같은 일을 하려면 필요한 GPU 수",
+    "goodput.compare.ours": "우리 ({pct})",
+    "goodput.compare.theirs": "다른 클러스터 ({pct})",
+    "goodput.compare.gpus_axis": "GPU 수",
+    "goodput.straggler.equivalent": "낙오 손실 (환산 시간)",
+    "goodput.straggler.slowdown": "스텝 감속 배율 S",
+    "goodput.straggler.stepping": "스텝이 돈 시간 {stepping} (예약 − 낙오 외 손실)",
+    "goodput.straggler.result": "S = {s}: 스텝이 이상적인 경우보다 {pct} 느립니다.",
+    "goodput.straggler.chart_title": "감속 배율 S와 환산 손실 시간",
+    "goodput.straggler.curve": "환산 손실 = 스텝 시간 × (1 − 1/S)",
+    "goodput.straggler.point": "현재 값",
+    "goodput.straggler.x": "스텝 감속 배율 S",
+    "goodput.ex1.q": "예약 720 h 가운데 손실이 모두 합해 100 h였습니다. goodput은 몇 %입니까? (소수 첫째 자리까지)",
+    "goodput.ex1.hint": "goodput = (예약 − 손실) ÷ 예약 입니다.",
+    "goodput.ex1.explain": "(720 − 100) ÷ 720 = 86.1 %.",
+    "goodput.ex2.q": "goodput 80 % 클러스터가 goodput 90 % 클러스터와 같은 유효 GPU-시간을 내려면 장비가 몇 배 필요합니까? (소수 셋째 자리까지)",
+    "goodput.ex2.hint": "필요 배수 = 기준 goodput ÷ 내 goodput 입니다.",
+    "goodput.ex2.explain": "0.90 ÷ 0.80 = 1.125배. 12.5 % 더 사야 합니다.",
+    "goodput.ex3.q": "스텝이 돈 시간이 500 h이고 스텝이 이상적인 경우보다 25 % 느렸습니다(S = 1.25). 장부에 적을 낙오 환산 손실은 몇 h입니까?",
+    "goodput.ex3.hint": "환산 손실 = 스텝 시간 × (1 − 1/S) 입니다.",
+    "goodput.ex3.explain": "500 × (1 − 1/1.25) = 100 h.",
+    "goodput.seed.col_line": "항목",
+    "goodput.seed.col_value": "값",
+    "goodput.seed.goodput": "Goodput (유효 ÷ 예약)",
+    "goodput.seed.factor": "장비 배수 (hardware factor)",
+    "goodput.seed.gpus": "같은 일에 필요한 GPU 수",
+    "goodput.seed.cost": "추가 장비 비용",
+}
