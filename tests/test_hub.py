@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import struct
 from pathlib import Path
@@ -16,39 +17,12 @@ from hypothesis import strategies as st
 from labkit.hub import accounts
 from labkit.hub.auth import LoginThrottle
 from labkit.hub.curriculum import merge, plan
-from labkit.hub.roster import Student, parse_roster, render_roster, system_username
+from labkit.hub.roster import Student
 from labkit.hub.singleuser import MalformedFrameError, check_legacy_frame, check_v1_frame
 from labkit.hub.state import HubSettings, HubState
 from labkit.serve.patching import PatchNotApplicableError, require_attribute, require_version
 from tests.browser.voila_client import encode_v1
 from tests.conftest import SimFactory
-
-# --- roster ------------------------------------------------------------------------------------
-
-
-def test_roster_parses_korean_names_and_excel_bom() -> None:
-    text = "\ufeffusername,display_name\nminji,김민지\njisoo,\"이, 지수\"\n"
-    assert parse_roster(text) == [Student("minji", "김민지"), Student("jisoo", "이, 지수")]
-    assert system_username("minji") == "jupyter-minji"
-    assert parse_roster(render_roster(parse_roster(text))) == parse_roster(text)
-
-
-@pytest.mark.parametrize(("text", "match"), [
-    ("", "empty roster"),
-    ("name,display_name\nminji,김민지\n", "first row"),
-    ("username,display_name\n", "no student"),
-    ("username,display_name\n김민지,김민지\n", r"row 2: username '김민지' must be"),
-    ("username,display_name\nMinji,x\n", "row 2.*lowercase"),
-    ("username,display_name\n1abc,x\n", "starting with a letter"),
-    ("username,display_name\n" + "a" * 25 + ",x\n", "longer than 24"),
-    ("username,display_name\nminji,a\nminji,b\n", "row 3: username 'minji' repeats row 2"),
-    ("username,display_name\nminji,a,b\n", "row 2: 3 fields"),
-    ("username,display_name\n,x\n", "row 2: username is empty"),
-])
-def test_roster_bad_input_names_the_row(text: str, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
-        parse_roster(text, source="class.csv")
-
 
 # --- curriculum merge --------------------------------------------------------------------------
 
@@ -305,3 +279,51 @@ def test_students_jupyterlab_gets_the_same_korean_defaults_as_make_lab() -> None
     assert json.loads(LAB_OVERRIDES) == json.loads(echoed)
     assert json.loads(LAB_OVERRIDES)["@jupyterlab/translation-extension:plugin"] == {
         "locale": "ko_KR"}
+
+
+# --- the teacher's command line ----------------------------------------------------------------
+
+
+def test_status_and_roster_list_never_create_the_state_dir(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from labkit.hub.__main__ import main
+
+    missing = tmp_path / "never"
+    for argv in (["status"], ["status", "--json"], ["roster", "list"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["--state-dir", str(missing), *argv])
+        assert "아직 한 번도 시작하지 않았습니다" in str(exit_info.value)
+        assert str(missing) in str(exit_info.value)
+    assert not missing.exists()
+
+
+def test_status_and_roster_speak_korean(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from labkit.hub.__main__ import main
+
+    csv = tmp_path / "class.csv"
+    csv.write_text("username,display_name\nminji,김민지\njisoo,\n", encoding="utf-8")
+    state = ["--state-dir", str(tmp_path / "state")]
+    main([*state, "roster", "import", str(csv)])
+    assert "학생 2명의 명단(roster)을 가져왔습니다" in capsys.readouterr().out
+    HubState(tmp_path / "state").save_settings(HubSettings(teacher="kim", port=1))
+    main([*state, "roster", "list"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("사용자 이름(username)\t")
+    pending = "첫 로그인 전(first login pending)"
+    assert lines[1:] == [f"minji\t김민지\tjupyter-minji\t학생(student)\t{pending}",
+                         f"jisoo\tjisoo\tjupyter-jisoo\t학생(student)\t{pending}",
+                         f"kim\tkim\tjupyter-kim\t교사(teacher)\t{pending}"]
+    main([*state, "roster", "reset", "minji"])
+    assert capsys.readouterr().out.strip() == (
+        "minji: 아직 비밀번호(password)가 없습니다. 다음 로그인에서 정합니다.")
+    with pytest.raises(SystemExit, match="nobody은\\(는\\) 명단\\(roster\\)에 없습니다"):
+        main([*state, "roster", "reset", "nobody"])
+    main([*state, "status"])
+    text = capsys.readouterr().out
+    assert "교사(teacher, 관리자 admin): kim" in text
+    assert "꺼져 있음(not running)" in text and "유휴 서버 정리(idle culler): 600초" in text
+    assert "학생 2명:" in text
+    # no English UI words outside the parenthesised technical terms and paths
+    words = re.sub(r"\([^)]*\)|\S*/\S*|jupyter-\w+|0o\d+", "", text)
+    assert not re.search(r"\b(not|created|yet|students|password set|running)\b", words)

@@ -119,20 +119,23 @@ def test_exercise_check_goes_on_when_the_home_is_read_only(
 # --- the extension's report -----------------------------------------------------------------------
 
 
-def test_progress_report_has_results_share_and_memory(
+def test_progress_report_has_results_and_memory_but_not_the_share(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUPYTERHUB_USER", "kim01")
     share = Share("mig", GpuUnit("mig", 0, "MIG-1", "H100", "1g.10gb", 0), 1, 1)
     monkeypatch.setenv("LABKIT_GPU_SHARE", share.to_env())
     progress.record_result("goodput.ex1", "86.1", True, home=tmp_path)
     doc = progress_ext.progress_report("kim01", home=str(tmp_path))
-    assert doc["user"] == "kim01" and doc["gpu_share"] == share.to_env()
+    assert doc["user"] == "kim01" and "gpu_share" not in doc  # the class page asks the hub
     assert doc["results"][0]["exercise"] == "goodput.ex1"
     assert isinstance(doc["memory_bytes"], int) and doc["memory_bytes"] > 10 * 2**20
     assert json.loads(json.dumps(doc)) == doc
 
 
 # --- the page model -------------------------------------------------------------------------------
+
+
+HUB_SHARE = Share("mig", GpuUnit("mig", 1, "MIG-9", "H100", "1g.10gb", 2), 1, 1)
 
 
 def hub_users() -> list[dict[str, object]]:
@@ -142,7 +145,9 @@ def hub_users() -> list[dict[str, object]]:
          "2026-12-01T09:25:00.000000Z", "pending": None, "servers": {"": {
              "name": "", "ready": True, "pending": None, "url": "/user/kim01/",
              "last_activity": "2026-12-01T09:29:00.000000Z", "started":
-             "2026-12-01T09:00:00.000000Z"}}},
+             "2026-12-01T09:00:00.000000Z",
+             # with admin:server_state: the spawner's state (labkit.hub.gpushare.ShareState)
+             "state": {"pid": 4242, "labkit_gpu_share": HUB_SHARE.to_env()}}}},
         {"kind": "user", "name": "lee02", "admin": False, "last_activity":
          "2026-12-01T07:30:00Z", "pending": None, "servers": {}},
         {"kind": "user", "name": "teacher", "admin": True, "last_activity": None,
@@ -151,8 +156,7 @@ def hub_users() -> list[dict[str, object]]:
 
 
 def test_class_rows_from_hub_json_and_reports() -> None:
-    share = Share("mig", GpuUnit("mig", 1, "MIG-9", "H100", "1g.10gb", 2), 1, 1)
-    report = {"user": "kim01", "gpu_share": share.to_env(), "memory_bytes": 300 * 2**20,
+    report = {"user": "kim01", "memory_bytes": 300 * 2**20,
               "results": [
                   {"exercise": "goodput.ex1", "correct": False},
                   {"exercise": "goodput.ex2", "correct": True},
@@ -162,7 +166,9 @@ def test_class_rows_from_hub_json_and_reports() -> None:
               ]}
     rows = classpage.class_rows(hub_users(), ROSTER, {"kim01": report}, admins=["teacher"])
     assert [(r.username, r.state) for r in rows] == [
-        ("kim01", "online"), ("lee02", "offline"), ("park03", "never")]
+        ("teacher", "teacher"), ("kim01", "online"), ("lee02", "offline"), ("park03", "never")]
+    assert rows[0].share is None and rows[0].tried == 0
+    rows = rows[1:]
     kim = rows[0]
     assert kim.last_activity == dt.datetime(2026, 12, 1, 9, 29, tzinfo=dt.UTC)
     assert (kim.tried, kim.solved) == (3, 2)
@@ -184,16 +190,56 @@ def test_class_rows_server_states(server: dict[str, object] | None, state: str) 
     assert classpage.class_rows(users, ROSTER[:1], {})[0].state == state
 
 
+def test_class_rows_share_comes_from_the_hub_not_from_the_student_server() -> None:
+    # the student's own server says it has a whole GPU (a forged report): the page keeps the
+    # share the hub's spawner stored when it started the server
+    forged = Share("whole", GpuUnit("gpu", 0, "GPU-0", "H100"), 1, 1).to_env()
+    report = {"gpu_share": forged, "LABKIT_GPU_SHARE": forged, "memory_bytes": 2**20}
+    kim = classpage.class_rows(hub_users(), ROSTER[:1], {"kim01": report})[0]
+    assert kim.share == "내 GPU 몫: GPU 1의 MIG 장치 2 (1g.10gb, MIG-9) — 나만 쓰는 조각입니다."
+    # no state in the hub's model (no admin:server_state): no share, whatever the report says
+    users = hub_users()
+    del users[0]["servers"][""]["state"]  # type: ignore[index, attr-defined]
+    assert classpage.class_rows(users, ROSTER[:1], {"kim01": report})[0].share is None
+
+
+def test_share_state_keeps_the_share_in_the_spawners_state() -> None:
+    from labkit.hub.gpushare import STATE_KEY, ShareState
+
+    class Base:  # the part of jupyterhub.spawner.Spawner that ShareState extends
+        def get_state(self) -> dict[str, object]:
+            return {"pid": 7}
+
+        def load_state(self, state: dict[str, object]) -> None:
+            self.loaded = state
+
+        def clear_state(self) -> None:
+            self.cleared = True
+
+    class Spawner(ShareState, Base):
+        pass
+
+    spawner = Spawner()
+    assert spawner.get_state() == {"pid": 7}
+    spawner.labkit_gpu_share = HUB_SHARE.to_env()
+    assert spawner.get_state() == {"pid": 7, STATE_KEY: HUB_SHARE.to_env()}
+    again = Spawner()
+    again.load_state(spawner.get_state())  # the hub restarted: the share is read back
+    assert again.labkit_gpu_share == HUB_SHARE.to_env()
+    again.clear_state()
+    assert again.labkit_gpu_share == "" and again.get_state() == {"pid": 7}
+
+
 def test_class_rows_shows_only_the_results_of_a_stopped_server() -> None:
-    last = {"gpu_share": Share("whole", GpuUnit("gpu", 0, "GPU-0", "H100"), 1, 1).to_env(),
-            "memory_bytes": 2**30, "results": [{"exercise": "goodput.ex1", "correct": True}]}
+    last = {"memory_bytes": 2**30, "results": [{"exercise": "goodput.ex1", "correct": True}]}
     row = classpage.class_rows(hub_users(), ROSTER[1:2], {"lee02": last})[0]
     assert (row.state, row.share, row.memory_bytes, row.solved) == ("offline", None, None, 1)
 
 
 def test_class_rows_keeps_the_reason_a_report_is_missing() -> None:
     rows = classpage.class_rows(hub_users(), ROSTER[:1], {"kim01": "HTTP 503"})
-    assert rows[0].note == "HTTP 503" and rows[0].share is None
+    assert rows[0].note == "HTTP 503"
+    assert rows[0].share and "MIG-9" in rows[0].share  # the hub knows it without the server
 
 
 def test_render_page_lists_students_in_korean_and_escapes_names() -> None:
@@ -203,7 +249,9 @@ def test_render_page_lists_students_in_korean_and_escapes_names() -> None:
         admins=["teacher"])
     page = classpage.render_page(rows, now=NOW, stop_url="/services/classpage/stop",
                                  xsrf_html='<input name="_xsrf" value="x">')
-    assert "접속 중 1명 / 전체 3명" in page
+    assert "접속 중 1명 / 전체 3명" in page  # the teacher's row is not counted
+    assert '<tr class="lk-teacher" data-username="teacher"><td>선생님' in page
+    assert "교사(teacher)" in page
     assert "&lt;b&gt;김민준&lt;/b&gt;" in page and "<b>김민준" not in page
     assert "1/1 정답" in page and "1,024 MiB" in page and "1분 전" in page
     assert "2시간 전" in page and "아직 로그인 안 함" in page
@@ -223,7 +271,8 @@ def test_service_spec_gives_only_the_needed_scopes_on_the_class_students() -> No
     assert json.loads(service["environment"][classpage.ENV_ROSTER])[0] == ["kim01", "김민준"]
     assert role["services"] == ["classpage"]
     assert sorted({s.split("!")[0] for s in role["scopes"]}) == sorted(classpage.SCOPES)
-    assert len(role["scopes"]) == 5 * 3  # five scopes x three students, none on the teacher
+    assert len(role["scopes"]) == 6 * 3  # six scopes x three students, none on the teacher
+    assert "admin:server_state!user=kim01" in role["scopes"]  # the hub's record of the share
     assert not any("teacher" in s for s in role["scopes"])
     assert "access:servers!user=kim01" in role["scopes"]
 

@@ -111,8 +111,14 @@ c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = {password!r}
 c.Authenticator.allowed_users = {{"kim01", "lee02"}}
 c.Authenticator.admin_users = {{"teacher"}}
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = "{home}/{{username}}"
+from jupyterhub.spawner import SimpleLocalProcessSpawner
+from labkit.hub.gpushare import ShareState
+
+class ClassSpawner(ShareState, SimpleLocalProcessSpawner):
+    pass
+
+c.JupyterHub.spawner_class = ClassSpawner
+c.ClassSpawner.home_dir_template = "{home}/{{username}}"
 c.Spawner.cmd = [{singleuser!r}]
 c.Spawner.args = ["--allow-root", "--ServerApp.jpserver_extensions=labkit.hub.progress_ext=True"]
 c.Spawner.environment = {{"LABKIT_GPU": "sim:H100-80GB"}}
@@ -265,7 +271,8 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     assert row, page.text[-2000:]
     assert "김민준" in row.group(1) and "접속 중" in row.group(1)
     assert "1/1 정답" in row.group(1)
-    # two students, one simulated H100 without MIG: auto gives "shared" (2 on GPU 0)
+    # two students, one simulated H100 without MIG: auto gives "shared" (2 on GPU 0); the
+    # report carries no share: this is what the hub stored at the spawn (ShareState)
     assert "내 GPU 몫: GPU 0, 학생 2명이 번갈아 씁니다" in row.group(1)
     assert re.search(r"\d[\d,]* MiB", row.group(1))
     lee = re.search(r'<tr class="lk-student lk-never" data-username="lee02">(.*?)</tr>',

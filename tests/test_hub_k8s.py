@@ -75,7 +75,37 @@ def test_render_values_limits_and_culler() -> None:
     assert values["singleuser"]["cpu"] == {"limit": 2.0, "guarantee": 1.0}
     assert values["singleuser"]["image"] == {"name": "ghcr.io/school/labkit", "tag": "1.0"}
     assert values["cull"] == {"enabled": True, "users": False, "adminUsers": False,
-                              "timeout": 1800, "every": 600}
+                              "timeout": 1800, "every": 60}
+
+
+def test_render_values_cull_like_the_one_server_hub_by_default() -> None:
+    from labkit.hub.state import HubSettings
+
+    cull = render()["cull"]
+    assert (cull["timeout"], cull["every"]) == (600, 60)  # TLJH's 600 s, looked at every minute
+    assert HubSettings().cull_timeout_s == 600
+    assert render(cull_timeout_s=90)["cull"]["every"] == 45
+
+
+def test_render_values_image_and_curriculum_step(tmp_path: Path) -> None:
+    single = render()["singleuser"]
+    assert single["image"] == {"name": "labkit-singleuser", "tag": "0.1.0"}
+    command = single["lifecycleHooks"]["postStart"]["exec"]["command"]
+    assert command == ["python", "-m", "labkit.hub.curriculum", "--from",
+                       "/srv/labkit/notebooks", "/home/jovyan/labkit"]
+    assert single["defaultUrl"] == "/lab/tree/labkit"
+    # run the hook's command here, twice, with the checkout's notebooks as the image's: the
+    # first copies every lesson, the second keeps what the student changed
+    home = tmp_path / "home"
+    src = ROOT / "notebooks"
+    run = [sys.executable, *command[1:4], str(src), str(home / "labkit")]
+    subprocess.run(run, cwd=ROOT, check=True, capture_output=True, timeout=120)
+    lessons = sorted(p.name for p in src.glob("*.ipynb"))
+    assert lessons and sorted(p.name for p in (home / "labkit").glob("*.ipynb")) == lessons
+    mine = home / "labkit" / lessons[0]
+    mine.write_text("{}", encoding="utf-8")
+    subprocess.run(run, cwd=ROOT, check=True, capture_output=True, timeout=120)
+    assert mine.read_text(encoding="utf-8") == "{}"
 
 
 @pytest.mark.parametrize(("kw", "field"), [
@@ -132,9 +162,13 @@ def check_structure(values: dict[str, Any]) -> None:
     for v in single["cpu"].values():  # type [number, null]: a string here breaks the chart
         assert isinstance(v, (int, float)) and not isinstance(v, bool)
     assert isinstance(single["defaultUrl"], str)
-    if "image" in single:  # required: name, tag (strings)
-        assert set(single["image"]) >= {"name", "tag"}
-        assert all(isinstance(single["image"][k], str) for k in ("name", "tag"))
+    # image: required name, tag (strings)
+    assert set(single["image"]) >= {"name", "tag"}
+    assert all(isinstance(single["image"][k], str) for k in ("name", "tag"))
+    hooks = single["lifecycleHooks"]  # additionalProperties: false; a container Lifecycle
+    assert set(hooks) <= {"postStart", "preStop"}
+    for hook in hooks.values():
+        assert set(hook) == {"exec"} and all(isinstance(a, str) for a in hook["exec"]["command"])
     profiles = single["profileList"]  # type array (passed to KubeSpawner.profile_list)
     assert isinstance(profiles, list) and profiles
     assert sum(1 for p in profiles if p.get("default")) == 1

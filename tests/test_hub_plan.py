@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -99,7 +101,7 @@ def test_operator_files_nvidia_smi_commands_build_the_plan_on_the_simulated_lab(
         sim: SimFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     p = plan.plan_class(28, "H100-80GB")
     script = plan.operator_files(p)["nvidia-smi-mig.sh"]
-    assert script.startswith("#!/bin/sh\n") and "set -e" in script
+    assert script.startswith("#!/usr/bin/env bash\n") and "\nset -euo pipefail\n" in script
     nv, _ = sim("sim:4xH100-80GB")
     monkeypatch.setenv(mig_live.ALLOW_ENV, "1")
     for gpu in range(4):
@@ -122,6 +124,26 @@ def test_main_plan_writes_the_operator_files(tmp_path: Path,
     assert "nvidia-mig-parted apply -f" in out
     assert sorted(p.name for p in (tmp_path / "ops").iterdir()) == ["mig-parted.yaml",
                                                                     "nvidia-smi-mig.sh"]
+
+
+def test_main_plan_script_is_executable_and_stops_at_the_first_failing_command(
+        tmp_path: Path) -> None:
+    assert plan.main_plan(["--students", "14", "--gpu", "H100-80GB",
+                           "--out", str(tmp_path / "ops")]) == 0
+    script = tmp_path / "ops" / "nvidia-smi-mig.sh"
+    assert stat.S_IMODE(script.stat().st_mode) == 0o755
+    # a stand-in nvidia-smi: logs each call, the second one fails (as on a busy GPU)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.log"
+    fake = bin_dir / "nvidia-smi"
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n'
+                    f'[ "$(wc -l < {log})" -lt 2 ] || exit 7\n', encoding="utf-8")
+    fake.chmod(0o755)
+    result = subprocess.run([str(script)], capture_output=True, text=True, timeout=30,
+                            env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert result.returncode == 7
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 2  # nothing ran after it
 
 
 def test_main_plan_says_why_a_class_does_not_fit(capsys: pytest.CaptureFixture[str]) -> None:

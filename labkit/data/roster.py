@@ -7,11 +7,15 @@ Format::
     kim01,김민준
     lee02,이서연
 
-``username`` is what the student types at login: ASCII, lower case, starting with a letter,
-at most 24 characters (letters, digits, ``_``, ``-``), so that the system user
-``jupyter-<username>`` fits Linux's 32-character limit. ``display_name`` may be Korean. Files
-saved by Excel are read too: UTF-8 with a byte-order mark, or CP949 (Excel's "CSV" on a Korean
-Windows).
+``username`` is what the student types at login and what names their system account
+``jupyter-<username>`` (:func:`system_username`). It follows one rule, :func:`validate_username`,
+the stricter of what JupyterHub and ``useradd`` accept: lower case ASCII letters, digits, ``_``
+and ``-``, starting with a letter (Debian's ``NAME_REGEX``; JupyterHub lower-cases login names,
+so an upper-case name would log in as another), at most :data:`MAX_USERNAME` = 24 characters so
+that ``jupyter-<username>`` fits Linux's 32-character limit. ``display_name`` may be Korean.
+Files saved by Excel are read too: UTF-8 with a byte-order mark, or CP949 (Excel's "CSV" on a
+Korean Windows). This is the one roster parser; the class hub (:mod:`labkit.hub`) reads its
+roster here.
 
 References
 ----------
@@ -32,11 +36,16 @@ from typing import Protocol
 
 from labkit.data import DataError
 
-__all__ = ["MAX_STUDENTS", "RosterEntry", "RosterLike", "parse_roster", "read_roster"]
+__all__ = ["MAX_STUDENTS", "MAX_USERNAME", "SYSTEM_PREFIX", "RosterEntry", "RosterLike",
+           "parse_roster", "read_roster", "system_username", "validate_username"]
 
 #: Most names a roster may hold (a school's class is 20-40; a whole year fits).
 MAX_STUDENTS = 500
-_USERNAME = re.compile(r"^[a-z][a-z0-9_-]{0,23}$")
+#: Prefix of every student's system account (TLJH's convention [2]_).
+SYSTEM_PREFIX = "jupyter-"
+#: Linux user names are at most 32 characters [1]_; 32 - len("jupyter-") = 24.
+MAX_USERNAME = 32 - len(SYSTEM_PREFIX)
+_USERNAME = re.compile(r"[a-z][a-z0-9_-]*")
 _HEADER = ["username", "display_name"]
 _MAX_BYTES = 1_000_000
 _MAX_DISPLAY = 64
@@ -55,7 +64,40 @@ class RosterEntry:
     """
 
     username: str
-    display_name: str
+    display_name: str = ""
+
+    @property
+    def system_user(self) -> str:
+        """The account's system user name, ``jupyter-<username>``."""
+        return system_username(self.username)
+
+
+def validate_username(name: str) -> str:
+    """Return ``name`` if it is a valid roster username (the rule of the module docstring).
+
+    Raises
+    ------
+    DataError
+        (a ValueError) if it is empty, longer than :data:`MAX_USERNAME`, not lower case ASCII
+        letters/digits/``_``/``-``, or does not start with a letter.
+    """
+    if not name:
+        raise DataError("username is empty")
+    if len(name) > MAX_USERNAME or not _USERNAME.fullmatch(name):
+        raise DataError(f"username {name[:40]!r} must be lower case ASCII letters, digits, '_' "
+                        f"or '-', start with a letter, and be at most {MAX_USERNAME} characters")
+    return name
+
+
+def system_username(username: str) -> str:
+    """Return the system account name of a roster username (``jupyter-<username>``).
+
+    Raises
+    ------
+    DataError
+        (a ValueError) if ``username`` is not valid (:func:`validate_username`).
+    """
+    return SYSTEM_PREFIX + validate_username(username)
 
 
 class RosterLike(Protocol):
@@ -87,7 +129,8 @@ def parse_roster(text: str, where: str = "<roster>") -> list[RosterEntry]:
     Parameters
     ----------
     text : str
-        The CSV text (``#`` lines and blank lines are skipped).
+        The CSV text (``#`` lines and blank lines are skipped; a leading byte-order mark
+        too).
     where : str
         The file name used in error messages.
 
@@ -101,7 +144,7 @@ def parse_roster(text: str, where: str = "<roster>") -> list[RosterEntry]:
     entries: list[RosterEntry] = []
     seen: dict[str, int] = {}
     header_seen = False
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -116,10 +159,10 @@ def parse_roster(text: str, where: str = "<roster>") -> list[RosterEntry]:
             raise DataError(f"{where}, line {number}: expected 2 fields (username,display_name),"
                             f" got {len(row)}")
         username, display = row
-        if not _USERNAME.match(username):
-            raise DataError(f"{where}, line {number}: username {username[:40]!r} must be lower"
-                            " case ASCII letters, digits, '_' or '-', start with a letter, and "
-                            "be at most 24 characters")
+        try:
+            validate_username(username)
+        except DataError as err:
+            raise DataError(f"{where}, line {number}: {err}") from None
         if username in seen:
             raise DataError(f"{where}, line {number}: username {username!r} repeats line "
                             f"{seen[username]}")

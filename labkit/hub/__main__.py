@@ -6,7 +6,7 @@
     python -m labkit.hub roster import class.csv
     python -m labkit.hub roster list
     python -m labkit.hub roster reset NAME      (forget NAME's password: set anew at next login)
-    python -m labkit.hub status
+    python -m labkit.hub status [--json]     (Korean text; --json for scripts)
     python -m labkit.hub plan --students 28 --gpu H100-80GB [--out DIR]   (the class MIG layout)
     python -m labkit.hub k8s --roster class.csv --teacher NAME ... --out values.yaml
 
@@ -24,13 +24,16 @@ import pwd
 import sys
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from labkit.hub import accounts
 from labkit.hub.limits import detect_mechanism
-from labkit.hub.roster import Student, parse_roster, system_username, validate_username
-from labkit.hub.state import HubState
+from labkit.hub.roster import Student, read_roster, system_username, validate_username
+from labkit.hub.state import HubState, default_state_dir
+from labkit.i18n import t
 
 HUB_CONFIG = Path(__file__).resolve().parent / "hubconfig" / "jupyterhub_config.py"
+#: The limit mechanisms (labkit.hub.limits.detect_mechanism), for ``status --json``.
 MECHANISMS = {
     "cgroup-v2": "cgroup v2 per student: memory.max, cpu.max, pids.max",
     "cgroup-v1": "cgroup v1 per student: memory.limit_in_bytes, cpu.cfs_quota_us, pids.max",
@@ -39,8 +42,7 @@ MECHANISMS = {
 
 
 def _import_roster(state: HubState, path: str) -> list[Student]:
-    text = Path(path).read_text(encoding="utf-8-sig")
-    students = parse_roster(text, source=path)
+    students = read_roster(path)
     state.save_roster(students)
     return students
 
@@ -57,14 +59,14 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         raise SystemExit(str(err)) from None
     if args.roster:
         students = _import_roster(state, args.roster)
-        print(f"labkit hub: roster {args.roster}: {len(students)} students", flush=True)
+        print(t("hub.cli.serve.roster", path=args.roster, n=len(students)), flush=True)
     roster = state.roster()
     if not roster:
-        raise SystemExit("labkit hub: no roster: give --roster class.csv (ROSTER=class.csv)")
+        raise SystemExit(t("hub.cli.serve.no_roster"))
     settings = state.settings()
     teacher = args.teacher or settings.teacher
     if not teacher:
-        raise SystemExit("labkit hub: give --teacher NAME (TEACHER=NAME): the teacher's login")
+        raise SystemExit(t("hub.cli.serve.no_teacher"))
     validate_username(teacher)
     settings.teacher = teacher
     for name in ("host", "port"):
@@ -78,12 +80,14 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
     from labkit.hub.userenv import ensure_user_env
 
     ensure_user_env()
-    for student in [*roster, Student(teacher)]:
-        accounts.ensure_system_user(student.username)
-    print(f"labkit hub: {len(roster)} student accounts ready (jupyter-<username>, home 0700); "
-          f"limits: {MECHANISMS[detect_mechanism()]}", flush=True)
-    print(f"labkit hub: open http://{settings.host}:{settings.port}/ "
-          f"(teacher: {teacher}, admin)", flush=True)
+    for student in roster:
+        if student.username != teacher:
+            accounts.ensure_system_user(student.username, role="student")
+    accounts.ensure_system_user(teacher, role="teacher")
+    print(t("hub.cli.serve.accounts", n=len(roster),
+            applied=t(f"hub.cli.mechanism.{detect_mechanism()}")), flush=True)
+    print(t("hub.cli.serve.open", host=settings.host, port=settings.port, teacher=teacher),
+          flush=True)
     jupyterhub = str(Path(sys.executable).with_name("jupyterhub"))
     os.chdir(state.root)
     os.umask(0o077)  # the hub's files private; students' servers inherit it (homes are 0700)
@@ -100,42 +104,60 @@ def _password_set(state: HubState) -> set[str]:
         return set()
 
 
+def _role(username: str, teacher: str) -> str:
+    return t("hub.cli.role.teacher" if username == teacher else "hub.cli.role.student")
+
+
+def _password_word(done: bool) -> str:
+    return t("hub.cli.password.set" if done else "hub.cli.password.pending")
+
+
 def cmd_roster(args: argparse.Namespace, state: HubState) -> None:
-    """roster import | list | reset."""
+    """roster import | list | reset (Korean, English terms in parentheses)."""
+    teacher = state.settings().teacher
     if args.action == "import":
         students = _import_roster(state, args.value)
-        print(f"imported {len(students)} students from {args.value}")
+        print(t("hub.cli.roster.imported", path=args.value, n=len(students)))
     elif args.action == "list":
         have = _password_set(state)
-        for s in state.roster():
-            print(f"{s.username}\t{s.display_name}\t{s.system_user}\t"
-                  f"{'password set' if s.username in have else 'first login pending'}")
+        roster = state.roster()
+        if not roster:
+            print(t("hub.cli.roster.empty"))
+            return
+        people = roster + ([Student(teacher)] if teacher and teacher not in
+                           {s.username for s in roster} else [])
+        print(t("hub.cli.roster.header"))
+        for s in people:
+            print(f"{s.username}\t{s.display_name or s.username}\t{s.system_user}\t"
+                  f"{_role(s.username, teacher)}\t{_password_word(s.username in have)}")
     elif args.action == "reset":
         from labkit.hub.auth import reset_password
 
         name = validate_username(args.value)
-        if name not in {s.username for s in state.roster()} | {state.settings().teacher}:
-            raise SystemExit(f"{name} is not on the roster")
+        if name not in {s.username for s in state.roster()} | {teacher}:
+            raise SystemExit(t("hub.cli.roster.not_listed", name=name))
         done = reset_password(state.passwords_file, name)
-        print(f"{name}: password {'forgotten' if done else 'was not set'}; the next login "
-              "sets a new one")
+        print(t("hub.cli.reset.done" if done else "hub.cli.reset.unset", name=name))
+
+
+def _account(username: str) -> dict[str, object] | None:
+    try:
+        entry = pwd.getpwnam(system_username(username))
+        mode = oct(os.stat(entry.pw_dir).st_mode & 0o777)
+    except (KeyError, OSError):
+        return None
+    return {"name": entry.pw_name, "uid": entry.pw_uid, "home": entry.pw_dir,
+            "home_mode": mode, "description": entry.pw_gecos}
 
 
 def status(state: HubState) -> dict[str, object]:
-    """Return what the hub enforces and who exists (printed by ``status``)."""
+    """Return what the hub enforces and who exists (``status --json``; :func:`status_text`)."""
     settings = state.settings()
     mechanism = detect_mechanism()
-    users = []
     have = _password_set(state)
-    for s in state.roster():
-        try:
-            entry = pwd.getpwnam(system_username(s.username))
-            account = f"{entry.pw_name} (uid {entry.pw_uid}, home {entry.pw_dir} "
-            account += f"{oct(os.stat(entry.pw_dir).st_mode & 0o777)})"
-        except (KeyError, OSError):
-            account = "not created yet"
-        users.append({"username": s.username, "display_name": s.display_name,
-                      "account": account, "password_set": s.username in have})
+    users = [{"username": s.username, "display_name": s.display_name,
+              "account": _account(s.username), "password_set": s.username in have}
+             for s in state.roster()]
     try:
         with urllib.request.urlopen(
                 f"http://127.0.0.1:{settings.port}/hub/health", timeout=3) as reply:
@@ -150,6 +172,38 @@ def status(state: HubState) -> dict[str, object]:
                        "nproc_limit": settings.nproc_limit},
             "cull_timeout_s": settings.cull_timeout_s, "gpu_policy": settings.gpu_policy,
             "students": users}
+
+
+def status_text(doc: dict[str, Any]) -> str:
+    """Return :func:`status`'s document as the teacher reads it (Korean, English terms)."""
+    limits = doc["limits"]
+    cpu = limits["cpu_limit"]
+    lines = [
+        t("hub.cli.status.dir", path=doc["state_dir"]),
+        t("hub.cli.status.teacher", name=doc["teacher"]) if doc["teacher"]
+        else t("hub.cli.status.no_teacher"),
+        t("hub.cli.status.running" if doc["running"] else "hub.cli.status.stopped",
+          url=doc["url"]),
+        t("hub.cli.status.limits", applied=t(f"hub.cli.mechanism.{limits['mechanism']}")),
+        t("hub.cli.status.limit_values", mem=limits["mem_limit_mib"], nproc=limits["nproc_limit"],
+          cpu=t("hub.cli.status.cpu_cores", n=cpu) if cpu is not None
+          else t("hub.cli.status.no_cpu_cap")),
+        t("hub.cli.status.cull", s=doc["cull_timeout_s"]),
+        t("hub.cli.status.gpu", policy=doc["gpu_policy"]),
+        t("hub.cli.status.students", n=len(doc["students"])),
+    ]
+    for s in doc["students"]:
+        a = s["account"]
+        account = (t("hub.cli.account", name=a["name"], uid=a["uid"], home=a["home"],
+                     mode=a["home_mode"]) if a else t("hub.cli.account.none"))
+        lines.append(t("hub.cli.status.student", username=s["username"],
+                       display=s["display_name"] or s["username"], account=account,
+                       password=_password_word(bool(s["password_set"]))))
+    return "\n".join(lines)
+
+
+def _state_dir(arg: str | None) -> Path:
+    return Path(arg) if arg else default_state_dir()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -171,7 +225,8 @@ def main(argv: list[str] | None = None) -> None:
     roster = sub.add_parser("roster", help="import | list | reset NAME")
     roster.add_argument("action", choices=("import", "list", "reset"))
     roster.add_argument("value", nargs="?", default="")
-    sub.add_parser("status", help="what the hub enforces, who can log in")
+    status_cmd = sub.add_parser("status", help="what the hub enforces, who can log in")
+    status_cmd.add_argument("--json", action="store_true", help="print JSON (for scripts)")
     sub.add_parser("plan", add_help=False, help="the class MIG layout (labkit.hub.plan)")
     sub.add_parser("k8s", add_help=False, help="zero-to-jupyterhub values (labkit.hub.k8s)")
     argv = sys.argv[1:] if argv is None else argv
@@ -181,23 +236,32 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit((plan.main_plan if argv[0] == "plan" else k8s.main_k8s)(argv[1:]))
     args = parser.parse_args(argv)
     if args.command == "roster" and args.action in ("import", "reset") and not args.value:
-        what = "file" if args.action == "import" else "name"
-        parser.error(f"roster {args.action} needs a {what}")
+        what = t("hub.cli.roster.needs.file" if args.action == "import"
+                 else "hub.cli.roster.needs.name")
+        parser.error(t("hub.cli.roster.needs", action=args.action, what=what))
     if args.command == "serve":
         try:
             accounts.require_root()  # before anything is created
         except accounts.NeedRootError as err:
             raise SystemExit(str(err)) from None
     try:
-        state = HubState(Path(args.state_dir) if args.state_dir else None)
+        root = _state_dir(args.state_dir)
+        if args.command != "serve" and not root.is_dir():  # never create it outside serve
+            if args.command == "roster" and args.action == "import":
+                pass  # importing a roster before the first serve is how a class starts
+            else:
+                raise SystemExit(t("hub.cli.never_started", path=root))
+        state = HubState(root)
         if args.command == "serve":
             cmd_serve(args, state)
         elif args.command == "roster":
             cmd_roster(args, state)
-        else:
+        elif args.json:
             print(json.dumps(status(state), ensure_ascii=False, indent=1))
+        else:
+            print(status_text(status(state)))
     except (ValueError, OSError) as err:
-        raise SystemExit(f"labkit hub: {err}") from None
+        raise SystemExit(t("hub.cli.error", message=err)) from None
 
 
 if __name__ == "__main__":

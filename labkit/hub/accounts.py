@@ -20,6 +20,8 @@ __all__ = ["HOME_BASE", "NeedRootError", "ensure_system_user", "remove_system_us
            "require_root"]
 
 HOME_BASE = Path(os.environ.get("LABKIT_HUB_HOME_BASE", "/home"))
+#: The account's description (GECOS comment, ``useradd --comment``) by role.
+COMMENTS = {"student": "labkit student", "teacher": "labkit teacher"}
 
 NEED_ROOT = (
     "labkit hub: 학생마다 시스템 계정(jupyter-<이름>)을 만들어야 하므로 root 권한이 필요합니다. "
@@ -47,13 +49,17 @@ def _tool(name: str) -> str:
     return found
 
 
-def ensure_system_user(username: str) -> pwd.struct_passwd:
+def ensure_system_user(username: str, role: str | None = None) -> pwd.struct_passwd:
     """Create the student's system account if missing; make its home private (0700).
 
     Parameters
     ----------
     username : str
         The roster username (the account is ``jupyter-<username>``).
+    role : {"student", "teacher"}, optional
+        The account's description (:data:`COMMENTS`): set when the account is created, and
+        corrected on an existing account (``usermod --comment``). None: a new account is a
+        student's, an existing one is left as it is (the spawner's call).
 
     Returns
     -------
@@ -65,19 +71,26 @@ def ensure_system_user(username: str) -> pwd.struct_passwd:
     NeedRootError
         If not running as root.
     ValueError
-        If ``username`` is not a valid roster name.
+        If ``username`` is not a valid roster name, or ``role`` is not one of :data:`COMMENTS`.
     subprocess.CalledProcessError
-        If ``useradd`` fails.
+        If ``useradd`` or ``usermod`` fails.
     """
     name = system_username(username)
+    if role is not None and role not in COMMENTS:
+        raise ValueError(f"role must be one of {sorted(COMMENTS)}, got {role!r}")
     require_root()
+    comment = COMMENTS[role or "student"]
     try:
         entry = pwd.getpwnam(name)
     except KeyError:
         home = HOME_BASE / name
         subprocess.run([_tool("useradd"), "--create-home", "--home-dir", str(home),
-                        "--user-group", "--shell", "/bin/bash", "--comment", "labkit student",
+                        "--user-group", "--shell", "/bin/bash", "--comment", comment,
                         name], check=True, capture_output=True)
+        entry = pwd.getpwnam(name)
+    if role is not None and entry.pw_gecos != comment:
+        subprocess.run([_tool("usermod"), "--comment", comment, name], check=True,
+                       capture_output=True)
         entry = pwd.getpwnam(name)
     home = Path(entry.pw_dir)
     if not home.is_dir():

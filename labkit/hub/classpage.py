@@ -6,8 +6,11 @@ share, memory used by their server and kernels, last activity, exercise results,
 that stops the student's server. It works with the hub's REST API through its own token, which
 has only the scopes the page needs, each limited to the roster's students
 (:data:`SCOPES`): ``list:users``, ``read:users:activity``, ``read:servers`` (the table),
+``admin:server_state`` (each server's GPU share, as the hub's spawner stored it:
+:class:`labkit.hub.gpushare.ShareState` -- never what the student's own server says),
 ``delete:servers`` (the button) and ``access:servers`` (reading each student's
-``/user/<name>/labkit/progress``, :mod:`labkit.hub.progress_ext`, through the proxy).
+``/user/<name>/labkit/progress``, :mod:`labkit.hub.progress_ext`, through the proxy). The
+teacher heads the table as 교사(teacher), without a stop button.
 
 Three parts: :func:`class_rows` and :func:`render_page` are pure (hub API JSON and progress
 reports in, rows and HTML out); :class:`ClassPage` talks to the hub and the proxy;
@@ -45,8 +48,8 @@ __all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "cla
            "main", "make_app", "render_page", "service_spec"]
 
 #: The service's scopes (each filtered to the roster's students in :func:`service_spec`).
-SCOPES = ("list:users", "read:users:activity", "read:servers", "delete:servers",
-          "access:servers")
+SCOPES = ("list:users", "read:users:activity", "read:servers", "admin:server_state",
+          "delete:servers", "access:servers")
 #: Environment variables the hub passes the service (JSON roster; comma-separated admins).
 ENV_ROSTER = "LABKIT_CLASSPAGE_ROSTER"
 ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
@@ -122,12 +125,13 @@ class StudentRow:
     Attributes
     ----------
     username, display_name : str
-    state : {"online", "starting", "stopping", "offline", "never"}
-        ``"never"``: the student has not logged in yet.
+    state : {"online", "starting", "stopping", "offline", "never", "teacher"}
+        ``"never"``: the student has not logged in yet; ``"teacher"``: the teacher's own row.
     last_activity : datetime or None
         The hub's latest activity of the user or their server (UTC).
     share : str or None
-        The GPU share in Korean (from the server's ``$LABKIT_GPU_SHARE``).
+        The GPU share in Korean, from the hub's record of the spawn (the server model's
+        ``state``, :data:`labkit.hub.gpushare.STATE_KEY`); None while the server is not up.
     memory_bytes : int or None
         Resident memory of the server and its kernels. [bytes]
     tried, solved : int
@@ -189,7 +193,7 @@ def _results(report: Mapping[str, Any]) -> tuple[int, int, tuple[tuple[str, bool
 def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterLike],
                reports: Mapping[str, Mapping[str, Any] | str],
                admins: Sequence[str] = ()) -> list[StudentRow]:
-    """Return the class page's rows: one per roster student, in roster order.
+    """Return the class page's rows: the teacher(s) first, then each student in roster order.
 
     Parameters
     ----------
@@ -200,39 +204,50 @@ def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterLike],
         Each online student's ``/labkit/progress`` document, or the Korean reason it is
         missing.
     admins : sequence of str
-        Usernames left out of the table (the teacher).
+        The teacher(s): a ``"teacher"`` row each (no share, results or stop button), never
+        a student row, even when also on the roster.
 
     Returns
     -------
     list of StudentRow
     """
-    from labkit.ui import gpu_share_text
-
     by_name = {u.get("name"): u for u in users if isinstance(u, Mapping)}
-    rows: list[StudentRow] = []
+    names = {e.username: e.display_name for e in roster}
+    rows: list[StudentRow] = [StudentRow(a, names.get(a) or a, "teacher") for a in admins]
     for entry in roster:
         if entry.username in admins:
             continue
-        user = by_name.get(entry.username)
-        state, server = _state(user)
-        times = [w for w in (_when((user or {}).get("last_activity")),
-                             _when(server.get("last_activity"))) if w is not None]
-        report = reports.get(entry.username)
-        row = StudentRow(entry.username, entry.display_name or entry.username, state,
-                         max(times) if times else None)
-        if isinstance(report, Mapping):
-            tried, solved, results = _results(report)
-            memory = report.get("memory_bytes")
-            live = state == "online"  # a stopped server's last report: results only
-            row = StudentRow(row.username, row.display_name, state, row.last_activity,
-                             gpu_share_text(report.get("gpu_share")) if live else None,
-                             memory if live and isinstance(memory, int) and memory >= 0
-                             else None, tried, solved, results)
-        elif isinstance(report, str) and state == "online":
-            row = StudentRow(row.username, row.display_name, state, row.last_activity,
-                             note=report)
-        rows.append(row)
+        rows.append(_student_row(entry, by_name.get(entry.username),
+                                 reports.get(entry.username)))
     return rows
+
+
+def _hub_share(server: Mapping[str, Any]) -> str | None:
+    from labkit.hub.gpushare import STATE_KEY
+    from labkit.ui import gpu_share_text
+
+    state = server.get("state")
+    return gpu_share_text(state.get(STATE_KEY)) if isinstance(state, Mapping) else None
+
+
+def _student_row(entry: RosterLike, user: Mapping[str, Any] | None,
+                 report: Mapping[str, Any] | str | None) -> StudentRow:
+    state, server = _state(user)
+    times = [w for w in (_when((user or {}).get("last_activity")),
+                         _when(server.get("last_activity"))) if w is not None]
+    live = state == "online"
+    row = StudentRow(entry.username, entry.display_name or entry.username, state,
+                     max(times) if times else None, _hub_share(server) if live else None)
+    if isinstance(report, Mapping):
+        tried, solved, results = _results(report)
+        memory = report.get("memory_bytes")  # a stopped server's last report: results only
+        row = StudentRow(row.username, row.display_name, state, row.last_activity,
+                         row.share, memory if live and isinstance(memory, int)
+                         and memory >= 0 else None, tried, solved, results)
+    elif isinstance(report, str) and live:
+        row = StudentRow(row.username, row.display_name, state, row.last_activity,
+                         row.share, note=report)
+    return row
 
 
 def _ago(when: _dt.datetime | None, now: _dt.datetime) -> str:
@@ -258,6 +273,10 @@ def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str)
                      f"</span>" for key, ok in row.results)
     results = t("hub.class.results", solved=row.solved, tried=row.tried) + (
         f" {marks}" if marks else "")
+    if row.state == "teacher":
+        return (f'<tr class="lk-teacher" data-username="{e(row.username)}">'
+                f"<td>{e(row.display_name)}<br><small>{e(row.username)}</small></td>"
+                f'<td>{e(t("hub.class.state.teacher"))}</td>' + "<td></td>" * 5 + "</tr>")
     if row.note:
         results = e(t("common.na_reason", reason=row.note))
     elif not row.tried and row.state != "online":
@@ -283,6 +302,7 @@ def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
     """Return the class page's HTML (Korean), refreshed by the browser every 30 s."""
     e = html.escape
     online = sum(1 for r in rows if r.state == "online")
+    students = sum(1 for r in rows if r.state != "teacher")
     heads = "".join(f"<th>{e(t(f'hub.class.col.{c}'))}</th>"
                     for c in ("student", "state", "share", "memory", "activity", "results",
                               "server"))
@@ -296,7 +316,7 @@ def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;"
         "text-align:left}tr.lk-online td:nth-child(2){color:#1b7f3b}</style></head><body>"
         f"<h1>{e(t('hub.class.title'))}</h1>{notice}"
-        f'<p class="lk-summary">{e(t("hub.class.summary", online=online, total=len(rows)))}</p>'
+        f'<p class="lk-summary">{e(t("hub.class.summary", online=online, total=students))}</p>'
         f'<table class="lk-class"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
         "</body></html>")
 

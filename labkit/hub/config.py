@@ -25,7 +25,7 @@ from typing import Any
 
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.roster import Student
-from labkit.hub.state import HubSettings, HubState
+from labkit.hub.state import HubSettings, HubState, cull_every_s
 from labkit.i18n import t
 
 __all__ = ["REPO", "TEMPLATES", "class_page_service", "configure", "proxy_command"]
@@ -82,7 +82,7 @@ def _services(settings: HubSettings, roster: list[Student]
         "name": "idle-culler",
         "command": [sys.executable, "-m", "jupyterhub_idle_culler",
                     f"--timeout={int(settings.cull_timeout_s)}",
-                    f"--cull-every={max(10, min(60, int(settings.cull_timeout_s) // 2))}"],
+                    f"--cull-every={cull_every_s(settings.cull_timeout_s)}"],
     }]
     roles: list[dict[str, Any]] = [{
         "name": "idle-culler",

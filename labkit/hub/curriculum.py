@@ -101,13 +101,30 @@ def merge(dest: Path, files: dict[str, bytes]) -> dict[str, str]:
     return actions
 
 
+USAGE = ("usage: python -m labkit.hub.curriculum DEST < files.json\n"
+         "       python -m labkit.hub.curriculum --from SOURCE DEST")
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``python -m labkit.hub.curriculum DEST``: merge the JSON files on stdin into DEST."""
+    """Merge the curriculum into DEST (run as the student).
+
+    ``python -m labkit.hub.curriculum DEST``: the files come as JSON on stdin (the one-server
+    hub's spawner, which reads the teacher's checkout as root).
+    ``python -m labkit.hub.curriculum --from SOURCE DEST``: the files are read from SOURCE (a
+    Kubernetes pod's ``postStart`` hook, with the curriculum baked into the single-user image;
+    :mod:`labkit.hub.k8s`).
+    """
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        raise SystemExit("usage: python -m labkit.hub.curriculum DEST < files.json")
-    payload = json.load(sys.stdin)
-    files = {rel: base64.b64decode(data) for rel, data in payload.items()}
+    if len(args) == 3 and args[0] == "--from":
+        source, args = Path(args[1]), args[2:]
+        if not source.is_dir():
+            raise SystemExit(f"curriculum source {source} is not a directory")
+        files = read_curriculum(source)
+    elif len(args) == 1 and not args[0].startswith("-"):
+        payload = json.load(sys.stdin)
+        files = {rel: base64.b64decode(data) for rel, data in payload.items()}
+    else:
+        raise SystemExit(USAGE)
     for rel in files:
         if rel.startswith("/") or ".." in Path(rel).parts:
             raise SystemExit(f"refusing path {rel!r}")

@@ -43,10 +43,12 @@ from labkit.i18n import t
 __all__ = [
     "ENV_SHARE",
     "POLICIES",
+    "STATE_KEY",
     "GpuUnit",
     "LabGpus",
     "NoShareLeft",
     "Share",
+    "ShareState",
     "assign",
     "environment_for",
     "pre_spawn_hook",
@@ -57,6 +59,8 @@ __all__ = [
 
 #: The environment variable the lessons' banner reads (JSON of :meth:`Share.to_env`).
 ENV_SHARE = "LABKIT_GPU_SHARE"
+#: The key of a server's share in its spawner's state (:class:`ShareState`).
+STATE_KEY = "labkit_gpu_share"
 #: The policies a teacher can pick.
 POLICIES = ("auto", "mig", "whole", "shared")
 _MAX_ROSTER = 500
@@ -377,6 +381,41 @@ def pre_spawn_hook(roster: Sequence[str], policy: str) -> Callable[[Any], None]:
     resolve_policy(LabGpus(), len(names), policy)  # checks the policy now
 
     def hook(spawner: Any) -> None:
-        spawner.environment.update(environment_for(spawner.user.name, names, policy))
+        env = environment_for(spawner.user.name, names, policy)
+        spawner.environment.update(env)
+        spawner.labkit_gpu_share = env[ENV_SHARE]  # kept hub-side by ShareState
 
     return hook
+
+
+class ShareState:
+    """Spawner mixin: keep each server's GPU share in the spawner's state, on the hub's side.
+
+    The teacher's class page reads a student's share from the hub (the server model's
+    ``state``, scope ``admin:server_state``), never from the student's own server: a student
+    can change anything their server reports, but not what the hub stored when it spawned it.
+    The spawner (or :func:`pre_spawn_hook`) sets :attr:`labkit_gpu_share` to the
+    ``$LABKIT_GPU_SHARE`` it gives the server; JupyterHub keeps ``get_state()`` in its
+    database and returns it in the REST API's server model.
+
+    Use it before the spawner class: ``class S(ShareState, LocalProcessSpawner)``.
+    """
+
+    labkit_gpu_share: str = ""
+
+    def get_state(self) -> dict[str, Any]:
+        """Return the spawner's state with the share under :data:`STATE_KEY`."""
+        state: dict[str, Any] = super().get_state()  # type: ignore[misc]
+        if self.labkit_gpu_share:
+            state[STATE_KEY] = self.labkit_gpu_share
+        return state
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Load the spawner's state (the share back from the hub's database)."""
+        super().load_state(state)  # type: ignore[misc]
+        self.labkit_gpu_share = str(state.get(STATE_KEY) or "")
+
+    def clear_state(self) -> None:
+        """Forget the share with the rest of the state (the server stopped)."""
+        super().clear_state()  # type: ignore[misc]
+        self.labkit_gpu_share = ""

@@ -5,7 +5,14 @@
 authenticator's allow-list (first-use passwords), the teacher as admin, per-student memory and
 CPU limits, the GPU share as a KubeSpawner profile whose ``extra_resource_limits`` asks the
 NVIDIA device plugin for one MIG device (``nvidia.com/mig-1g.10gb: 1``, the GPU operator's
-"mixed" strategy; ``nvidia.com/gpu`` with "single") or one GPU, and the idle culler. Install::
+"mixed" strategy; ``nvidia.com/gpu`` with "single") or one GPU, the idle culler with the
+one-server hub's timeout (:data:`labkit.hub.state.DEFAULT_CULL_TIMEOUT_S`, 600 s, unless the
+teacher sets another), the single-user image with labkit and the curriculum in it
+(:data:`DEFAULT_IMAGE`, built from ``docs/hub-k8s.md``), and the curriculum step: a
+``postStart`` lifecycle hook that merges the image's ``notebooks/`` (:data:`IMAGE_CURRICULUM`)
+into the student's persistent home as the student, with the same rule as the one-server
+spawner (:mod:`labkit.hub.curriculum`: a file the student changed is never overwritten).
+Install::
 
     helm upgrade --install labkit jupyterhub/jupyterhub --values values.yaml
 
@@ -26,6 +33,9 @@ References
 .. [3] NVIDIA GPU operator, "GPU Operator with MIG" (strategies) and "Time-Slicing GPUs in
    Kubernetes".
 .. [4] jupyterhub-idle-culler ``--timeout``/``--cull-every`` (the chart's ``cull``).
+.. [5] zero-to-jupyterhub, "Customizing User Environment": ``singleuser.lifecycleHooks``
+   ``postStart`` to put files into the user's home (the way the guide runs gitpuller), and
+   ``singleuser.image``; the chart's single-user home is ``/home/jovyan``.
 """
 
 from __future__ import annotations
@@ -39,18 +49,23 @@ from typing import Any
 
 import yaml
 
-from labkit.data.roster import RosterLike, read_roster
+from labkit.data.roster import RosterLike, read_roster, validate_username
 from labkit.hub.gpushare import POLICIES
 from labkit.hub.plan import plan_class
+from labkit.hub.state import DEFAULT_CULL_TIMEOUT_S, cull_every_s
 from labkit.i18n import t
 from labkit.validate import InputError
 
-__all__ = ["DEFAULT_CULL_TIMEOUT_S", "main_k8s", "render_values", "values_yaml"]
+__all__ = ["DEFAULT_CULL_TIMEOUT_S", "DEFAULT_IMAGE", "HOME", "IMAGE_CURRICULUM",
+           "curriculum_command", "main_k8s", "render_values", "values_yaml"]
 
-#: Idle time before the culler stops a student's server: the chart's default ``cull.timeout``.
-DEFAULT_CULL_TIMEOUT_S = 3600
-#: How often the culler looks: the chart's default ``cull.every``.
-DEFAULT_CULL_EVERY_S = 600
+#: The single-user image ``name:tag`` (labkit + the curriculum; its Dockerfile is in
+#: docs/hub-k8s.md), tagged with labkit's version.
+DEFAULT_IMAGE = "labkit-singleuser:0.1.0"
+#: Where the image holds the teacher's notebooks (the Dockerfile's ``COPY notebooks/``).
+IMAGE_CURRICULUM = "/srv/labkit/notebooks"
+#: The chart's single-user home (the persistent volume; the jupyter/docker-stacks user).
+HOME = "/home/jovyan"
 # Kubernetes memory quantities (resource.Quantity) as KubeSpawner takes them: 512M, 2G, 1.5Gi.
 _MEMORY = re.compile(r"^\d+(\.\d+)?([KMGT]i?)?$")
 _MAX_CPU = 64.0
@@ -101,7 +116,7 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
                   cpu: float = 1.0, mem_guarantee: str | None = None,
                   cpu_guarantee: float | None = None,
                   cull_timeout_s: int = DEFAULT_CULL_TIMEOUT_S, mig_strategy: str = "mixed",
-                  image: str | None = None) -> dict[str, Any]:
+                  image: str = DEFAULT_IMAGE) -> dict[str, Any]:
     """Return the zero-to-jupyterhub chart values for the class (plain data, YAML-ready).
 
     Parameters
@@ -120,13 +135,15 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
         limit).
     cpu, cpu_guarantee : float
         CPU limit and request per student [cores] (request default: half the limit).
-    cull_timeout_s : int, default 3600
-        Idle time before a server is stopped [s] (60 .. 7 days).
+    cull_timeout_s : int, default 600
+        Idle time before a server is stopped [s] (60 .. 7 days): the one-server hub's default
+        (:data:`labkit.hub.state.DEFAULT_CULL_TIMEOUT_S`); the culler looks every
+        :func:`labkit.hub.state.cull_every_s` seconds, as on one server.
     mig_strategy : {"mixed", "single"}, default "mixed"
         The GPU operator's MIG strategy: the resource name the device plugin advertises.
-    image : str, optional
-        The single-user image ``name:tag`` (an image with labkit installed); default: the
-        chart's.
+    image : str, default DEFAULT_IMAGE
+        The single-user image ``name:tag``: labkit installed and the notebooks at
+        :data:`IMAGE_CURRICULUM` (docs/hub-k8s.md).
 
     Returns
     -------
@@ -145,9 +162,11 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
     if mig_strategy not in _STRATEGIES:
         raise InputError("mig_strategy", "choice", mig_strategy, "mig_strategy must be "
                          f"mixed or single, got {mig_strategy!r}", limit=_STRATEGIES)
-    if not re.match(r"^[a-z][a-z0-9_-]{0,23}$", teacher or ""):
+    try:
+        validate_username(teacher or "")
+    except ValueError as err:
         raise InputError("teacher", "other", teacher,
-                         f"teacher must be a roster-style username, got {teacher!r}")
+                         f"teacher must be a roster username: {err}") from None
     if isinstance(cull_timeout_s, bool) or not isinstance(cull_timeout_s, int) or not (
             60 <= cull_timeout_s <= 7 * 86400):
         raise InputError("cull_timeout_s", "other", cull_timeout_s,
@@ -160,7 +179,9 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
     resolved, share, limits = _resource(policy, gpu, len(students), gpus, mig_strategy)
     limit_cpu = _cpu("cpu", cpu)
     singleuser: dict[str, Any] = {
-        "defaultUrl": "/lab",
+        "image": _image(image),
+        "defaultUrl": "/lab/tree/labkit",
+        "lifecycleHooks": {"postStart": {"exec": {"command": curriculum_command()}}},
         "memory": {"limit": _memory("mem", mem),
                    "guarantee": _memory("mem_guarantee", mem_guarantee or mem)},
         "cpu": {"limit": limit_cpu, "guarantee": _cpu("cpu_guarantee", cpu_guarantee)
@@ -173,11 +194,6 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
             "kubespawner_override": {"extra_resource_limits": limits},
         }],
     }
-    if image is not None:
-        name, sep, tag = image.rpartition(":")
-        if not sep or not name or not tag or "/" in tag:
-            raise InputError("image", "other", image, f"image must be name:tag, got {image!r}")
-        singleuser["image"] = {"name": name, "tag": tag}
     allowed = users if teacher in users else [*users, teacher]
     return {
         "hub": {"config": {
@@ -189,8 +205,32 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
         }},
         "singleuser": singleuser,
         "cull": {"enabled": True, "users": False, "adminUsers": False,
-                 "timeout": cull_timeout_s, "every": DEFAULT_CULL_EVERY_S},
+                 "timeout": cull_timeout_s, "every": cull_every_s(cull_timeout_s)},
     }
+
+
+def _image(image: str) -> dict[str, str]:
+    name, sep, tag = image.rpartition(":") if isinstance(image, str) else ("", "", "")
+    if not sep or not name or not tag or "/" in tag:
+        raise InputError("image", "other", image, f"image must be name:tag, got {image!r}")
+    return {"name": name, "tag": tag}
+
+
+def curriculum_command(python: str = "python") -> list[str]:
+    """Return the pods' ``postStart`` command: merge the image's notebooks into ``~/labkit``.
+
+    It runs in the student's container as the student, after the home volume is mounted
+    (Kubernetes lifecycle hooks), with the one-server hub's merge rule
+    (:func:`labkit.hub.curriculum.merge`: new and unchanged files updated, the student's edits
+    kept, nothing removed).
+
+    Parameters
+    ----------
+    python : str, default "python"
+        The image's interpreter (``python`` on the image's PATH).
+    """
+    return [python, "-m", "labkit.hub.curriculum", "--from", IMAGE_CURRICULUM,
+            f"{HOME}/labkit"]
 
 
 def values_yaml(values: dict[str, Any]) -> str:
@@ -212,10 +252,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mem", default="2G", help="memory limit per student (default 2G)")
     p.add_argument("--cpu", type=float, default=1.0, help="CPU limit per student [cores]")
     p.add_argument("--cull-timeout", type=int, default=DEFAULT_CULL_TIMEOUT_S,
-                   help="idle seconds before a server is stopped (default 3600)")
+                   help=f"idle seconds before a server is stopped (default "
+                        f"{DEFAULT_CULL_TIMEOUT_S}, as on one server)")
     p.add_argument("--mig-strategy", choices=_STRATEGIES, default="mixed",
                    help="the GPU operator's MIG strategy (default mixed)")
-    p.add_argument("--image", help="single-user image name:tag with labkit installed")
+    p.add_argument("--image", default=DEFAULT_IMAGE,
+                   help=f"single-user image name:tag with labkit and the notebooks "
+                        f"(default {DEFAULT_IMAGE}, docs/hub-k8s.md)")
     p.add_argument("--out", type=Path, help="write values.yaml here (default: stdout)")
     return p
 

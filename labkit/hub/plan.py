@@ -188,18 +188,20 @@ def operator_files(plan: ClassPlan) -> dict[str, str]:
     """Return the operator's files for ``plan``: file name -> text.
 
     ``mig-parted.yaml``: one mig-parted config (``plan.label``) for GPUs 0 .. gpus-1.
-    ``nvidia-smi-mig.sh``: enable MIG and create the GIs and their compute instances on each
-    GPU with ``nvidia-smi`` (explicit placements), for a machine without mig-parted.
+    ``nvidia-smi-mig.sh``: a bash script (``set -euo pipefail``: it stops at the first failing
+    command) that enables MIG and creates the GIs and their compute instances on each GPU with
+    ``nvidia-smi`` (explicit placements), for a machine without mig-parted; ``main_plan``
+    writes it mode 0755.
     """
     devices = list(range(plan.gpus))
     parted = mig.to_mig_parted(plan.layout, plan.label, devices=devices)
     lines = [
-        "#!/bin/sh",
+        "#!/usr/bin/env bash",
         f"# labkit class plan: {plan.students} students, {plan.gpus} x {plan.model.short_name}, "
         f"{plan.per_gpu} x {plan.profile.name} per GPU.",
         "# Run as root on the GPU server, with no GPU processes running and no GPU instances",
         "# yet (nvidia-smi mig -dci; nvidia-smi mig -dgi). The class hub never runs this.",
-        "set -e",
+        "set -euo pipefail",
     ]
     for gpu in devices:
         lines += ["", mig.to_nvidia_smi(plan.layout, gpu, sudo=False)]
@@ -308,6 +310,8 @@ def main_plan(argv: Sequence[str] | None = None) -> int:
         for name, text in operator_files(plan).items():
             path = args.out / name
             path.write_text(text, encoding="utf-8")
+            if name.endswith(".sh"):  # the operator runs it as ./nvidia-smi-mig.sh
+                path.chmod(0o755)
             print(t("hub.plan.wrote", path=str(path)))
         print(t("hub.plan.apply", path=str(args.out / "mig-parted.yaml"), label=plan.label))
     if args.check:

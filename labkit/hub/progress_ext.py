@@ -2,14 +2,15 @@
 
 Returns JSON for the teacher's class page (``labkit.hub.classpage``)::
 
-    {"user": "kim01", "gpu_share": "{...}" or null, "memory_bytes": 412000000,
+    {"user": "kim01", "memory_bytes": 412000000,
      "results": [{"time": ..., "exercise": "goodput.ex1", "correct": true, "answer": "86.1"}],
      "skipped_lines": 0}
 
 ``results`` are the newest :data:`MAX_RESULTS` records of ``~/.labkit/progress.jsonl``
-(:mod:`labkit.data.progress`); ``gpu_share`` is the server's ``$LABKIT_GPU_SHARE`` (set by the
-hub's spawner, :mod:`labkit.hub.gpushare`); ``memory_bytes`` the resident memory of the server
-and its kernels (psutil; null where it cannot be read).
+(:mod:`labkit.data.progress`); ``memory_bytes`` the resident memory of the server and its
+kernels (psutil; null where it cannot be read). The GPU share is not reported here: the class
+page reads it from the hub (:class:`labkit.hub.gpushare.ShareState`), where the student cannot
+change it.
 
 The handler is an ordinary authenticated jupyter_server API handler: on the hub, only the
 student, and tokens with ``access:servers`` on this server (the class page's), get through.
@@ -65,7 +66,6 @@ def progress_report(user: str, home: str | None = None) -> dict[str, Any]:
         records, skipped = [], -1
     return {
         "user": user,
-        "gpu_share": os.environ.get("LABKIT_GPU_SHARE"),
         "memory_bytes": _memory_bytes(),
         "results": [{"time": r.time, "exercise": r.exercise, "correct": r.correct,
                      "answer": r.answer} for r in records[-MAX_RESULTS:]],
@@ -74,7 +74,7 @@ def progress_report(user: str, home: str | None = None) -> dict[str, Any]:
 
 
 class ProgressHandler(APIHandler):
-    """``GET /labkit/progress``: the student's results, GPU share and memory."""
+    """``GET /labkit/progress``: the student's results and memory."""
 
     auth_resource = "contents"
 

@@ -31,6 +31,7 @@ from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
 from traitlets import Dict, Float, Integer, List, Unicode, default
 
 from labkit.hub import accounts, curriculum
+from labkit.hub.gpushare import ENV_SHARE, ShareState
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
 from labkit.hub.roster import system_username
 from labkit.hub.userenv import USER_ENV, site_packages, user_python
@@ -73,8 +74,12 @@ def _check_runnable(entry: pwd.struct_passwd, python: str) -> None:
     _RUNNABLE.add((entry.pw_name, python))
 
 
-class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
-    """LocalProcessSpawner as ``jupyter-<username>`` with limits, curriculum and GPU share."""
+class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
+    """LocalProcessSpawner as ``jupyter-<username>`` with limits, curriculum and GPU share.
+
+    The share is kept hub-side too (:class:`labkit.hub.gpushare.ShareState`): the class page
+    reads it from the hub, not from the student's server.
+    """
 
     curriculum_dir = Unicode(help="the teacher's notebooks/ folder (read only)").tag(config=True)
     limit_mechanism = Unicode(help="cgroup-v2 | cgroup-v1 | rlimit").tag(config=True)
@@ -151,7 +156,9 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(name, "1")
         env.update({str(k): str(v) for k, v in self.extra_env.items()})
-        env.update(gpu_environment(self.user.name, list(self.roster_usernames), self.gpu_policy))
+        share = gpu_environment(self.user.name, list(self.roster_usernames), self.gpu_policy)
+        self.labkit_gpu_share = share.get(ENV_SHARE, "")
+        env.update(share)
         return env
 
     async def _copy_curriculum(self, entry: pwd.struct_passwd) -> None:

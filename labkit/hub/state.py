@@ -21,7 +21,8 @@ from typing import Any
 
 from labkit.hub.roster import Student
 
-__all__ = ["HubSettings", "HubState", "default_state_dir"]
+__all__ = ["DEFAULT_CULL_TIMEOUT_S", "HubSettings", "HubState", "cull_every_s",
+           "default_state_dir"]
 
 ROOT_STATE_DIR = Path("/var/lib/labkit-hub")
 
@@ -35,6 +36,20 @@ def default_state_dir() -> Path:
         return ROOT_STATE_DIR
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "labkit-hub"
+
+
+#: Idle time before the culler stops a student's server, unless the teacher sets another: TLJH's
+#: default (https://tljh.jupyter.org, "Culling idle notebook servers": 600 s). [s]
+DEFAULT_CULL_TIMEOUT_S = 600
+
+
+def cull_every_s(timeout_s: int) -> int:
+    """Return how often the idle culler looks for a ``timeout_s`` timeout: half of it, 10-60 s.
+
+    The same on one server (``jupyterhub-idle-culler --cull-every``) and on Kubernetes (the
+    chart's ``cull.every``), so a server is stopped at most a minute after its timeout. [s]
+    """
+    return max(10, min(60, int(timeout_s) // 2))
 
 
 #: The teacher's choices of GPU share (labkit.hub.gpushare.POLICIES).
@@ -70,7 +85,7 @@ class HubSettings:
     teacher: str = ""
     host: str = "127.0.0.1"
     port: int = 8000
-    cull_timeout_s: int = 600
+    cull_timeout_s: int = DEFAULT_CULL_TIMEOUT_S
     mem_limit_mib: int = 2048
     cpu_limit: float = 1.0
     nproc_limit: int = 512

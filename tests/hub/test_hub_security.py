@@ -329,9 +329,22 @@ def test_status_says_which_limits_apply(hub: Hub, servers: dict[str, Any]) -> No
     from labkit.hub.limits import detect_mechanism
 
     out = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir", str(hub.state_dir),
-                          "status"], capture_output=True, text=True, check=True)
+                          "status", "--json"], capture_output=True, text=True, check=True)
     status = json.loads(out.stdout)
     assert status["limits"]["mechanism"] == detect_mechanism()
     assert status["running"] is True and status["teacher"] == TEACHER
     accounts = {s["username"]: s for s in status["students"]}
-    assert "0o700" in accounts[STUDENT_A]["account"] and accounts[STUDENT_A]["password_set"]
+    assert accounts[STUDENT_A]["account"]["home_mode"] == "0o700"
+    assert accounts[STUDENT_A]["password_set"]
+    assert accounts[STUDENT_A]["account"]["description"] == "labkit student"
+    # the teacher's system account says teacher, not student
+    assert pwd.getpwnam(system_username(TEACHER)).pw_gecos == "labkit teacher"
+    text = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
+                           str(hub.state_dir), "status"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "실행 중(running)" in text and "교사(teacher, 관리자 admin): " + TEACHER in text
+    listed = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
+                             str(hub.state_dir), "roster", "list"], capture_output=True,
+                            text=True, check=True).stdout
+    rows = {line.split("\t")[0]: line.split("\t") for line in listed.splitlines()[1:]}
+    assert rows[TEACHER][3] == "교사(teacher)" and rows[STUDENT_A][3] == "학생(student)"
