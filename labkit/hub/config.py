@@ -6,7 +6,9 @@ teacher's settings, secrets) and sets JupyterHub's traitlets:
 - the proxy (configurable-http-proxy from the Makefile's local prefix ``.hub/node``) on the
   teacher's host/port, the Hub's own API on 127.0.0.1 only;
 - accounts: roster allow-list, teacher = admin, first-use passwords, login throttling
-  (:mod:`labkit.hub.auth`), Korean login/error pages (``labkit/hub/templates``);
+  (:mod:`labkit.hub.auth`), every page a student or teacher meets in Korean
+  (``labkit/hub/templates``: the frame ``page.html`` and login, home, spawn, spawn-pending,
+  stop-pending, not-running, error/404, token and logout pages);
 - spawning: :class:`labkit.hub.spawner.LabkitSpawner`, ``concurrent_spawn_limit``, timeouts
   for a 2-core server;
 - cookies HttpOnly (JupyterHub's default) + ``SameSite=Lax``, ``Secure`` under TLS;
@@ -158,6 +160,8 @@ def configure(c: Any, state: HubState | None = None) -> None:
 
     c.JupyterHub.tornado_settings = {
         "cookie_options": {"SameSite": "Lax", **({"Secure": True} if tls else {})},
+        # the Korean "server is starting" page at once, not after 10 s of a blank wait
+        "slow_spawn_timeout": 0,
     }
     c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster)
     os.environ.setdefault("LABKIT_HUB_STATE", str(state.root))
