@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from labkit.hub.activity import report_interval_s
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.roster import Student
 from labkit.hub.state import HubSettings, HubState, cull_every_s
@@ -164,4 +165,9 @@ def configure(c: Any, state: HubState | None = None) -> None:
         "slow_spawn_timeout": 0,
     }
     c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster)
+    # activity (JupyterLab, voila pages and widgets) reaches the hub well before the culler's
+    # timeout: the servers' reports and the proxy's (both 300 s by default; labkit.hub.activity)
+    interval = report_interval_s(settings.cull_timeout_s)
+    c.JupyterHub.last_activity_interval = interval
+    c.Spawner.environment = {"JUPYTERHUB_ACTIVITY_INTERVAL": str(interval)}
     os.environ.setdefault("LABKIT_HUB_STATE", str(state.root))

@@ -162,8 +162,10 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
+    from labkit.hub.activity import record_voila_activity
     from labkit.serve.server import guard_binary_header_parsing
 
+    record_voila_activity(serverapp.web_app)  # a voila app in use keeps the server (culler)
     guard_kernel_websocket_frames()
     guard_binary_header_parsing()
     same_origin_shutdown_beacon()

@@ -1,5 +1,7 @@
 """A student in a real browser on the class hub: Korean login, first-use password, JupyterLab,
-lesson 03 as an app, a control that changes the chart (Debian's chromium, Playwright)."""
+lesson 03 as an app, a control that changes the chart (Debian's chromium, Playwright). Every hub
+page the student meets on the way (login, the "server is starting" page, home, 404, the stopped
+server's page) shows no English UI words."""
 
 from __future__ import annotations
 
@@ -14,17 +16,34 @@ from tests.browser.conftest import (
     wait_for_plot_change,
 )
 from tests.hub.conftest import BROWSER_STUDENT, PASSWORDS, ROOT_REASON, Hub
+from tests.test_hub_templates import ENGLISH
 
 pytestmark = [pytest.mark.hub, pytest.mark.browser,
               pytest.mark.skipif(os.geteuid() != 0, reason=ROOT_REASON)]
 
 
+def english_ui_words(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """English UI words in what the page shows (English terms in parentheses are allowed)."""
+    import re
+
+    text = page.evaluate("document.body.innerText")
+    return list(ENGLISH.findall(re.sub(r"\([^)]*\)", "", text.replace(BROWSER_STUDENT, ""))))
+
+
 def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:  # type: ignore[no-untyped-def]
     page.goto(hub.base + "hub/login")
     assert page.locator("h1").inner_text() == "수업 허브(class hub) 로그인"
+    assert english_ui_words(page) == []
+    assert page.evaluate("document.documentElement.lang") == "ko"
     page.fill("#username_input", BROWSER_STUDENT)
     page.fill("#password_input", PASSWORDS[BROWSER_STUDENT])  # first use: sets it
     page.click("#login_submit")
+    # the hub's "server is starting" page comes at once (slow_spawn_timeout 0), in Korean
+    page.wait_for_url("**/hub/spawn-pending/**", timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_selector("#progress-message", state="attached")
+    assert "내 실습 서버를 시작하고 있습니다" in page.evaluate("document.body.innerText")
+    assert english_ui_words(page) == []
+    assert page.locator("#error-label").inner_text() == "오류"  # the hidden error dialog too
     # the hub spawns the server and lands in JupyterLab on ~/labkit
     page.wait_for_url(f"**/user/{BROWSER_STUDENT}/lab**", timeout=RENDER_TIMEOUT_MS)
     page.wait_for_selector(".jp-DirListing-item[title*='03_goodput.ipynb'], "
@@ -44,3 +63,21 @@ def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:
     after = wait_for_plot_change(page, "lk-waterfall", before)
     assert "-100" in after
     screenshot(page, "hub_voila_03")
+
+    # the hub's own pages around the lab
+    page.goto(hub.base + "hub/home")
+    assert "내 서버 열기" in page.evaluate("document.body.innerText")
+    assert english_ui_words(page) == []
+    page.goto(hub.base + "hub/no-such-page")
+    assert "없는 페이지입니다" in page.evaluate("document.body.innerText")
+    assert english_ui_words(page) == []
+    page.goto(hub.base + "hub/home")
+    page.click("#stop")  # the student stops their server, then opens their lab again
+    page.wait_for_function("document.body.innerText.includes('내 서버 시작')",
+                           timeout=RENDER_TIMEOUT_MS)
+    assert english_ui_words(page) == []
+    page.goto(f"{hub.base}user/{BROWSER_STUDENT}/lab", wait_until="commit")
+    page.wait_for_selector("#start", timeout=RENDER_TIMEOUT_MS)
+    assert "서버가 꺼져 있습니다" in page.evaluate("document.body.innerText")
+    assert english_ui_words(page) == []
+    screenshot(page, "hub_not_running")
