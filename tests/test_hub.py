@@ -183,8 +183,16 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     assert c.JupyterHub.concurrent_spawn_limit == 5
     assert c.JupyterHub.db_url == state.db_url and str(state.root) in c.JupyterHub.db_url
     assert c.JupyterHub.tornado_settings["cookie_options"] == {"SameSite": "Lax"}
+    assert "admin:server_state!user=minji" in next(
+        r for r in c.JupyterHub.load_roles if r.get("services") == ["classpage"])["scopes"]
     culler = next(s for s in c.JupyterHub.services if s["name"] == "idle-culler")
-    assert "--timeout=900" in culler["command"]
+    assert "--timeout=900" in culler["command"] and "--cull-every=60" in culler["command"]
+    # activity reaches the hub every 900 / 4 s, not JupyterHub's 300 s (labkit.hub.activity)
+    assert c.JupyterHub.last_activity_interval == 225
+    assert c.Spawner.environment == {"JUPYTERHUB_ACTIVITY_INTERVAL": "225"}
+    assert c.JupyterHub.tornado_settings["slow_spawn_timeout"] == 0
+    assert c.JupyterHub.template_paths == [str(Path(__file__).parents[1]
+                                               / "labkit" / "hub" / "templates")]
     role = next(r for r in c.JupyterHub.load_roles if r["name"] == "idle-culler")
     assert set(role["scopes"]) == {"list:users", "read:users:activity", "read:servers",
                                    "delete:servers"}

@@ -4,7 +4,7 @@
 with configurable-http-proxy, as an operator would (The Littlest JupyterHub's conventions,
 https://tljh.jupyter.org):
 
-- :mod:`labkit.hub.roster` -- the class roster (CSV) and usernames;
+- :mod:`labkit.hub.roster` -- the class roster and usernames (:mod:`labkit.data.roster`'s);
 - :mod:`labkit.hub.state` -- the hub's private state directory and the teacher's settings;
 - :mod:`labkit.hub.accounts` -- one system account per student (``jupyter-<username>``);
 - :mod:`labkit.hub.limits` -- per-student memory/CPU/process limits (cgroups or rlimits);
@@ -13,6 +13,7 @@ https://tljh.jupyter.org):
 - :mod:`labkit.hub.curriculum` -- the merge of ``notebooks/`` into each home;
 - :mod:`labkit.hub.config` -- JupyterHub's configuration, services (idle culler, class page);
 - :mod:`labkit.hub.singleuser` -- the jupyter_server extension of every student's server;
+- :mod:`labkit.hub.activity` -- what counts as a student's activity for the idle culler;
 - :mod:`labkit.hub.gpushare` -- each student's GPU share (MIG device, whole GPU or shared);
 - :mod:`labkit.hub.classpage` -- the teacher's class page (a hub service) and
   :mod:`labkit.hub.progress_ext` -- the exercise results it reads from each student's server;
