@@ -28,7 +28,7 @@ from pathlib import Path
 from labkit.hub import accounts
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.roster import Student, parse_roster, system_username, validate_username
-from labkit.hub.state import HubState
+from labkit.hub.state import HubSettings, HubState
 
 HUB_CONFIG = Path(__file__).resolve().parent / "hubconfig" / "jupyterhub_config.py"
 MECHANISMS = {
@@ -82,6 +82,8 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         accounts.ensure_system_user(student.username)
     print(f"labkit hub: {len(roster)} student accounts ready (jupyter-<username>, home 0700); "
           f"limits: {MECHANISMS[detect_mechanism()]}", flush=True)
+    for what, line in isolation_status(settings).items():
+        print(f"labkit hub: {what}: {line}", flush=True)
     print(f"labkit hub: open http://{settings.host}:{settings.port}/ "
           f"(teacher: {teacher}, admin)", flush=True)
     jupyterhub = str(Path(sys.executable).with_name("jupyterhub"))
@@ -121,6 +123,14 @@ def cmd_roster(args: argparse.Namespace, state: HubState) -> None:
               "sets a new one")
 
 
+def isolation_status(settings: HubSettings) -> dict[str, str]:
+    """Return which disk, /tmp and /proc isolation applies to each student server, and why."""
+    from labkit.hub import disk, isolation
+
+    return {"disk": disk.describe(disk.probe(), settings.disk_limit_mib),
+            **isolation.describe(isolation.probe(settings.tmp_limit_mib))}
+
+
 def status(state: HubState) -> dict[str, object]:
     """Return what the hub enforces and who exists (printed by ``status``)."""
     settings = state.settings()
@@ -148,6 +158,7 @@ def status(state: HubState) -> dict[str, object]:
                        "mem_limit_mib": settings.mem_limit_mib,
                        "cpu_limit": settings.cpu_limit if mechanism != "rlimit" else None,
                        "nproc_limit": settings.nproc_limit},
+            "isolation": isolation_status(settings), "ports": state.ports(),
             "cull_timeout_s": settings.cull_timeout_s, "gpu_policy": settings.gpu_policy,
             "students": users}
 
