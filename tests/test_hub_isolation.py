@@ -218,3 +218,16 @@ def test_config_chooses_free_ports_and_records_them(tmp_path: Path) -> None:
     assert len(ports) == 6 and not ports & {8000, 8001, 8081}
     assert c1.LabkitSpawner.images_dir == str(state.images_dir)
     assert c1.LabkitSpawner.tmp_limit_mib == 256
+
+
+def test_shared_sim_lab_keeps_the_workloads_of_processes_hidepid_hides(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a hidepid /proc a classmate's process has no /proc entry but still exists: the
+    shared simulated lab must not reap its workload (labkit.gpu.sim.shared)."""
+    from labkit.gpu.sim import shared
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    monkeypatch.setattr(shared, "_proc_start", lambda pid: None)  # what hidepid shows
+    assert shared._alive(os.getpid(), 12345) is True
+    assert shared._alive(gone.pid, 12345) is False
