@@ -13,7 +13,15 @@ student (resident memory of all processes of the student's account: server + ker
 Hub API p95 during the storm. The goal (issue 13): all 30 within 90 s, p95 < 60 s, < 350 MB per
 student. Full-size runs need a quiet machine.
 
+``--attacks``: two students instead of a class. While student A runs each runaway attack of
+the hub security tests (memory bomb, fork bomb, CPU spin, the 72-byte binary frame;
+``tests/hub/attacks.py``), student B moves lesson 03's main control in its voila app (widget
+``comm_msg`` -> the chart's update back, through the kernel websocket) and reads the Hub API:
+medians idle and during each attack, and their ratio (issue 13: within 2x of idle). Saved as
+``benchmarks/results/bench_hub_attacks.json``.
+
 Run: ``sudo .venv/bin/python benchmarks/bench_hub.py [--students 30] [--lesson 03_goodput.ipynb]``
+or ``sudo .venv/bin/python benchmarks/bench_hub.py --attacks``
 """
 
 from __future__ import annotations
@@ -25,7 +33,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -87,25 +97,18 @@ def _memory_mib(name: str) -> float:
     return total / 2**20
 
 
-def main() -> None:
-    """Run the storm and save ``benchmarks/results/bench_hub.json``."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--students", type=int, default=30)
-    parser.add_argument("--lesson", default="03_goodput.ipynb")
-    args = parser.parse_args()
-    if os.geteuid() != 0:
-        print("bench_hub: skipped, needs root (it creates the students' system accounts)")
-        return
-    names = [f"lkbench-{i:02d}" for i in range(args.students)]
+@contextmanager
+def running_hub(names: list[str], **settings: Any) -> Iterator[str]:
+    """Start the class hub for ``names`` (teacher :data:`TEACHER`); yield its base URL.
+
+    At the end the hub is stopped and the accounts and their processes removed.
+    """
     work = Path(tempfile.mkdtemp(prefix="labkit-bench-hub-"))
     roster = work / "class.csv"
     roster.write_text("username,display_name\n" + "".join(f"{n},학생{n[-2:]}\n" for n in names),
                       encoding="utf-8")
     port = _free_port()
-    HubState(work / "state").save_settings(HubSettings(
-        teacher=TEACHER, port=port, extra={"hub_port": _free_port(),
-                                           "proxy_api_port": _free_port()}))
+    HubState(work / "state").save_settings(HubSettings(teacher=TEACHER, port=port, **settings))
     log = open(work / "hub.log", "wb")
     hub = subprocess.Popen([sys.executable, "-m", "labkit.hub", "--state-dir",
                             str(work / "state"), "serve", "--roster", str(roster),
@@ -122,6 +125,22 @@ def main() -> None:
             if hub.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"hub did not start; see {work / 'hub.log'}")
             time.sleep(0.5)
+        yield base
+    finally:
+        hub.terminate()
+        try:
+            hub.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            hub.kill()
+        log.close()
+        for name in [*names, TEACHER]:
+            kill_user_processes(system_username(name))
+            remove_system_user(name)
+
+
+def storm(names: list[str], lesson: str) -> dict[str, Any]:
+    """The class logs in at once (see the module docstring); return the figures."""
+    with running_hub(names) as base:
         teacher, _ = hubclient.login(base, TEACHER, "teacher-pass")
         token = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"}).json()
         teacher.token = token["token"]
@@ -142,7 +161,7 @@ def main() -> None:
         poller = threading.Thread(target=poll_api, daemon=True)
         poller.start()
         with ThreadPoolExecutor(len(names)) as pool:
-            futures = [pool.submit(_student, base, n, args.lesson, go) for n in names]
+            futures = [pool.submit(_student, base, n, lesson, go) for n in names]
             t_start = time.perf_counter()
             go.set()
             rows = [f.result() for f in futures]
@@ -150,30 +169,69 @@ def main() -> None:
         stop.set()
         poller.join()
         memory = [_memory_mib(n) for n in names]
-        ok = [r for r in rows if "error" not in r]
-        result: dict[str, Any] = {
-            "students": len(names), "reached_first_chart": len(ok), "storm_s": round(storm_s, 1),
-            "login_to_first_chart": percentiles([r["first_chart_s"] * 1000 for r in ok])
-            if ok else None,
-            "login_to_server_ready": percentiles([r["ready_s"] * 1000 for r in ok])
-            if ok else None,
-            "memory_per_student_mib": {"mean": round(sum(memory) / len(memory), 1),
-                                       "max": round(max(memory), 1)},
-            "hub_api_during_storm": percentiles(api_ms) if api_ms else None,
-            "errors": [r["error"] for r in rows if "error" in r][:10],
-            "machine": {"cpus": os.cpu_count()},
-        }
-        save("bench_hub", result)
-    finally:
-        hub.terminate()
+    ok = [r for r in rows if "error" not in r]
+    return {
+        "students": len(names), "reached_first_chart": len(ok), "storm_s": round(storm_s, 1),
+        "login_to_first_chart": percentiles([r["first_chart_s"] * 1000 for r in ok])
+        if ok else None,
+        "login_to_server_ready": percentiles([r["ready_s"] * 1000 for r in ok])
+        if ok else None,
+        "memory_per_student_mib": {"mean": round(sum(memory) / len(memory), 1),
+                                   "max": round(max(memory), 1)},
+        "hub_api_during_storm": percentiles(api_ms) if api_ms else None,
+        "errors": [r["error"] for r in rows if "error" in r][:10],
+        "machine": {"cpus": os.cpu_count()},
+    }
+
+
+def attack_figures(rounds: int = 1) -> dict[str, Any]:
+    """B's control -> chart and the Hub API, idle and during each of A's attacks (medians)."""
+    from tests.hub import attacks
+
+    names = ["lkbench-a", "lkbench-b"]
+    with running_hub(names, mem_limit_mib=1536, nproc_limit=256) as base:
+        a, b = (hubclient.login(base, n, f"{n}-pass")[0] for n in names)
+        for s in (a, b):
+            hubclient.start_server(s)
+        control = attacks.ChartControl.open(b)
+        control.move()  # the first move draws once; measure the next ones
+        rows = []
         try:
-            hub.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            hub.kill()
-        log.close()
-        for name in [*names, TEACHER]:
-            kill_user_processes(system_username(name))
-            remove_system_user(name)
+            for _ in range(rounds):
+                for attack in attacks.ATTACKS:
+                    got = attacks.during_attack(a, control, attack)
+                    rows.append({
+                        "attack": attack,
+                        **{f"{k}_idle_ms": round(got["idle"][k] * 1000, 1) for k in got["idle"]},
+                        **{f"{k}_during_ms": round(got["during"][k] * 1000, 1)
+                           for k in got["during"]},
+                        **{f"{k}_ratio": round(got["during"][k] / got["idle"][k], 2)
+                           for k in got["idle"]},
+                        "a_server_back": got["a_server_status"] == 200})
+        finally:
+            control.close()
+    return {"attacks": rows, "goal": "during <= 2 x idle (idle under 250 ms counts as 250 ms)",
+            "machine": {"cpus": os.cpu_count()}}
+
+
+def main() -> None:
+    """Run the storm (or ``--attacks``) and save ``benchmarks/results/bench_hub*.json``."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--lesson", default="03_goodput.ipynb")
+    parser.add_argument("--attacks", action="store_true",
+                        help="B's control -> chart during A's attacks (two students)")
+    parser.add_argument("--rounds", type=int, default=1, help="--attacks: rounds of all attacks")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("bench_hub: skipped, needs root (it creates the students' system accounts)")
+        return
+    if args.attacks:
+        save("bench_hub_attacks", attack_figures(args.rounds))
+        return
+    names = [f"lkbench-{i:02d}" for i in range(args.students)]
+    save("bench_hub", storm(names, args.lesson))
 
 
 if __name__ == "__main__":

@@ -89,7 +89,10 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     # the state dir under a directory every account can traverse: only its own 0700 protects it
     import tempfile
 
-    open_parent = Path(tempfile.mkdtemp(prefix="labkit-hub-test-"))
+    # not under /tmp: a student's server has a private /tmp (labkit.hub.isolation), where the
+    # state would be simply absent; under /var/lib (where the real state lives) it is there and
+    # must be refused by its mode
+    open_parent = Path(tempfile.mkdtemp(prefix="labkit-hub-test-", dir="/var/lib"))
     open_parent.chmod(0o755)
     state_dir = open_parent / "state"
     roster = work / "class.csv"
