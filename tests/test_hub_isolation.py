@@ -167,8 +167,9 @@ def test_a_new_image_keeps_the_hubs_reserve(tmp_path: Path,
     name = "lkunit-full"
     entry = accounts.ensure_system_user(name)
     try:
-        with pytest.raises(disk.DiskFullError, match="must stay free for the hub"):
+        with pytest.raises(disk.DiskFullError, match="must stay free for the hub") as err:
             disk.StudentDisk(entry.pw_name, 16, tmp_path / "homes").ensure()
+        assert "홈(home) 공간 16 MiB를 만들 자리가 없습니다" in err.value.jupyterhub_message
         assert not list((tmp_path / "homes").glob("*.img"))
     finally:
         accounts.remove_system_user(name)

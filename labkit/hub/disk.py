@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from labkit.i18n import t
+
 __all__ = ["RESERVE_MIB", "DiskFullError", "DiskProbe", "StudentDisk", "describe", "probe",
            "unmount_home"]
 
@@ -38,7 +40,15 @@ MIB = 2**20
 
 
 class DiskFullError(OSError):
-    """The host disk has no room for one more student image (plus the hub's reserve)."""
+    """The host disk has no room for one more student image (plus the hub's reserve).
+
+    ``str(err)`` is the operator's English message; ``jupyterhub_message`` the Korean one that
+    JupyterHub shows the student on the spawn page (as :class:`labkit.hub.gpushare.NoShareLeft`).
+    """
+
+    def __init__(self, message: str, korean: str) -> None:
+        super().__init__(message)
+        self.jupyterhub_message = korean
 
 
 def _tool(name: str) -> str:
@@ -115,7 +125,8 @@ class StudentDisk:
             raise DiskFullError(
                 f"no room for {self.system_user}'s {self.size_mib} MiB home image in "
                 f"{self.images}: {free // MIB} MiB free, {RESERVE_MIB} MiB must stay free for "
-                "the hub; lower the disk limit or free space")
+                "the hub; lower the disk limit or free space",
+                t("hub.disk.full", size=self.size_mib, free=free // MIB, reserve=RESERVE_MIB))
         partial = self.image.with_suffix(".partial")
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
