@@ -232,3 +232,32 @@ def test_shared_sim_lab_keeps_the_workloads_of_processes_hidepid_hides(
     monkeypatch.setattr(shared, "_proc_start", lambda pid: None)  # what hidepid shows
     assert shared._alive(os.getpid(), 12345) is True
     assert shared._alive(gone.pid, 12345) is False
+
+
+def test_without_loop_devices_or_namespaces_the_hub_says_so(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Where the machine refuses (here: switched off), the spawner gets no image and no
+    namespace, and ``status`` says what did not apply and why."""
+    from traitlets.config import Config
+
+    from labkit.hub.__main__ import isolation_status
+    from labkit.hub.config import configure
+
+    monkeypatch.setenv("LABKIT_HUB_DISK", "off")
+    monkeypatch.setenv("LABKIT_HUB_NAMESPACE", "off")
+    disk.probe.cache_clear()
+    isolation.probe.cache_clear()
+    try:
+        state = HubState(tmp_path / "state")
+        state.save_roster([Student("minji")])
+        state.save_settings(HubSettings(teacher="kim"))
+        c = Config()
+        configure(c, state)
+        assert c.LabkitSpawner.disk_limit_mib == 0 and c.LabkitSpawner.private_namespace is False
+        lines = isolation_status(state.settings())
+    finally:
+        disk.probe.cache_clear()
+        isolation.probe.cache_clear()
+    assert "homes on the shared disk" in lines["disk"] and "LABKIT_HUB_DISK" in lines["disk"]
+    assert "shared /tmp" in lines["tmp"] and "every user's processes" in lines["proc"]
