@@ -137,6 +137,14 @@ def _isolation(c: Any, state: HubState, settings: HubSettings) -> None:
     c.LabkitSpawner.hidepid = plan.hidepid if plan else ""
 
 
+def _record_ports(state: HubState, settings: HubSettings, hub_port: int, api_port: int,
+                  services: list[dict[str, Any]]) -> None:
+    """Write this start's ports to the state (``status`` and the tests read them)."""
+    page = next((s for s in services if s["name"] == "classpage"), {})
+    state.save_ports({"public": int(settings.port), "hub": hub_port, "proxy_api": api_port,
+                      "classpage": urlsplit(str(page.get("url", ""))).port or 0})
+
+
 def configure(c: Any, state: HubState | None = None) -> None:
     """Set JupyterHub's config ``c`` for the class (see the module docstring).
 
@@ -152,8 +160,9 @@ def configure(c: Any, state: HubState | None = None) -> None:
         raise ValueError("no roster imported: python -m labkit.hub roster import class.csv")
     if not settings.teacher:
         raise ValueError("no teacher set: python -m labkit.hub serve --teacher NAME")
-    hub_port, api_port = (int(settings.extra.get(key) or port) for key, port in zip(
-        ("hub_port", "proxy_api_port"), free_loopback_ports(2), strict=True))
+    free_hub, free_api = free_loopback_ports(2)  # unless the settings fix them
+    hub_port = int(settings.extra.get("hub_port") or free_hub)
+    api_port = int(settings.extra.get("proxy_api_port") or free_api)
     tls = {k: settings.extra[k] for k in ("ssl_cert", "ssl_key") if settings.extra.get(k)}
     scheme = "https" if tls else "http"
 
@@ -205,8 +214,5 @@ def configure(c: Any, state: HubState | None = None) -> None:
         "cookie_options": {"SameSite": "Lax", **({"Secure": True} if tls else {})},
     }
     c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster)
-    page: dict[str, Any] = next(
-        (s for s in c.JupyterHub.services if s["name"] == "classpage"), {})
-    state.save_ports({"public": int(settings.port), "hub": hub_port, "proxy_api": api_port,
-                      "classpage": urlsplit(str(page.get("url", ""))).port or 0})
+    _record_ports(state, settings, hub_port, api_port, c.JupyterHub.services)
     os.environ.setdefault("LABKIT_HUB_STATE", str(state.root))
