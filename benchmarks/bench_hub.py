@@ -139,7 +139,7 @@ def running_hub(names: list[str], **settings: Any) -> Iterator[str]:
         for name in [*names, TEACHER]:
             kill_user_processes(system_username(name))
             remove_system_user(name)  # unmounts the home image first
-        shutil.rmtree(work, ignore_errors=True)  # the state, with the home images
+        shutil.rmtree(work / "state", ignore_errors=True)  # with the home images; the log stays
 
 
 def storm(names: list[str], lesson: str) -> dict[str, Any]:
