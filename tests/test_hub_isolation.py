@@ -13,6 +13,7 @@ import os
 import socket
 import subprocess
 from pathlib import Path
+from time import monotonic as time_monotonic
 from typing import Any
 
 import pytest
@@ -261,3 +262,61 @@ def test_without_loop_devices_or_namespaces_the_hub_says_so(tmp_path: Path,
         isolation.probe.cache_clear()
     assert "homes on the shared disk" in lines["disk"] and "LABKIT_HUB_DISK" in lines["disk"]
     assert "shared /tmp" in lines["tmp"] and "every user's processes" in lines["proc"]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_output_relay_passes_a_burst_then_the_rate_and_counts_the_rest() -> None:
+    import io
+
+    from labkit.hub.serverlog import NOTE_EVERY_S, OutputRelay
+
+    clock, sink = _Clock(), io.BytesIO()
+    relay = OutputRelay("jupyter-a", -1, sink, rate_bps=1000, burst_bytes=4000, clock=clock)
+    for _ in range(10):  # 10 x 1000 bytes at once: the burst (4) passes, 6 are dropped
+        relay.feed(b"x" * 1000)
+    assert relay.passed_total == 4000 and relay.dropped_total == 6000
+    clock.now = 2.0  # 2 s refill 2000 bytes
+    relay.feed(b"y" * 1500)
+    assert relay.passed_total == 5500 and b"dropped" not in sink.getvalue()
+    clock.now = NOTE_EVERY_S + 1
+    relay.feed(b"z" * 10)
+    assert b"[labkit hub] jupyter-a: 6000 bytes of server output dropped" in sink.getvalue()
+    assert sink.getvalue().count(b"x") == 4000
+    with pytest.raises(ValueError, match="must be > 0"):
+        OutputRelay("a", -1, sink, rate_bps=0)
+
+
+def test_output_relay_drains_a_flood_without_blocking_the_writer() -> None:
+    import io
+    import threading
+
+    from labkit.hub.serverlog import OutputRelay
+
+    read, write = os.pipe()
+    sink = io.BytesIO()
+    relay = OutputRelay("jupyter-a", read, sink, rate_bps=64 * 1024, burst_bytes=256 * 1024)
+    thread = relay.start()
+    flood = b"x" * 2**20
+
+    def writer() -> None:
+        with os.fdopen(write, "wb") as out:
+            for _ in range(64):  # 64 MiB: far over the pipe's 64 KiB buffer
+                out.write(flood)
+
+    t0 = time_monotonic()
+    w = threading.Thread(target=writer)
+    w.start()
+    w.join(timeout=60)
+    assert not w.is_alive(), "the writer blocked: the relay stopped draining"
+    thread.join(timeout=10)
+    elapsed = time_monotonic() - t0
+    assert relay.passed_total + relay.dropped_total == 64 * 2**20
+    assert relay.passed_total <= 256 * 1024 + elapsed * 64 * 1024 + 64 * 1024
+    assert b"bytes of server output dropped" in sink.getvalue()  # the final note

@@ -10,6 +10,8 @@
   processes (:mod:`labkit.hub.isolation`), the curriculum merged into ``~/labkit``
   (:mod:`labkit.hub.curriculum`, written as the student), and their GPU share in the
   environment (:func:`gpu_environment`, the one call into ``labkit.hub.gpushare``);
+- while it runs: its output reaches the hub's log through a rate-bounded relay
+  (:mod:`labkit.hub.serverlog`), so a student cannot fill the hub's disk through it;
 - after it stops: every process left under the student's uid is killed and the cgroup removed.
 
 JupyterLab opens at ``/user/<name>/lab`` on ``~/labkit``; voila apps are at
@@ -32,7 +34,7 @@ from typing import Any
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
 from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 
-from labkit.hub import accounts, curriculum, disk, isolation
+from labkit.hub import accounts, curriculum, disk, isolation, serverlog
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
 from labkit.hub.roster import system_username
 from labkit.hub.userenv import USER_ENV, site_packages, user_python
@@ -106,6 +108,11 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
     @default("cmd")
     def _default_cmd(self) -> list[str]:
         return [str(Path(self.user_env_dir) / "bin" / "jupyterhub-singleuser")]
+
+    @default("popen_kwargs")
+    def _default_popen_kwargs(self) -> dict[str, Any]:
+        # the server's output comes through a pipe the hub relays at a bounded rate
+        return {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
 
     @default("notebook_dir")
     def _default_notebook_dir(self) -> str:
@@ -219,7 +226,18 @@ class LabkitSpawner(LocalProcessSpawner):  # type: ignore[misc]
         if home_disk is not None:
             await asyncio.to_thread(home_disk.ensure)
         await self._copy_curriculum(entry)
-        return await super().start()
+        where = await super().start()
+        self._relay_output()
+        return where
+
+    def _relay_output(self) -> None:
+        """Copy the server's output pipe into the hub's log, rate-bounded (labkit.hub.serverlog)."""
+        out = getattr(self.proc, "stdout", None)
+        if out is None:
+            return
+        fd = os.dup(out.fileno())
+        out.close()
+        serverlog.OutputRelay.to_hub_stderr(self.system_user, fd).start()
 
     async def stop(self, now: bool = False) -> None:
         """Stop the server, kill what the student left running, remove the cgroup."""

@@ -267,3 +267,28 @@ def test_status_says_which_disk_tmp_and_proc_isolation_apply(hub: Hub) -> None:
     if found.plan is not None and found.plan.hidepid:
         assert found.plan.hidepid in lines["proc"] and "hidden" in lines["proc"], lines
     assert json.loads(out.stdout)["ports"]["proxy_api"] == int(hub.proxy_api.rsplit(":", 1)[1])
+
+
+FLOOD = r"""
+import json, os, time
+t0 = time.perf_counter()
+# the server's own stdout (its kernels inherit it): the pipe the hub relays into its log
+with open(f"/proc/{os.getppid()}/fd/1", "wb", buffering=0) as out:
+    for _ in range(MIB):
+        out.write(b"x" * 2**20)
+print("FLOOD" + json.dumps(time.perf_counter() - t0))
+"""
+
+
+def test_a_flooding_its_server_output_cannot_fill_the_hubs_log(
+        hub: Hub, servers: dict[str, Any], kernel_a: HubKernelClient) -> None:  # noqa: F811
+    """A writes 64 MiB into its server's stdout; the hub's log grows by at most the relay's
+    burst and rate, the write is drained (never blocks A), and the hub answers."""
+    from labkit.hub.serverlog import BURST_BYTES, RATE_BPS
+
+    before = hub.log_path.stat().st_size
+    seconds = _run_in(kernel_a, FLOOD, "FLOOD", MIB=64)
+    grown = hub.log_path.stat().st_size - before
+    assert grown <= BURST_BYTES + (seconds + 5) * RATE_BPS + 2**20, (grown, seconds)
+    b: Student = servers["b"]
+    assert b.api("GET", f"users/{b.name}").status_code == 200
