@@ -270,12 +270,13 @@ def test_status_says_which_disk_tmp_and_proc_isolation_apply(hub: Hub) -> None:
 
 
 FLOOD = r"""
-import json, os, time
+import json, os, sys, time
 t0 = time.perf_counter()
-# the server's own stdout (its kernels inherit it): the pipe the hub relays into its log
-with open(f"/proc/{os.getppid()}/fd/1", "wb", buffering=0) as out:
-    for _ in range(MIB):
-        out.write(b"x" * 2**20)
+# the kernel inherits the server's stdout (the pipe the hub relays into its log); ipykernel
+# points fd 1 elsewhere and keeps the original here
+fd = getattr(sys.stdout, "_original_stdstream_copy", None) or 1
+for _ in range(MIB):
+    os.write(fd, b"x" * 2**20)
 print("FLOOD" + json.dumps(time.perf_counter() - t0))
 """
 
