@@ -103,7 +103,8 @@ thumbnails: $(VENV)/.test-installed system-deps
 
 # Debian's chromium drives the browser tests (no browser download); Hangul needs the CJK fonts;
 # Debian's prometheus scrapes labkit.gpu.exporter in the Prometheus tests.
-# npm installs configurable-http-proxy; the students' environment is built on Debian's python3.11.
+# npm installs configurable-http-proxy; the students' environment is built on Debian's python3.11;
+# the hub formats each student's home image with e2fsprogs' mkfs.ext4 and mounts it (mount).
 system-deps:
 	@missing=""; \
 	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
@@ -111,6 +112,7 @@ system-deps:
 	[ -x "$${LABKIT_CHROMIUM:-/usr/bin/chromium}" ] || missing="$$missing chromium"; \
 	[ -x "$${LABKIT_PROMETHEUS:-/usr/bin/prometheus}" ] || missing="$$missing prometheus"; \
 	if command -v dpkg >/dev/null 2>&1; then dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing="$$missing fonts-noto-cjk"; fi; \
+	if command -v dpkg >/dev/null 2>&1; then for p in e2fsprogs mount; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; fi; \
 	if [ -n "$$missing" ]; then \
 		if ! command -v apt-get >/dev/null 2>&1; then \
 			echo "missing:$$missing (install them, or set LABKIT_CHROMIUM to a Chromium binary)"; exit 1; fi; \

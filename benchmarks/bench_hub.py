@@ -14,20 +14,31 @@ memory of all processes of the student's account: server + kernels; mean and max
 p50/p95 during the storm, and whether each goal of issue 13 was met: all within 90 s, p95 < 60 s,
 < 350 MB per student. Full-size runs need a quiet machine (2 cores / 24 GB is the target).
 
+``--attacks``: two students instead of a class. While student A runs each runaway attack of
+the hub security tests (memory bomb, fork bomb, CPU spin, the 72-byte binary frame;
+``tests/hub/attacks.py``), student B moves lesson 03's main control in its voila app (widget
+``comm_msg`` -> the chart's update back, through the kernel websocket) and reads the Hub API:
+medians idle and during each attack, and their ratio (issue 13: within 2x of idle). Saved as
+``benchmarks/results/bench_hub_attacks.json``.
+
 Run: ``sudo .venv/bin/python benchmarks/bench_hub.py [--students 30 40] [--lesson NB]``
-(``--lesson`` default ``03_goodput.ipynb``).
+(``--lesson`` default ``03_goodput.ipynb``)
+or ``sudo .venv/bin/python benchmarks/bench_hub.py --attacks``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +57,8 @@ from tests.hub.conftest import _free_port
 
 TEACHER = "lkbench-t"
 TIMEOUT_S = 600
+#: An idle latency under this counts as this in the 2x goal (as tests/hub/test_hub_security.py).
+FLOOR_S = 0.25
 
 
 def _student(base: str, name: str, lesson: str, go: threading.Event) -> dict[str, Any]:
@@ -93,64 +106,46 @@ def _memory_mib(name: str) -> float:
 GOAL_ALL_S, GOAL_P95_S, GOAL_MEMORY_MIB = 90.0, 60.0, 350.0 * 1e6 / 2**20
 
 
-def _start_hub(work: Path, names: list[str]) -> tuple[subprocess.Popen[bytes], str, Any]:
-    """Start ``python -m labkit.hub serve`` for ``names``; return (process, base URL, log)."""
+@contextmanager
+def running_hub(names: list[str], **settings: Any) -> Iterator[str]:
+    """Start the class hub for ``names`` (teacher :data:`TEACHER`); yield its base URL.
+
+    At the end the hub is stopped and the accounts and their processes removed.
+    """
+    work = Path(tempfile.mkdtemp(prefix="labkit-bench-hub-"))
     roster = work / "class.csv"
     roster.write_text("username,display_name\n" + "".join(f"{n},학생{n[-2:]}\n" for n in names),
                       encoding="utf-8")
     port = _free_port()
-    # the hub as `make hub` sets it up (concurrent spawn limit 10: the rest retry on 429)
-    HubState(work / "state").save_settings(HubSettings(
-        teacher=TEACHER, port=port,
-        extra={"hub_port": _free_port(), "proxy_api_port": _free_port()}))
-    log = open(work / "hub.log", "wb")  # closed by run_storm
+    HubState(work / "state").save_settings(HubSettings(teacher=TEACHER, port=port, **settings))
+    log = open(work / "hub.log", "wb")
     hub = subprocess.Popen([sys.executable, "-m", "labkit.hub", "--state-dir",
                             str(work / "state"), "serve", "--roster", str(roster),
                             "--teacher", TEACHER], stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 900
-    while True:
-        try:
-            if requests.get(base + "hub/health", timeout=2).status_code == 200:
-                return hub, base, log
-        except requests.RequestException:
-            pass
-        if hub.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"hub did not start; see {work / 'hub.log'}")
-        time.sleep(0.5)
-
-
-def _storm(base: str, names: list[str], lesson: str) -> tuple[list[dict[str, Any]], float,
-                                                                  list[float]]:
-    """Release every student at once; return (rows, storm seconds, hub API latencies [ms])."""
-    teacher, _ = hubclient.login(base, TEACHER, "teacher-pass")
-    token = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"}).json()
-    teacher.token = token["token"]
-    api_ms: list[float] = []
-    stop = threading.Event()
-
-    def poll_api() -> None:
-        while not stop.is_set():
-            t0 = time.perf_counter()
+    try:
+        deadline = time.monotonic() + 900
+        while True:
             try:
-                teacher.api("GET", f"users/{TEACHER}", timeout=60)
-                api_ms.append((time.perf_counter() - t0) * 1000)
+                if requests.get(base + "hub/health", timeout=2).status_code == 200:
+                    break
             except requests.RequestException:
-                api_ms.append(60_000.0)
-            stop.wait(0.5)
-
-    go = threading.Event()
-    poller = threading.Thread(target=poll_api, daemon=True)
-    poller.start()
-    with ThreadPoolExecutor(len(names)) as pool:
-        futures = [pool.submit(_student, base, n, lesson, go) for n in names]
-        t_start = time.perf_counter()
-        go.set()
-        rows = [f.result() for f in futures]
-    storm_s = time.perf_counter() - t_start
-    stop.set()
-    poller.join()
-    return rows, storm_s, api_ms
+                pass
+            if hub.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"hub did not start; see {work / 'hub.log'}")
+            time.sleep(0.5)
+        yield base
+    finally:
+        hub.terminate()
+        try:
+            hub.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            hub.kill()
+        log.close()
+        for name in [*names, TEACHER]:
+            kill_user_processes(system_username(name))
+            remove_system_user(name)  # unmounts the home image first
+        shutil.rmtree(work / "state", ignore_errors=True)  # with the home images; the log stays
 
 
 def summarize(students: int, rows: list[dict[str, Any]], storm_s: float,
@@ -176,41 +171,93 @@ def summarize(students: int, rows: list[dict[str, Any]], storm_s: float,
     return result
 
 
-def run_storm(students: int, lesson: str) -> dict[str, Any]:
-    """One class of ``students`` on a fresh hub: start it, storm, measure, clean up."""
-    names = [f"lkbench-{i:02d}" for i in range(students)]
-    work = Path(tempfile.mkdtemp(prefix="labkit-bench-hub-"))
-    hub, base, log = _start_hub(work, names)
-    try:
-        rows, storm_s, api_ms = _storm(base, names, lesson)
+def storm(names: list[str], lesson: str) -> dict[str, Any]:
+    """The class logs in at once (see the module docstring); return the figures."""
+    # 256 MiB homes: a 30-student class of default 2 GiB images would allocate 60 GiB here
+    with running_hub(names, disk_limit_mib=256) as base:
+        teacher, _ = hubclient.login(base, TEACHER, "teacher-pass")
+        token = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"}).json()
+        teacher.token = token["token"]
+        api_ms: list[float] = []
+        stop = threading.Event()
+
+        def poll_api() -> None:
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                try:
+                    teacher.api("GET", f"users/{TEACHER}", timeout=60)
+                    api_ms.append((time.perf_counter() - t0) * 1000)
+                except requests.RequestException:
+                    api_ms.append(60_000.0)
+                stop.wait(0.5)
+
+        go = threading.Event()
+        poller = threading.Thread(target=poll_api, daemon=True)
+        poller.start()
+        with ThreadPoolExecutor(len(names)) as pool:
+            futures = [pool.submit(_student, base, n, lesson, go) for n in names]
+            t_start = time.perf_counter()
+            go.set()
+            rows = [f.result() for f in futures]
+        storm_s = time.perf_counter() - t_start
+        stop.set()
+        poller.join()
         memory = [_memory_mib(n) for n in names]
-        return summarize(students, rows, storm_s, memory, api_ms)
-    finally:
-        hub.terminate()
+    return summarize(len(names), rows, storm_s, memory, api_ms)
+
+
+def attack_figures(rounds: int = 1) -> dict[str, Any]:
+    """B's control -> chart and the Hub API, idle and during each of A's attacks (medians)."""
+    from tests.hub import attacks
+
+    names = ["lkbench-a", "lkbench-b"]
+    with running_hub(names, mem_limit_mib=1536, nproc_limit=256) as base:
+        a, b = (hubclient.login(base, n, f"{n}-pass")[0] for n in names)
+        for s in (a, b):
+            hubclient.start_server(s)
+        control = attacks.ChartControl.open(b)
+        control.move()  # the first move draws once; measure the next ones
+        rows = []
         try:
-            hub.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            hub.kill()
-        log.close()
-        for name in [*names, TEACHER]:
-            kill_user_processes(system_username(name))
-            remove_system_user(name)
+            for _ in range(rounds):
+                for attack in attacks.ATTACKS:
+                    got = attacks.during_attack(a, control, attack)
+                    rows.append({
+                        "attack": attack,
+                        **{f"{k}_idle_ms": round(got["idle"][k] * 1000, 1) for k in got["idle"]},
+                        **{f"{k}_during_ms": round(got["during"][k] * 1000, 1)
+                           for k in got["during"]},
+                        **{f"{k}_ratio": round(got["during"][k] / got["idle"][k], 2)
+                           for k in got["idle"]},
+                        "within_goal": all(got["during"][k] <= 2 * max(got["idle"][k], FLOOR_S)
+                                           for k in got["idle"]),
+                        "a_server_back": got["a_server_status"] == 200})
+        finally:
+            control.close()
+    return {"attacks": rows, "goal": "during <= 2 x idle (idle under 250 ms counts as 250 ms)",
+            "machine": {"cpus": os.cpu_count()}}
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run one storm per ``--students`` size; save ``benchmarks/results/bench_hub.json``."""
+    """Run one storm per ``--students`` size (or ``--attacks``); save ``benchmarks/results/``."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--students", type=int, nargs="+", default=[30, 40],
                         help="class sizes, one storm each (default: 30 40)")
     parser.add_argument("--lesson", default="03_goodput.ipynb")
+    parser.add_argument("--attacks", action="store_true",
+                        help="B's control -> chart during A's attacks (two students)")
+    parser.add_argument("--rounds", type=int, default=1, help="--attacks: rounds of all attacks")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print("bench_hub: skipped, needs root (it creates the students' system accounts)")
         return
+    if args.attacks:
+        save("bench_hub_attacks", attack_figures(args.rounds))
+        return
     if any(not 1 <= n <= 99 for n in args.students):
         parser.error("--students: 1 .. 99 per class (lkbench-NN accounts)")
-    runs = [run_storm(n, args.lesson) for n in args.students]
+    runs = [storm([f"lkbench-{i:02d}" for i in range(n)], args.lesson) for n in args.students]
     save("bench_hub", {"lesson": args.lesson, "runs": runs, "machine": {"cpus": os.cpu_count()}})
     for run in runs:
         chart = run["login_to_first_chart"] or {}

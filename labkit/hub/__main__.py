@@ -29,7 +29,7 @@ from typing import Any
 from labkit.hub import accounts
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.roster import Student, read_roster, system_username, validate_username
-from labkit.hub.state import HubState, default_state_dir
+from labkit.hub.state import HubSettings, HubState, default_state_dir
 from labkit.i18n import t
 
 HUB_CONFIG = Path(__file__).resolve().parent / "hubconfig" / "jupyterhub_config.py"
@@ -86,6 +86,8 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
     accounts.ensure_system_user(teacher, role="teacher")
     print(t("hub.cli.serve.accounts", n=len(roster),
             applied=t(f"hub.cli.mechanism.{detect_mechanism()}")), flush=True)
+    for what, line in isolation_status(settings).items():
+        print(t(f"hub.cli.isolation.{what}", line=line), flush=True)
     print(t("hub.cli.serve.open", host=settings.host, port=settings.port, teacher=teacher),
           flush=True)
     jupyterhub = str(Path(sys.executable).with_name("jupyterhub"))
@@ -150,6 +152,14 @@ def _account(username: str) -> dict[str, object] | None:
             "home_mode": mode, "description": entry.pw_gecos}
 
 
+def isolation_status(settings: HubSettings) -> dict[str, str]:
+    """Return which disk, /tmp and /proc isolation applies to each student server, and why."""
+    from labkit.hub import disk, isolation
+
+    return {"disk": disk.describe(disk.probe(), settings.disk_limit_mib),
+            **isolation.describe(isolation.probe(settings.tmp_limit_mib))}
+
+
 def status(state: HubState) -> dict[str, object]:
     """Return what the hub enforces and who exists (``status --json``; :func:`status_text`)."""
     settings = state.settings()
@@ -170,6 +180,7 @@ def status(state: HubState) -> dict[str, object]:
                        "mem_limit_mib": settings.mem_limit_mib,
                        "cpu_limit": settings.cpu_limit if mechanism != "rlimit" else None,
                        "nproc_limit": settings.nproc_limit},
+            "isolation": isolation_status(settings), "ports": state.ports(),
             "cull_timeout_s": settings.cull_timeout_s, "gpu_policy": settings.gpu_policy,
             "students": users}
 
@@ -188,6 +199,8 @@ def status_text(doc: dict[str, Any]) -> str:
         t("hub.cli.status.limit_values", mem=limits["mem_limit_mib"], nproc=limits["nproc_limit"],
           cpu=t("hub.cli.status.cpu_cores", n=cpu) if cpu is not None
           else t("hub.cli.status.no_cpu_cap")),
+        *(t(f"hub.cli.isolation.{what}", line=line)
+          for what, line in doc.get("isolation", {}).items()),
         t("hub.cli.status.cull", s=doc["cull_timeout_s"]),
         t("hub.cli.status.gpu", policy=doc["gpu_policy"]),
         t("hub.cli.status.students", n=len(doc["students"])),

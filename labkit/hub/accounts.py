@@ -103,6 +103,9 @@ def ensure_system_user(username: str, role: str | None = None) -> pwd.struct_pas
 def remove_system_user(username: str) -> None:
     """Delete the student's account and home (``userdel -r``); no error if it is gone.
 
+    A home image (:mod:`labkit.hub.disk`) is unmounted first; the image file stays in the
+    hub's state directory.
+
     Raises
     ------
     NeedRootError
@@ -111,8 +114,11 @@ def remove_system_user(username: str) -> None:
     name = system_username(username)
     require_root()
     try:
-        pwd.getpwnam(name)
+        entry = pwd.getpwnam(name)
     except KeyError:
         return
+    from labkit.hub.disk import unmount_home
+
+    unmount_home(Path(entry.pw_dir))  # a loop-mounted home image (labkit.hub.disk)
     subprocess.run([_tool("userdel"), "--remove", "--force", name], check=False,
                    capture_output=True)

@@ -4,7 +4,9 @@
 teacher's settings, secrets) and sets JupyterHub's traitlets:
 
 - the proxy (configurable-http-proxy from the Makefile's local prefix ``.hub/node``) on the
-  teacher's host/port, the Hub's own API on 127.0.0.1 only;
+  teacher's host/port; the Hub's own API and the proxy's API on free loopback ports chosen at
+  every start (:func:`free_loopback_ports`; written to the state directory's ``ports.json``), so
+  a second hub beside a class never clashes with it;
 - accounts: roster allow-list, teacher = admin, first-use passwords, login throttling
   (:mod:`labkit.hub.auth`), every page a student or teacher meets in Korean
   (``labkit/hub/templates``: the frame ``page.html`` and login, home, spawn, spawn-pending,
@@ -24,6 +26,7 @@ import socket
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from labkit.hub.activity import report_interval_s
 from labkit.hub.limits import detect_mechanism
@@ -31,7 +34,8 @@ from labkit.hub.roster import Student
 from labkit.hub.state import HubSettings, HubState, cull_every_s
 from labkit.i18n import t
 
-__all__ = ["REPO", "TEMPLATES", "class_page_service", "configure", "proxy_command"]
+__all__ = ["REPO", "TEMPLATES", "class_page_service", "configure", "free_loopback_ports",
+           "proxy_command"]
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -64,7 +68,7 @@ def class_page_service(settings: HubSettings, roster: list[Student]
     """
     from labkit.hub import classpage
 
-    port = int(settings.extra.get("classpage_port") or _free_loopback_port())
+    port = int(settings.extra.get("classpage_port") or free_loopback_ports(1)[0])
     host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
     scheme = "https" if settings.extra.get("ssl_cert") else "http"
     service, role = classpage.service_spec(
@@ -73,10 +77,38 @@ def class_page_service(settings: HubSettings, roster: list[Student]
     return [dict(service)], [dict(role)]
 
 
-def _free_loopback_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+_HANDED_OUT: set[int] = set()  # ports this process chose already (never hand one out twice)
+
+
+def free_loopback_ports(count: int) -> list[int]:
+    """Return ``count`` distinct TCP ports free on 127.0.0.1 now (the kernel picks them).
+
+    All sockets are held open together, so the ports differ from each other and from every port
+    this process chose before. The port is free when chosen; the Hub and the proxy bind it
+    moments later, the way JupyterHub's own ``random_port`` is used.
+
+    Raises
+    ------
+    ValueError
+        If ``count`` < 1.
+    """
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count!r}")
+    held: list[socket.socket] = []
+    ports: list[int] = []
+    try:
+        while len(ports) < count:
+            sock = socket.socket()
+            held.append(sock)
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+            if port not in _HANDED_OUT:
+                ports.append(port)
+                _HANDED_OUT.add(port)
+    finally:
+        for sock in held:
+            sock.close()
+    return ports
 
 
 def _services(settings: HubSettings, roster: list[Student]
@@ -96,6 +128,26 @@ def _services(settings: HubSettings, roster: list[Student]
     return services + page_services, roles + page_roles
 
 
+def _isolation(c: Any, state: HubState, settings: HubSettings) -> None:
+    """Probe (before the Hub starts any thread) and set each student's disk, /tmp and /proc."""
+    from labkit.hub import disk, isolation
+
+    c.LabkitSpawner.images_dir = str(state.images_dir)
+    c.LabkitSpawner.disk_limit_mib = int(settings.disk_limit_mib) if disk.probe().works else 0
+    plan = isolation.probe(int(settings.tmp_limit_mib)).plan
+    c.LabkitSpawner.private_namespace = plan is not None
+    c.LabkitSpawner.tmp_limit_mib = int(settings.tmp_limit_mib)
+    c.LabkitSpawner.hidepid = plan.hidepid if plan else ""
+
+
+def _record_ports(state: HubState, settings: HubSettings, hub_port: int, api_port: int,
+                  services: list[dict[str, Any]]) -> None:
+    """Write this start's ports to the state (``status`` and the tests read them)."""
+    page = next((s for s in services if s["name"] == "classpage"), {})
+    state.save_ports({"public": int(settings.port), "hub": hub_port, "proxy_api": api_port,
+                      "classpage": urlsplit(str(page.get("url", ""))).port or 0})
+
+
 def configure(c: Any, state: HubState | None = None) -> None:
     """Set JupyterHub's config ``c`` for the class (see the module docstring).
 
@@ -111,8 +163,9 @@ def configure(c: Any, state: HubState | None = None) -> None:
         raise ValueError("no roster imported: python -m labkit.hub roster import class.csv")
     if not settings.teacher:
         raise ValueError("no teacher set: python -m labkit.hub serve --teacher NAME")
-    hub_port = int(settings.extra.get("hub_port", 8081))
-    api_port = int(settings.extra.get("proxy_api_port", 8001))
+    free_hub, free_api = free_loopback_ports(2)  # unless the settings fix them
+    hub_port = int(settings.extra.get("hub_port") or free_hub)
+    api_port = int(settings.extra.get("proxy_api_port") or free_api)
     tls = {k: settings.extra[k] for k in ("ssl_cert", "ssl_key") if settings.extra.get(k)}
     scheme = "https" if tls else "http"
 
@@ -151,6 +204,7 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.LabkitSpawner.extra_env = dict(settings.extra.get("env", {}))
     c.LabkitSpawner.roster_usernames = [s.username for s in roster]
     c.LabkitSpawner.gpu_policy = settings.gpu_policy
+    _isolation(c, state, settings)
     c.Spawner.disable_user_config = True
     # a stopping server gets SIGINT, then SIGTERM, then SIGKILL (LocalProcessSpawner)
     c.LocalProcessSpawner.interrupt_timeout = 10
@@ -170,4 +224,5 @@ def configure(c: Any, state: HubState | None = None) -> None:
     interval = report_interval_s(settings.cull_timeout_s)
     c.JupyterHub.last_activity_interval = interval
     c.Spawner.environment = {"JUPYTERHUB_ACTIVITY_INTERVAL": str(interval)}
+    _record_ports(state, settings, hub_port, api_port, c.JupyterHub.services)
     os.environ.setdefault("LABKIT_HUB_STATE", str(state.root))

@@ -5,9 +5,13 @@
 - the server runs as ``jupyter-<username>`` (created from the roster, home 0700;
   :mod:`labkit.hub.accounts`), never as the hub's account;
 - before it starts: the student's cgroup with their memory/CPU/process limits
-  (:mod:`labkit.hub.limits`), the curriculum merged into ``~/labkit``
+  (:mod:`labkit.hub.limits`), their home on a fixed-size image (:mod:`labkit.hub.disk`), their
+  own mount namespace with a private ``/tmp`` and a ``/proc`` that hides other users'
+  processes (:mod:`labkit.hub.isolation`), the curriculum merged into ``~/labkit``
   (:mod:`labkit.hub.curriculum`, written as the student), and their GPU share in the
   environment (:func:`gpu_environment`, the one call into ``labkit.hub.gpushare``);
+- while it runs: its output reaches the hub's log through a rate-bounded relay
+  (:mod:`labkit.hub.serverlog`), so a student cannot fill the hub's disk through it;
 - after it stops: every process left under the student's uid is killed and the cgroup removed.
 
 JupyterLab opens at ``/user/<name>/lab`` on ``~/labkit``; voila apps are at
@@ -28,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
-from traitlets import Dict, Float, Integer, List, Unicode, default
+from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 
-from labkit.hub import accounts, curriculum
+from labkit.hub import accounts, curriculum, disk, isolation, serverlog
 from labkit.hub.gpushare import ENV_SHARE, ShareState
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
 from labkit.hub.roster import system_username
@@ -90,6 +94,15 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
     roster_usernames = List(Unicode(), help="the class, in roster order (GPU shares)").tag(
         config=True)
     gpu_policy = Unicode("auto", help="auto | mig | whole | shared").tag(config=True)
+    images_dir = Unicode(help="where the students' home images live (labkit.hub.disk)").tag(
+        config=True)
+    disk_limit_mib = Integer(0, help="each home's image size; 0: homes on the shared disk").tag(
+        config=True)
+    private_namespace = Bool(False, help="a private mount namespace per server "
+                                         "(labkit.hub.isolation)").tag(config=True)
+    tmp_limit_mib = Integer(256, help="the private /tmp's size [MiB]").tag(config=True)
+    hidepid = Unicode("", help="the private /proc's hidepid option, '' for none").tag(
+        config=True)
     user_env_dir = Unicode(str(USER_ENV),
                            help="the students' environment (labkit.hub.userenv)").tag(config=True)
 
@@ -100,6 +113,11 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
     @default("cmd")
     def _default_cmd(self) -> list[str]:
         return [str(Path(self.user_env_dir) / "bin" / "jupyterhub-singleuser")]
+
+    @default("popen_kwargs")
+    def _default_popen_kwargs(self) -> dict[str, Any]:
+        # the server's output comes through a pipe the hub relays at a bounded rate
+        return {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
 
     @default("notebook_dir")
     def _default_notebook_dir(self) -> str:
@@ -125,15 +143,30 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
             return None
         return StudentCgroup(self.system_user, self.limits, self.limit_mechanism)
 
+    def namespace_plan(self) -> isolation.NamespacePlan | None:
+        """The student's private mount namespace, or None where the machine refuses one."""
+        if not self.private_namespace:
+            return None
+        return isolation.NamespacePlan(tmp_mib=self.tmp_limit_mib, hidepid=self.hidepid)
+
+    def student_disk(self) -> disk.StudentDisk | None:
+        """The student's home image, or None where homes stay on the shared disk."""
+        if self.disk_limit_mib <= 0 or not self.images_dir:
+            return None
+        return disk.StudentDisk(self.system_user, self.disk_limit_mib, Path(self.images_dir))
+
     def make_preexec_fn(self, name: str) -> Any:
-        """Join the cgroup and set rlimits (as root), then become ``jupyter-<name>``."""
+        """Join the cgroup, set rlimits, enter the private mount namespace (as root), then
+        become ``jupyter-<name>``."""
         group = self.cgroup()
         limits = rlimit_preexec(self.limits, self.limit_mechanism,
                                 group.procs_files() if group else None)
+        namespace = isolation.preexec(self.namespace_plan())
         become = set_user_setuid(system_username(name))
 
         def preexec() -> None:
             limits()
+            namespace()
             become()
 
         return preexec
@@ -196,8 +229,22 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         group = self.cgroup()
         if group is not None:
             await asyncio.to_thread(group.create)
+        home_disk = self.student_disk()
+        if home_disk is not None:
+            await asyncio.to_thread(home_disk.ensure)
         await self._copy_curriculum(entry)
-        return await super().start()
+        where = await super().start()
+        self._relay_output()
+        return where
+
+    def _relay_output(self) -> None:
+        """Copy the server's output pipe into the hub's log, rate-bounded (labkit.hub.serverlog)."""
+        out = getattr(self.proc, "stdout", None)
+        if out is None:
+            return
+        fd = os.dup(out.fileno())
+        out.close()
+        serverlog.OutputRelay.to_hub_stderr(self.system_user, fd).start()
 
     async def stop(self, now: bool = False) -> None:
         """Stop the server, kill what the student left running, remove the cgroup."""

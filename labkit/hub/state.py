@@ -80,6 +80,11 @@ class HubSettings:
         Student servers starting at once (JupyterHub's ``concurrent_spawn_limit``).
     gpu_policy : {"auto", "mig", "whole", "shared"}
         How students share the lab GPU (:mod:`labkit.hub.gpushare`).
+    disk_limit_mib : int
+        Each student's home: the size of their ext4 image (:mod:`labkit.hub.disk`). [MiB]
+    tmp_limit_mib : int
+        Each student server's private ``/tmp`` and ``/var/tmp`` (tmpfs,
+        :mod:`labkit.hub.isolation`). [MiB]
     """
 
     teacher: str = ""
@@ -91,6 +96,8 @@ class HubSettings:
     nproc_limit: int = 512
     concurrent_spawn_limit: int = 10
     gpu_policy: str = "auto"
+    disk_limit_mib: int = 2048
+    tmp_limit_mib: int = 256
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> HubSettings:
@@ -103,9 +110,12 @@ class HubSettings:
         """
         if not 0 < int(self.port) < 65536:
             raise ValueError(f"port must be in 1-65535, got {self.port!r}")
-        for name in ("cull_timeout_s", "mem_limit_mib", "nproc_limit", "concurrent_spawn_limit"):
+        for name in ("cull_timeout_s", "mem_limit_mib", "nproc_limit", "concurrent_spawn_limit",
+                     "tmp_limit_mib"):
             if int(getattr(self, name)) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if int(self.disk_limit_mib) < 16:
+            raise ValueError(f"disk_limit_mib must be >= 16, got {self.disk_limit_mib!r}")
         if not float(self.cpu_limit) > 0:
             raise ValueError(f"cpu_limit must be > 0, got {self.cpu_limit!r}")
         if self.gpu_policy not in GPU_POLICIES:
@@ -160,6 +170,11 @@ class HubState:
         return self.root / "jupyterhub_cookie_secret"
 
     @property
+    def images_dir(self) -> Path:
+        """The students' home images (:mod:`labkit.hub.disk`), inside the private directory."""
+        return self.root / "homes"
+
+    @property
     def passwords_file(self) -> Path:
         """FirstUseAuthenticator's password store (a dbm file, salted bcrypt hashes)."""
         return self.root / "passwords.dbm"
@@ -170,6 +185,20 @@ class HubState:
         if not path.exists():
             _write_private(path, secrets.token_hex(32))
         return path.read_text(encoding="utf-8").strip()
+
+    # --- ports -----------------------------------------------------------------------------
+
+    def save_ports(self, ports: dict[str, int]) -> None:
+        """Record the ports this start of the hub listens on (``public``, ``hub``, ``proxy_api``,
+        ``classpage``; :func:`labkit.hub.config.configure` writes them)."""
+        _write_private(self.root / "ports.json", json.dumps(ports, indent=1))
+
+    def ports(self) -> dict[str, int]:
+        """Return the ports of the last start (empty before the first)."""
+        path = self.root / "ports.json"
+        if not path.exists():
+            return {}
+        return {str(k): int(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
 
     # --- roster ----------------------------------------------------------------------------
 

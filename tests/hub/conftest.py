@@ -2,7 +2,9 @@
 
 Needs root (it creates the students' system accounts ``jupyter-lktest-*``; CI runs as root):
 every test here is skipped otherwise, with that reason. The hub's state lives in a temp dir,
-the proxy, the Hub and its API on free loopback ports; the students' environment is
+the proxy on a free loopback port, the Hub and the proxy's API on the ports the hub itself
+chooses at start (``ports.json`` in its state); each home a 128 MiB image, each /tmp a 32 MiB
+tmpfs (where the machine allows); the students' environment is
 ``/opt/labkit-hub/user`` (built on first use, like ``make hub``). At the end the hub is stopped,
 every process of the test accounts killed, and the accounts and their homes removed.
 """
@@ -30,6 +32,7 @@ TEACHER = "lktest-t"
 PASSWORDS = {STUDENT_A: "alpha-pass-1", STUDENT_B: "bravo-pass-2", TEACHER: "teach-pass-3",
              BROWSER_STUDENT: "charlie-pass-4"}
 START_TIMEOUT_S = 900  # the first run builds the students' environment
+DISK_MIB, TMP_MIB = 128, 32  # each student's home image and private /tmp in the test hub
 
 
 def _free_port() -> int:
@@ -86,7 +89,10 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     # the state dir under a directory every account can traverse: only its own 0700 protects it
     import tempfile
 
-    open_parent = Path(tempfile.mkdtemp(prefix="labkit-hub-test-"))
+    # not under /tmp: a student's server has a private /tmp (labkit.hub.isolation), where the
+    # state would be simply absent; under /var/lib (where the real state lives) it is there and
+    # must be refused by its mode
+    open_parent = Path(tempfile.mkdtemp(prefix="labkit-hub-test-", dir="/var/lib"))
     open_parent.chmod(0o755)
     state_dir = open_parent / "state"
     roster = work / "class.csv"
@@ -94,11 +100,11 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
                       f"{STUDENT_A},김민지\n{STUDENT_B},이지수\n{THROTLED},박서준\n"
                       f"{BROWSER_STUDENT},최유나\n",
                       encoding="utf-8")
-    port, hub_port, api_port = _free_port(), _free_port(), _free_port()
+    port = _free_port()
     HubState(state_dir).save_settings(HubSettings(
         teacher=TEACHER, port=port, concurrent_spawn_limit=1, cull_timeout_s=3600,
-        mem_limit_mib=1536, cpu_limit=1.0, nproc_limit=256,
-        extra={"hub_port": hub_port, "proxy_api_port": api_port}))
+        mem_limit_mib=1536, cpu_limit=1.0, nproc_limit=256, disk_limit_mib=DISK_MIB,
+        tmp_limit_mib=TMP_MIB))
     _cleanup_accounts()
     artifacts = Path(os.environ.get("LABKIT_ARTIFACTS",
                                     Path(__file__).parents[2] / "test-artifacts"))
@@ -111,7 +117,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
             stdout=log, stderr=subprocess.STDOUT,
             env={**os.environ, "LABKIT_GPU": "sim:H100-80GB"})
     base = f"http://127.0.0.1:{port}/"
-    hub = Hub(base, state_dir, proc, log_path, f"http://127.0.0.1:{api_port}")
+    hub = Hub(base, state_dir, proc, log_path, "")
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
@@ -123,6 +129,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"the hub did not start:\n{hub.log()}")
             time.sleep(0.5)
+        hub.proxy_api = f"http://127.0.0.1:{HubState(state_dir).ports()['proxy_api']}"
         yield hub
     finally:
         proc.terminate()  # JupyterHub stops the servers it spawned (cleanup_servers)

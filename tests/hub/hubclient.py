@@ -76,6 +76,8 @@ def logged_in(reply: requests.Response) -> bool:
 def start_server(student: Student, timeout: float = 240) -> float:
     """Get an API token, start the student's server, wait until ready; return seconds taken.
 
+    While the Hub answers 429 (its concurrent spawn limit), the start is asked again.
+
     Raises
     ------
     TimeoutError
@@ -87,10 +89,14 @@ def start_server(student: Student, timeout: float = 240) -> float:
                             json={"note": "labkit test", "expires_in": 3600})
         reply.raise_for_status()
         student.token = reply.json()["token"]
-    reply = student.api("POST", f"users/{student.name}/server")
+    deadline = start + timeout
+    while True:  # 429: the concurrent spawn limit is reached; the Hub says to try again
+        reply = student.api("POST", f"users/{student.name}/server")
+        if reply.status_code != 429 or time.perf_counter() > deadline:
+            break
+        time.sleep(1)
     if reply.status_code not in (201, 202, 400):  # 400: already running
         reply.raise_for_status()
-    deadline = start + timeout
     while time.perf_counter() < deadline:
         model = student.api("GET", f"users/{student.name}").json()
         server = (model.get("servers") or {}).get("")

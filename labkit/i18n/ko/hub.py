@@ -13,6 +13,8 @@ STRINGS: dict[str, str] = {
     "hub.share.no_slice": "남은 GPU 몫이 없습니다: 이 서버의 {kind} {count}개를 명단(roster)에서 앞선 학생들이 모두 받았습니다(명단 {position}번째). 선생님께 알려 주세요. 선생님은 MIG 배치를 바꾸거나(python -m labkit.hub plan) GPU 정책을 'shared'로 바꿀 수 있습니다.",
     "hub.share.no_gpu": "이 서버에는 나눠 줄 {kind}가 없습니다. 선생님께 알려 주세요(GPU 정책을 'auto'나 'shared'로 바꾸거나 운영자에게 MIG 설정을 요청하세요).",
     "hub.share.nvml": "실습 GPU를 읽을 수 없어 GPU 몫을 정하지 못했습니다: {reason}. 선생님께 알려 주세요.",
+    # --- class hub: each student's disk (labkit.hub.disk, the spawn page) ---------------------
+    "hub.disk.full": "서버 디스크에 내 홈(home) 공간 {size} MiB를 만들 자리가 없습니다(남은 공간 {free} MiB, 허브용으로 {reserve} MiB를 남겨 둡니다). 선생님께 알려 주세요.",
     "common.banner.share.mig": "내 GPU 몫: GPU {gpu}의 MIG 장치 {mig_index} ({profile}, {uuid}) — 나만 쓰는 조각입니다.",
     "common.banner.share.whole": "내 GPU 몫: GPU {gpu} 한 장 전체 ({uuid}).",
     "common.banner.share.shared": "내 GPU 몫: {unit}, 학생 {sharers}명이 번갈아 씁니다(시분할, time-slicing) — 메모리는 나눠지지 않습니다.",
@@ -183,4 +185,7 @@ STRINGS: dict[str, str] = {
     "hub.token.apps_help": "허브 계정으로 나를 확인하는 앱(주로 내 서버)입니다. 이 앱들은 나를 확인만 할 뿐 나 대신 일하지는 못합니다.",
     "hub.token.col.app": "앱",
     "hub.token.col.first": "처음 허락한 때",
+    "hub.cli.isolation.disk": "학생 디스크(disk): {line}",
+    "hub.cli.isolation.tmp": "학생 임시 폴더(/tmp): {line}",
+    "hub.cli.isolation.proc": "다른 사용자의 프로세스(/proc): {line}",
 }
