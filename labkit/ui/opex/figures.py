@@ -1,0 +1,53 @@
+"""Lesson 07's figures: the 12 monthly bills and the yearly cost by line."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from labkit import opex
+from labkit.i18n import t
+from labkit.ui import format as fmt
+from labkit.ui.components import styled_figure
+from labkit.ui.opex.common import COLORS
+
+# --- figures -----------------------------------------------------------------------------------
+
+def bills_figure(result: opex.OpexResult) -> go.Figure:
+    """Return the 12 monthly bills as stacked bars: base, energy, adders, VAT and fund levy."""
+    bills = result.bills
+    months = [f"{p.month}월" for p in bills.index]
+    parts = [
+        ("base", t("opex.bill.base"), bills["base_krw"]),
+        ("energy", t("opex.bill.energy"), bills["energy_krw"]),
+        ("adders", t("opex.bill.adders"), bills["climate_krw"] + bills["fuel_krw"]),
+        ("taxes", t("opex.bill.taxes"), bills["vat_krw"] + bills["fund_levy_krw"]),
+    ]
+    fig = styled_figure(title=t("opex.bill.title", cls=result.tariff_class),
+                        yaxis_title=t("opex.bill.axis"), barmode="stack", height=380,
+                        margin={"l": 90, "r": 20, "t": 50, "b": 50},
+                        legend={"orientation": "h", "y": -0.15, "traceorder": "normal"})
+    for key, name, values in parts:
+        fig.add_trace(go.Bar(x=months, y=values.to_list(), name=name,
+                             marker={"color": COLORS[key]},
+                             hovertemplate="%{x} " + name + ": %{y:,.0f}원<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=months, y=bills["total_krw"].to_list(), mode="text", showlegend=False,
+        text=[f"{v / 10_000:,.0f}만" for v in bills["total_krw"]], textposition="top center",
+        hoverinfo="skip"))
+    fig.update_yaxes(range=[0, float(bills["total_krw"].max()) * 1.18], tickformat=",.0f")
+    return fig
+
+
+def _cost_figure(result: opex.OpexResult) -> go.Figure:
+    lines = result.breakdown.as_dict()
+    labels = [t(f"opex.line.{k}") for k in lines]
+    fig = styled_figure(title=t("opex.cost.title"), xaxis_title=t("opex.cost.axis"),
+                        height=320, showlegend=False, margin={"l": 130, "r": 30, "t": 50,
+                                                              "b": 50})
+    fig.add_trace(go.Bar(
+        y=labels, x=list(lines.values()), orientation="h",
+        text=[fmt.krw(v) for v in lines.values()], textposition="auto",
+        marker={"color": ["#3b6fb6", "#f2a541", "#f6c177", "#7fb069", "#b56576", "#8e7dbe"]}))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(tickformat=",.0f")
+    return fig
