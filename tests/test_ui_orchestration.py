@@ -166,19 +166,19 @@ def test_specialization_app_freed_gpus_are_value_only_when_lent() -> None:
 
 
 def test_tables_for_nbval_are_deterministic() -> None:
-    key = ui.key_numbers()
-    assert list(key.iloc[:, 0]) == ["7 h", "1 h", "10 h", "8 h", "11 h", "8 h"]
-    assert list(key.iloc[:, 2]) == ["100.00 %", "100.00 %", "65.00 %", "81.25 %", "61.36 %",
+    key = ui.key_numbers().data
+    assert list(key.iloc[:, 1]) == ["7 h", "1 h", "10 h", "8 h", "11 h", "8 h"]
+    assert list(key.iloc[:, 3]) == ["100.00 %", "100.00 %", "65.00 %", "81.25 %", "61.36 %",
                                     "84.38 %"]
     table = ui.policy_table()
-    assert list(table.index) == [t(f"orch.policy.{p}") for p in model.POLICIES]
+    assert list(table.data.iloc[:, 0]) == [t(f"orch.policy.{p}") for p in model.POLICIES]
     # nbval re-runs the notebook in a fresh kernel: the table must not depend on set/dict
     # iteration order, which PYTHONHASHSEED changes between processes
-    code = "from labkit.ui import orchestration as ui; print(ui.policy_table().to_csv(), end='')"
+    code = "from labkit.ui import orchestration as ui; print(ui.policy_table().to_string(), end='')"
     for seed in ("1", "2"):
         other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                check=True, env={**os.environ, "PYTHONHASHSEED": seed})
-        assert other.stdout == table.to_csv()
+        assert other.stdout == table.to_string()
     assert len(ui.workload_table()) == 12
 
 

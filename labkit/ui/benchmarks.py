@@ -57,7 +57,7 @@ __all__ = [
 _OK, _WARN, _UNKNOWN = "✔", "⚠", "?"
 
 
-def defaults_table() -> pd.DataFrame:
+def defaults_table() -> fmt.Table:
     """Return lesson 06's parameters: value, range, unit, source, date and reliability."""
     return econ_ui.defaults_table("06")
 
@@ -74,20 +74,31 @@ def _row_label(row: pd.Series) -> str:
             f"{row['total_accel']}개 · {row['result']:,.0f} tok/s")
 
 
-def mlperf_table() -> pd.DataFrame:
-    """Return the MLPerf Inference LLM rows with the columns the lesson reads (Korean headers)."""
+def mlperf_table() -> fmt.Table:
+    """Return the MLPerf Inference LLM rows for people: the columns the lesson reads first.
+
+    Round, system, accelerators, benchmark and scenario, then throughput (whole system and per
+    accelerator), precision, sparsity, measured power (blank where the row has none),
+    availability, division and submitter.
+    """
     frame, _ = _mlperf()
-    table = frame[["version", "division", "submitter", "system", "accelerator", "total_accel",
-                   "benchmark", "slo", "precision", "sparsity", "result", "result_per_accel",
-                   "power_w_system", "availability"]].copy()
-    return table.rename(columns={
-        "version": t("econ.col.version"), "division": t("econ.col.division"),
-        "submitter": t("econ.col.submitter"), "system": t("econ.col.system"),
-        "accelerator": t("econ.col.accelerator"), "total_accel": t("econ.col.accelerators"),
-        "benchmark": t("econ.col.benchmark"), "slo": "SLO", "precision": t("econ.col.precision"),
-        "sparsity": t("econ.col.sparsity"), "result": t("econ.col.result"),
-        "result_per_accel": t("econ.col.per_accel"), "power_w_system": t("econ.col.power"),
-        "availability": t("econ.col.availability")})
+    words = {"Offline": t("econ.slo.Offline"), "Server": t("econ.slo.Server"),
+             "Interactive": t("econ.slo.Interactive"), "available": t("econ.avail.available"),
+             "preview": t("econ.avail.preview"), "closed": t("econ.div.closed"),
+             "open": t("econ.div.open")}
+    return fmt.people_table(frame, {
+        "version": fmt.Col(t("econ.col.version")), "system": fmt.Col(t("econ.col.system")),
+        "total_accel": fmt.Col(t("econ.col.accelerators"), "int"),
+        "benchmark": fmt.Col(t("econ.col.benchmark")),
+        "slo": fmt.Col(t("econ.col.slo"), words=words),
+        "result": fmt.Col(t("econ.col.result"), "int"),
+        "result_per_accel": fmt.Col(t("econ.col.per_accel"), "int"),
+        "precision": fmt.Col(t("econ.col.precision")),
+        "sparsity": fmt.Col(t("econ.col.sparsity"), "bool"),
+        "power_w_system": fmt.Col(t("econ.col.power"), "int"),
+        "availability": fmt.Col(t("econ.col.availability"), words=words),
+        "division": fmt.Col(t("econ.col.division"), words=words),
+        "submitter": fmt.Col(t("econ.col.submitter"))})
 
 
 def _find_row(frame: pd.DataFrame, version: str, system: str, slo: str) -> int:
@@ -349,7 +360,7 @@ def rack_app(defaults: Defaults | None = None) -> RackApp:
     return RackApp(defaults or lesson_defaults())
 
 
-def case_numbers_06() -> pd.DataFrame:
+def case_numbers_06() -> fmt.Table:
     """Return shared check case 7 as a table (deterministic text for nbval)."""
     frame, results = _mlperf()
     d = lesson_defaults()
@@ -373,8 +384,7 @@ def case_numbers_06() -> pd.DataFrame:
         (t("econ.case7.same_date"), f"{same_date.ratio:.2f}배"),
         (t("econ.case7.same_date_worst"), f"{same_date_worst.ratio:.2f}배"),
     ]
-    column = t("econ.col.item")
-    return pd.DataFrame(rows, columns=[column, t("econ.col.value")]).set_index(column)
+    return fmt.pairs_table(rows, t("econ.col.item"), t("econ.col.value"))
 
 
 def exercises_06() -> widgets.VBox:

@@ -44,6 +44,7 @@ from labkit.ui.economics.demand import DemandApp, demand_app
 from labkit.ui.economics.demand import DemandView as DemandView
 from labkit.ui.economics.rent import RentApp, rent_app
 from labkit.ui.economics.rent import RentView as RentView
+from labkit.ui.economics.tables import UNITS as UNITS
 from labkit.ui.economics.tables import (
     api_prices,
     case_numbers_05,
@@ -52,6 +53,8 @@ from labkit.ui.economics.tables import (
     exercises_05,
     hardware_prices,
 )
+from labkit.ui.economics.tables import reliability_words as reliability_words
+from labkit.ui.economics.tables import source_cols as source_cols
 from labkit.ui.economics.tornado import TORNADO_PARAMETERS as TORNADO_PARAMETERS
 from labkit.ui.economics.tornado import TornadoApp, tornado_app, tornado_figure
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import ipywidgets as widgets
-import pandas as pd
 
 from labkit import economics as model
 from labkit.data.economics import (
@@ -19,65 +18,97 @@ from labkit.ui import format as fmt
 from labkit.ui.economics.common import EOK, _eok, _won, lesson_defaults
 from labkit.ui.exercises import Exercise, exercise_set
 
+#: data/economics/defaults.csv units -> catalog keys of their Korean form (``econ.unit.<key>``);
+#: units starting with "fraction" are shown as percent.
+UNITS = {
+    "USD": "usd", "KRW/USD": "krw_per_usd", "GPUs": "gpus", "servers": "servers",
+    "years": "years", "fraction per year": "pct_per_year", "kW": "kw", "fraction": "pct",
+    "unitless": "none", "KRW/kWh": "krw_per_kwh", "KRW/(kW·month)": "krw_per_kw_month",
+    "KRW/year": "krw_per_year", "fraction of capex per year": "pct_capex_per_year",
+    "USD per 1M tokens": "usd_per_m", "tokens/s": "tokens_per_s",
+    "USD per GPU-hour": "usd_per_gpu_h", "people": "people",
+    "requests per student per day": "requests", "tokens": "tokens", "days": "days",
+    "x per halving of bits": "x_per_halving", "x": "x",
+}
 
-def cloud_prices() -> pd.DataFrame:
-    """Return the cloud GPU-hour prices (data/economics/cloud_gpu_prices.csv) in Korean columns."""
-    frame = load_cloud_prices()
-    table = frame[["gpu", "provider", "offer", "usd_per_gpu_hour", "as_of", "reliability"]]
-    return table.rename(columns={
-        "gpu": "GPU", "provider": t("econ.col.provider"), "offer": t("econ.col.offer"),
-        "usd_per_gpu_hour": t("econ.col.usd_per_gpu_hour"), "as_of": t("econ.col.as_of"),
-        "reliability": t("econ.col.reliability")}).reset_index(drop=True)
+
+def reliability_words() -> dict[str, str]:
+    """The data files' reliability codes in Korean (primary, secondary, teaching assumption)."""
+    return {code: t(f"econ.rel.{code.replace(' ', '_')}")
+            for code in ("primary", "secondary", "teaching assumption")}
 
 
-def api_prices(input_per_output: float = 3.0) -> pd.DataFrame:
+def source_cols() -> dict[str, fmt.Col]:
+    """The provenance columns every price/parameter table ends with (date, reliability, source)."""
+    return {"as_of": fmt.Col(t("econ.col.as_of"), "date"),
+            "reliability": fmt.Col(t("econ.col.reliability"), words=reliability_words()),
+            "source": fmt.Col(t("econ.col.source"), "note")}
+
+
+def _shown_value(value: float, unit: str) -> str:
+    """One parameter value in its unit as the table shows it (fractions in %, won in 만)."""
+    if unit.startswith("fraction"):
+        return fmt.number(value * 100)
+    if unit.startswith(("KRW", "tokens")):
+        return fmt.large(value)
+    return fmt.number(value)
+
+
+def cloud_prices() -> fmt.Table:
+    """Return the cloud GPU-hour prices (data/economics/cloud_gpu_prices.csv) for people."""
+    return fmt.people_table(load_cloud_prices(), {
+        "gpu": fmt.Col("GPU"), "provider": fmt.Col(t("econ.col.provider")),
+        "usd_per_gpu_hour": fmt.Col(t("econ.col.usd_per_gpu_hour"), "number", 2),
+        "offer": fmt.Col(t("econ.col.offer"), "note"), **source_cols()})
+
+
+def api_prices(input_per_output: float = 3.0) -> fmt.Table:
     """Return the API price table with each model's blended price (input:output = r:1).
 
     Prices in USD per 1M tokens from ``data/economics/api_prices.csv``; the blend is
     :func:`labkit.economics.blended_price`.
     """
-    frame = load_api_prices()
-    table = frame[["model", "provider", "usd_per_m_input", "usd_per_m_output", "as_of",
-                   "reliability"]].copy()
-    table.insert(4, "blended", [round(model.blended_price(i, o, input_per_output), 3) for i, o
-                                in zip(frame["usd_per_m_input"], frame["usd_per_m_output"],
-                                       strict=True)])
-    return table.rename(columns={
-        "model": t("econ.col.model"), "provider": t("econ.col.provider"),
-        "usd_per_m_input": t("econ.col.usd_in"), "usd_per_m_output": t("econ.col.usd_out"),
-        "blended": t("econ.col.usd_blended", r=f"{input_per_output:g}"),
-        "as_of": t("econ.col.as_of"), "reliability": t("econ.col.reliability")})
+    frame = load_api_prices().copy()
+    frame["blended"] = [round(model.blended_price(i, o, input_per_output), 3) for i, o
+                        in zip(frame["usd_per_m_input"], frame["usd_per_m_output"], strict=True)]
+    return fmt.people_table(frame, {
+        "model": fmt.Col(t("econ.col.model")), "provider": fmt.Col(t("econ.col.provider")),
+        "usd_per_m_input": fmt.Col(t("econ.col.usd_in"), "number"),
+        "usd_per_m_output": fmt.Col(t("econ.col.usd_out"), "number"),
+        "blended": fmt.Col(t("econ.col.usd_blended", r=f"{input_per_output:g}"), "number"),
+        **source_cols()})
 
 
-def hardware_prices() -> pd.DataFrame:
-    """Return GPU and server prices (``data/economics/hardware_prices.csv``), Korean headers."""
-    frame = load_hardware_prices()
-    table = frame[["item", "gpus", "price_usd_low", "price_usd_high", "as_of", "reliability",
-                   "source"]]
-    return table.rename(columns={
-        "item": t("econ.col.item"), "gpus": "GPU", "price_usd_low": t("econ.col.usd_low"),
-        "price_usd_high": t("econ.col.usd_high"), "as_of": t("econ.col.as_of"),
-        "reliability": t("econ.col.reliability"), "source": t("econ.col.source")})
+def hardware_prices() -> fmt.Table:
+    """Return GPU and server prices (``data/economics/hardware_prices.csv``) for people."""
+    return fmt.people_table(load_hardware_prices(), {
+        "item": fmt.Col(t("econ.col.item")), "gpus": fmt.Col(t("econ.col.gpus"), "int"),
+        "price_usd_low": fmt.Col(t("econ.col.usd_low"), "int"),
+        "price_usd_high": fmt.Col(t("econ.col.usd_high"), "int"), **source_cols()})
 
 
-# -- numbers and exercises ---------------------------------------------------------------------
+def defaults_table(lesson: str = "05") -> fmt.Table:
+    """Return the lesson's parameters for people: value and range in Korean units, sources.
 
-def defaults_table(lesson: str = "05") -> pd.DataFrame:
-    """Return the lesson's parameters: value, range, unit, source, date and reliability."""
+    Values in the unit of the "단위" column: fractions in %, won and tokens in 만/억
+    (``data/economics/defaults.csv``; its English units read through :data:`UNITS`).
+    """
     frame = lesson_defaults().frame
-    rows = frame[frame["lesson"] == lesson]
-    table = rows[["parameter", "value", "unit", "low", "high", "as_of", "reliability",
-                  "source"]].copy()
-    table["parameter"] = [t(f"econ.p.{p}") if f"econ.p.{p}" in KO else p
-                          for p in table["parameter"]]
-    return table.rename(columns={
-        "parameter": t("econ.col.parameter"), "value": t("econ.col.value"),
-        "unit": t("econ.col.unit"), "low": t("econ.col.low"), "high": t("econ.col.high"),
-        "as_of": t("econ.col.as_of"), "reliability": t("econ.col.reliability"),
-        "source": t("econ.col.source")}).reset_index(drop=True)
+    rows = frame[frame["lesson"] == lesson].copy()
+    rows["name"] = [t(f"econ.p.{p}") if f"econ.p.{p}" in KO else p for p in rows["parameter"]]
+    rows["shown_unit"] = [t(f"econ.unit.{UNITS[u]}") if u in UNITS else u for u in rows["unit"]]
+    rows["shown_value"] = [_shown_value(v, u) for v, u in zip(rows["value"], rows["unit"],
+                                                                strict=True)]
+    rows["range"] = [f"{_shown_value(lo, u)} ~ {_shown_value(hi, u)}" for lo, hi, u in
+                     zip(rows["low"], rows["high"], rows["unit"], strict=True)]
+    return fmt.people_table(rows, {
+        "name": fmt.Col(t("econ.col.parameter")),
+        "shown_value": fmt.Col(t("econ.col.value"), "number"),
+        "shown_unit": fmt.Col(t("econ.col.unit")),
+        "range": fmt.Col(t("econ.col.range"), "number"), **source_cols()})
 
 
-def case_numbers_05() -> pd.DataFrame:
+def case_numbers_05() -> fmt.Table:
     """Return the lesson's key numbers at the defaults (shared check cases 1 and 3).
 
     Deterministic text for ``# NBVAL_CHECK_OUTPUT``.
@@ -105,8 +136,7 @@ def case_numbers_05() -> pd.DataFrame:
         (t("econ.case.school_ratio"),
          f"{model.fixed_cost_krw_per_month(c) / api:.1f}배"),
     ]
-    column = t("econ.col.item")
-    return pd.DataFrame(rows, columns=[column, t("econ.col.value")]).set_index(column)
+    return fmt.pairs_table(rows, t("econ.col.item"), t("econ.col.value"))
 
 
 def exercises_05() -> widgets.VBox:

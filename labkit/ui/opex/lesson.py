@@ -32,7 +32,7 @@ def _case1_result(utilization: float) -> opex.OpexResult:
     return opex.evaluate(design, _tariff(DEFAULT_CLASS), _calendar(), usage)
 
 
-def key_numbers() -> pd.DataFrame:
+def key_numbers() -> fmt.Table:
     """Return the lesson's checked numbers as a small Korean table (deterministic text).
 
     Rows: check case 1 at 100 % and 40 % utilization through the lesson's model (KEPCO bills
@@ -56,8 +56,7 @@ def key_numbers() -> pd.DataFrame:
         (t("opex.key.class_only_utilization"), fmt.pct(only.mean_utilization)),
         (t("opex.key.class_only_used"), f"{only.cost_per_used_gpu_h:,.0f} 원"),
     ]
-    column = t("opex.key.col_item")
-    return pd.DataFrame(rows, columns=[column, t("opex.key.col_value")]).set_index(column)
+    return fmt.pairs_table(rows, t("opex.key.col_item"), t("opex.key.col_value"))
 
 
 def exercises() -> widgets.VBox:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import ipywidgets as widgets
-import pandas as pd
 
 from labkit import scheduling as model
 from labkit.data.scheduling import SchoolDay
@@ -125,7 +124,7 @@ def school_day_app(policy: str = "fifo", day: SchoolDay | None = None) -> School
     return SchoolDayApp(day or _day(), policy)
 
 
-def workload_table(day: SchoolDay | None = None) -> pd.DataFrame:
+def workload_table(day: SchoolDay | None = None) -> fmt.Table:
     """Return the day's job groups as a Korean table: who, what, when, how big, how long."""
     day = day or _day()
     rows = []
@@ -139,10 +138,10 @@ def workload_table(day: SchoolDay | None = None) -> pd.DataFrame:
     cols = [t("orch.work.kind"), t("orch.work.tenant"), t("orch.work.count"),
             t("orch.work.submit"), t("orch.work.size"), t("orch.work.hours"),
             t("orch.work.priority"), t("orch.work.value")]
-    return pd.DataFrame(rows, columns=cols)
+    return fmt.rows_table(rows, cols, text_columns=2)
 
 
-def policy_table(day: SchoolDay | None = None) -> pd.DataFrame:
+def policy_table(day: SchoolDay | None = None) -> fmt.Table:
     """Return the school day under every policy (pack, no preemption) as a Korean table.
 
     Columns: occupancy over the day, value per installed GPU over the day, mean wait, mean wait
@@ -161,4 +160,4 @@ def policy_table(day: SchoolDay | None = None) -> pd.DataFrame:
     cols = [t("orch.table.policy"), t("orch.metric.occupancy"), t("orch.metric.value_per_gpu"),
             t("orch.metric.mean_wait"), t("orch.table.wait_class"), t("orch.table.wait_ft"),
             t("orch.metric.makespan")]
-    return pd.DataFrame(rows, columns=cols).set_index(cols[0])
+    return fmt.rows_table(rows, cols)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipywidgets as widgets
-import pandas as pd
 
 from labkit import scheduling as model
 from labkit.data.scheduling import load_cluster
@@ -25,7 +24,7 @@ def _case_jobs(case: str) -> list[model.Job]:
             model.Job("J4", 0, 2, 2)]
 
 
-def key_numbers() -> pd.DataFrame:
+def key_numbers() -> fmt.Table:
     """Return the check cases' makespan, mean JCT and allocation as a Korean table.
 
     Rows: case 1a (7 students, whole GPU, FIFO), 1b (MIG 7 x 1g.10gb), 2a FIFO / EASY,
@@ -45,7 +44,7 @@ def key_numbers() -> pd.DataFrame:
                      first))
     cols = [t("orch.key.col_case"), t("orch.metric.makespan"), t("orch.metric.mean_jct"),
             t("orch.key.col_alloc"), t("orch.key.col_starts")]
-    return pd.DataFrame(rows, columns=cols).set_index(cols[0])
+    return fmt.rows_table(rows, cols)
 
 
 def exercise_list() -> list[Exercise]:
