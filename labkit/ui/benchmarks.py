@@ -43,6 +43,7 @@ from labkit.ui.exercises import Exercise, exercise_set
 from labkit.validate import InputError
 
 __all__ = [
+    "CLAIM_PRESETS",
     "ClaimApp",
     "RackApp",
     "case_numbers_06",
@@ -123,6 +124,21 @@ def _fmt_value(v: Any) -> str:
     return html.escape(str(v))
 
 
+#: The pairs the lesson's text names, by preset key: (claimant, baseline), each
+#: (round, system, scenario) of data/economics/mlperf_inference_llm.csv (shared cases
+#: economics.md, case 7: 3.98x announced, 3.16x against the same-date v5.0 baseline).
+CLAIM_PRESETS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str]]] = {
+    "announced": (("v4.1", "B200-SXM-180GBx1_TRT", "Server"),
+                  ("v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")),
+    "baseline_v50": (("v4.1", "B200-SXM-180GBx1_TRT", "Server"),
+                     ("v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")),
+    "same_date": (("v5.0", "B200-SXM-180GBx8_TRT", "Server"),
+                  ("v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")),
+    "measured_power": (("v5.1", "SR680a_V3_B200SXMx8_TRT", "Offline"),
+                       ("v4.1", "H200-SXM-141GBx8_TRT_MaxQ", "Offline")),
+}
+
+
 @dataclass(frozen=True)
 class ClaimView:
     """The checklist and the normalization of one picked pair."""
@@ -138,13 +154,20 @@ class ClaimApp(LiveApp[ClaimView]):
 
     def __init__(self, defaults: Defaults) -> None:
         frame, self.results = _mlperf()
+        self._pairs = {key: (_find_row(frame, *a), _find_row(frame, *b))
+                       for key, (a, b) in CLAIM_PRESETS.items()}
+        self._applying = False
         options = [(_row_label(row), int(i)) for i, row in frame.iterrows()]
-        claimant = widgets.Dropdown(options=options, value=_find_row(
-            frame, "v4.1", "B200-SXM-180GBx1_TRT", "Server"),
-            layout=widgets.Layout(width="760px"))
-        baseline = widgets.Dropdown(options=options, value=_find_row(
-            frame, "v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server"),
-            layout=widgets.Layout(width="760px"))
+        first, second = self._pairs["announced"]
+        claimant = widgets.Dropdown(options=options, value=first,
+                                    layout=widgets.Layout(width="760px"))
+        baseline = widgets.Dropdown(options=options, value=second,
+                                    layout=widgets.Layout(width="760px"))
+        self.preset = widgets.Dropdown(
+            options=[(t(f"econ.claim.preset.{k}"), k) for k in (*CLAIM_PRESETS, "custom")],
+            value="announced", layout=widgets.Layout(width="560px"))
+        self.preset.add_class("lk-claim-preset")
+        self.preset.observe(self._preset_changed, names="value")
         measured = defaults.value("precision_gain_measured")
         fields = [
             Field("claimant", t("econ.claim.claimant"), claimant),
@@ -163,9 +186,37 @@ class ClaimApp(LiveApp[ClaimView]):
         self.steps = widgets.HTML()
         self.steps.add_class("lk-claim-steps")
         self.chart = FigureOutput("lk-claim-chart")
-        self.children = [field_box(list(self.fields.values())), self.status, self.checklist,
-                         self.steps, self.chart]
+        preset_box = widgets.HBox([widgets.HTML(f"<b>{t('econ.claim.preset')}</b>",
+                                                layout=widgets.Layout(width="250px")),
+                                   self.preset])
+        self.children = [preset_box, field_box(list(self.fields.values())), self.status,
+                         self.checklist, self.steps, self.chart]
         self.update()
+
+    def _preset_changed(self, change: dict[str, Any]) -> None:
+        """Put a named pair into the two dropdowns, then recompute once."""
+        pair = self._pairs.get(change["new"])
+        if pair is None:  # "custom" (or a value a browser made up): the dropdowns stay
+            return
+        self._applying = True
+        try:
+            self.fields["claimant"].control.value = pair[0]
+            self.fields["baseline"].control.value = pair[1]
+        finally:
+            self._applying = False
+        self.update()
+
+    def update(self, *args: Any) -> None:
+        """Recompute (once per preset, not once per dropdown it sets); name the pair shown."""
+        if self._applying:
+            return
+        pair = (self.fields["claimant"].control.value, self.fields["baseline"].control.value)
+        named = next((k for k, v in self._pairs.items() if v == pair), "custom")
+        if self.preset.value != named:
+            self.preset.unobserve(self._preset_changed, names="value")
+            self.preset.value = named
+            self.preset.observe(self._preset_changed, names="value")
+        super().update(*args)
 
     def _pick(self, key: str, index: Any) -> model.BenchmarkResult:
         i = validate.integer(key, index, minimum=0)
@@ -338,6 +389,11 @@ class RackApp(LiveApp[model.RackClaimCheck]):
               "marker": {"color": "#9db8de"}, "text": servers, "textposition": "outside",
               "cliponaxis": False}],
             title=t("econ.racks.chart_title"), barmode="group", height=330,
+            # legend above the plot, right-aligned: inside the figure at any width (the
+            # gallery thumbnail cut a legend on the right)
+            legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.0,
+                    "yanchor": "bottom"},
+            margin={"l": 60, "r": 20, "t": 70, "b": 50},
             yaxis={"title": {"text": t("econ.axis.count")}}))
 
 
