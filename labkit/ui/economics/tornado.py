@@ -78,6 +78,10 @@ class TornadoApp(_PricingFollower):
         self.chart.show(tornado_figure(table))
 
 
+#: Share of the bars' span left free on each side of a tornado for the value labels.
+LABEL_ROOM = 0.22
+
+
 def tornado_figure(table: pd.DataFrame) -> go.Figure:
     """Return a tornado chart of a :func:`labkit.economics.sensitivity` table (억 tokens)."""
     base = table.attrs["base"]
@@ -101,10 +105,15 @@ def tornado_figure(table: pd.DataFrame) -> go.Figure:
                 "hovertemplate": "%{y}: %{customdata} → %{text}<extra></extra>"}
 
     x0 = base / EOK
+    ends = [min(v, cap) / EOK for v in (*rows["result_low"], *rows["result_high"], base)]
+    # room on both sides for the value labels outside the bars: a label at the longest bar's
+    # end would otherwise sit on the parameter names (left) or past the plot (right)
+    pad = max(max(ends) - min(ends), 0.02 * x0, 1e-9) * LABEL_ROOM
     return econ_figure(
         [bars("result_low", True), bars("result_high", False)],
         title=t("econ.tornado.chart_title"), barmode="overlay", height=520,
-        xaxis={"title": {"text": t("econ.axis.tokens")}},
+        xaxis={"title": {"text": t("econ.axis.tokens")},
+               "range": [min(ends) - pad, max(ends) + pad]},
         margin={"l": 200, "r": 60, "t": 50, "b": 50}, legend={"orientation": "h", "y": -0.15},
         shapes=[{"type": "line", "x0": x0, "x1": x0, "xref": "x", "y0": 0, "y1": 1,
                  "yref": "y domain", "line": {"color": "black", "width": 1}}])
