@@ -27,6 +27,7 @@ from labkit.ui.opex.common import default_design as default_design
 from labkit.ui.opex.common import default_usage as default_usage
 from labkit.ui.opex.export import ExportPanel, csv_text, export_panel, summary_html
 from labkit.ui.opex.figures import bills_figure
+from labkit.ui.opex.figures import demand_figure as demand_figure
 from labkit.ui.opex.lesson import exercises, key_numbers
 from labkit.ui.opex.room import RoomApp, room_app
 from labkit.ui.opex.views import (

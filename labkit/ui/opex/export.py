@@ -127,6 +127,15 @@ def _bill_rows(result: opex.OpexResult) -> list[tuple[str, ...]]:
     return bill_rows
 
 
+def _sources_text(result: opex.OpexResult) -> str:
+    """The summary's sources in Korean; the data files' own (English) wording stays in the CSV."""
+    tar = _tariff(result.tariff_class)
+    key = "opex.report.source_tariff" if tar.verified else "opex.report.source_tariff_unverified"
+    return " ".join([t(key, cls=result.tariff_class, date=tar.effective_date, as_of=tar.as_of),
+                     t("opex.report.source_server", name=result.design.server.name),
+                     t("opex.report.source_csv")])
+
+
 def summary_html(result: opex.OpexResult, school: str = "") -> str:
     """Return a one-page Korean summary for the school administration (self-contained HTML).
 
@@ -135,7 +144,6 @@ def summary_html(result: opex.OpexResult, school: str = "") -> str:
     the sources and, while the tariff is unverified, the warning to check KEPCO's table.
     """
     e = html.escape
-    d = result.design
     tar = _tariff(result.tariff_class)
     key_rows, bill_rows = _key_rows(result), _bill_rows(result)
     warning = (f'<p class="warn">⚠ {e(t("opex.warn.unverified", date=tar.effective_date))}</p>'
@@ -171,8 +179,7 @@ td.n, th.n {{ text-align: right; white-space: nowrap; }}
          for row in bill_rows)}</table>
 <h2>{e(t("opex.report.notes"))}</h2>
 <p class="small">{e(t("opex.report.method"))}</p>
-<p class="small">{e(t("opex.report.sources"))} {e(tar.source)} ({e(tar.as_of)});
-{e(d.server.source)}.</p>
+<p class="small">{e(t("opex.report.sources"))} {e(_sources_text(result))}</p>
 </body></html>
 """
 

@@ -38,6 +38,35 @@ def bills_figure(result: opex.OpexResult) -> go.Figure:
     return fig
 
 
+def demand_figure(result: opex.OpexResult) -> go.Figure:
+    """Return each month's peak demand (bars) against its billing demand (요금적용전력, line).
+
+    The gap is the ratchet of KEPCO's 기본공급약관 제68조: the base charge is billed on the
+    highest of this month's peak and the Dec-Feb and Jul-Sep peaks of the last 12 months (at
+    least 30 % of contract power); with the K-12 exception, on this month's peak only.
+    """
+    bills = result.bills
+    months = [f"{p.month}월" for p in bills.index]
+    demand, billing = bills["demand_kw"].to_list(), bills["billing_kw"].to_list()
+    contract = result.design.contract
+    fig = styled_figure(title=t("opex.demand.title"), yaxis_title=t("opex.demand.axis"),
+                        height=300, margin={"l": 70, "r": 20, "t": 50, "b": 50},
+                        legend={"orientation": "h", "y": -0.2})
+    fig.add_trace(go.Bar(x=months, y=demand, name=t("opex.demand.peak"),
+                         marker={"color": COLORS["energy"]},
+                         hovertemplate="%{x}: %{y:.1f} kW<extra></extra>"))
+    fig.add_trace(go.Scatter(x=months, y=billing, name=t("opex.demand.billing"),
+                             mode="lines+markers+text", line={"color": COLORS["base"],
+                                                              "width": 3, "shape": "hv"},
+                             text=[f"{v:.1f}" for v in billing], textposition="top center",
+                             hovertemplate="%{x}: %{y:.1f} kW<extra></extra>"))
+    fig.add_trace(go.Scatter(x=months, y=[contract] * len(months), mode="lines",
+                             name=t("opex.demand.contract", kw=f"{contract:g}"),
+                             line={"color": "#999", "dash": "dash"}, hoverinfo="skip"))
+    fig.update_yaxes(range=[0, max(contract, *demand, *billing) * 1.2], tickformat=".0f")
+    return fig
+
+
 def _cost_figure(result: opex.OpexResult) -> go.Figure:
     lines = result.breakdown.as_dict()
     labels = [t(f"opex.line.{k}") for k in lines]

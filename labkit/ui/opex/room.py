@@ -25,7 +25,7 @@ from labkit.ui.opex.common import (
     _servers_usd,
     _tariff,
 )
-from labkit.ui.opex.figures import bills_figure
+from labkit.ui.opex.figures import bills_figure, demand_figure
 from labkit.validate import InputError, one_of
 
 # --- the room ------------------------------------------------------------------------------------
@@ -47,8 +47,8 @@ def _number(key: str, label: str, *, unit: str = "", step: float | None = None,
 
 #: The room designer's tabs: catalog key of the title -> its fields' keys.
 ROOM_TABS = {
-    "opex.tab.room": ["server", "server_price_usd", "n_servers", "pue", "idle_frac",
-                      "contract_auto", "contract_kw"],
+    "opex.tab.room": ["server", "server_price_usd", "n_servers", "pue", "summer_pue_add",
+                      "winter_pue_add", "idle_frac", "contract_auto", "contract_kw"],
     "opex.tab.tariff": ["tariff_class", "school_exception"],
     "opex.tab.money": ["staff_fte", "staff_krw_per_fte_year", "maintenance_frac",
                        "facility_upgrade_krw", "facility_years", "depreciation_years",
@@ -71,6 +71,8 @@ def _room_fields(server: widgets.Dropdown, price: Field, students: Field) -> lis
         Field("server", t("opex.f.server"), server), price,
         _slider("n_servers", t("opex.f.n_servers"), unit="대", fmt_=".0f"),
         _slider("pue", t("opex.f.pue")),
+        _slider("summer_pue_add", t("opex.f.summer_pue_add")),
+        _slider("winter_pue_add", t("opex.f.winter_pue_add")),
         _slider("idle_frac", t("opex.f.idle"), pct=True),
         Field("contract_auto", t("opex.f.contract_auto"),
               widgets.Checkbox(value=True, indent=False)),
@@ -111,6 +113,18 @@ def _room_fields(server: widgets.Dropdown, price: Field, students: Field) -> lis
     ]
 
 
+#: Bounds of the USD controls (so the won they convert to stays finite: 1e308 typed in a box
+#: gets a message beside it, not "too large to compute" in the status line).
+USD_LIMITS = {"fx_krw_per_usd": 100_000.0, "server_price_usd": 1e9,
+              "rent_usd_per_gpu_hour": 1e6, "api_usd_per_m_tokens": 1e6}
+
+
+def _at_most(key: str, value: Any, limit: float) -> None:
+    if isinstance(value, (int, float)) and value > limit:
+        raise InputError(key, "at_most", value, f"{key} must be <= {limit:,.0f}, got {value!r}",
+                         limit=f"{limit:,.0f}")
+
+
 class RoomApp(LiveApp[opex.OpexResult]):
     """The room designer and its 12 monthly bills (see :func:`room_app`)."""
 
@@ -145,9 +159,11 @@ class RoomApp(LiveApp[opex.OpexResult]):
         self.summary = widgets.HTML()
         self.summary.add_class("lk-room-summary")
         self.chart = FigureOutput("lk-bills-chart")
+        self.demand_chart = FigureOutput("lk-room-demand-chart")
         reset = widgets.Button(description=t("common.reset"), icon="undo")
         reset.on_click(self.reset)
-        self.children = [tabs, reset, self.status, self.tariff_note, self.summary, self.chart]
+        self.children = [tabs, reset, self.status, self.tariff_note, self.summary, self.chart,
+                         self.demand_chart]
         self.update()
 
     def _server_changed(self, change: dict[str, Any]) -> None:
@@ -190,6 +206,8 @@ class RoomApp(LiveApp[opex.OpexResult]):
         if not (isinstance(price, (int, float)) and math.isfinite(price) and price >= 0):
             raise InputError("server_price_usd", "non_negative", price,
                              f"server_price_usd must be >= 0, got {price!r}")
+        for key in USD_LIMITS:
+            _at_most(key, values[key], USD_LIMITS[key])
         server = replace(servers[name], server_capex_krw=price * fx)
         usage = loadprofile.Usage(
             class_frac=values["class_frac"], exam_frac=values["exam_frac"],
@@ -198,6 +216,7 @@ class RoomApp(LiveApp[opex.OpexResult]):
             vacation_frac=values["vacation_frac"], always_on_frac=values["always_on_frac"])
         design = opex.RoomDesign(
             server, n_servers=values["n_servers"], pue=values["pue"],
+            summer_pue_add=values["summer_pue_add"], winter_pue_add=values["winter_pue_add"],
             idle_frac=values["idle_frac"],
             contract_kw=None if values["contract_auto"] else values["contract_kw"],
             school_exception=bool(values["school_exception"]),
@@ -248,6 +267,7 @@ class RoomApp(LiveApp[opex.OpexResult]):
                 ))
             + "</div>")
         self.chart.show(bills_figure(result))
+        self.demand_chart.show(demand_figure(result))
 
 
 
