@@ -7,6 +7,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from labkit import scheduling as model
+from labkit import validate
 from labkit.data.scheduling import SchoolDay
 from labkit.i18n import t
 from labkit.ui import format as fmt
@@ -28,6 +29,10 @@ from labkit.ui.orchestration.common import (
 from labkit.ui.orchestration.figures import demand_figure, gantt_figure, queue_figure, waits_figure
 
 # --- 1. the aircraft arithmetic -----------------------------------------------------------------
+
+
+#: The most a GPU-hour may cost in the demand app (100만 원, ~200x a cloud H100). [KRW/GPU-h]
+MAX_COST_KRW_PER_GPU_H = 1_000_000.0
 
 
 class DemandApp(LiveApp[model.CapacityReport]):
@@ -53,8 +58,14 @@ class DemandApp(LiveApp[model.CapacityReport]):
         self.update()
 
     def compute(self, values: dict[str, Any]) -> model.CapacityReport:
-        return model.capacity_report(self.curve, values["installed_gpus"],
-                                     values["cost_krw_per_gpu_h"])
+        cost = values["cost_krw_per_gpu_h"]
+        if isinstance(cost, (int, float)) and cost > MAX_COST_KRW_PER_GPU_H:
+            # 1e308 would make the day's cost inf, shown as a silent "n/a"
+            raise validate.InputError("cost_krw_per_gpu_h", "at_most", cost,
+                                      f"cost_krw_per_gpu_h must be <= "
+                                      f"{MAX_COST_KRW_PER_GPU_H:,.0f}, got {cost!r}",
+                                      limit=f"{MAX_COST_KRW_PER_GPU_H:,.0f}")
+        return model.capacity_report(self.curve, values["installed_gpus"], cost)
 
     def render(self, result: model.CapacityReport) -> None:
         self.summary.value = _table([

@@ -47,6 +47,11 @@ def _lanes(rows: pd.DataFrame, memory_units: int) -> list[tuple[float, float]]:
     return out
 
 
+#: Gantt row height per GPU and the size of the job names in the bars (hidden below the
+#: minimum rather than shrunk). [px]
+ROW_PX, LABEL_PX, LABEL_MIN_PX = 26, 12, 10
+
+
 def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | None = None,
                  height: int | None = None, until_h: float | None = None) -> go.Figure:
     """Return a Gantt chart: one row per GPU, one bar per job run on it, coloured by kind.
@@ -61,9 +66,12 @@ def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | N
     lanes = _lanes(per_gpu, mem)
     per_gpu = per_gpu.assign(low=[a for a, _ in lanes], size=[b for _, b in lanes])
     fig = styled_figure(title=title, xaxis_title=t("orch.axis.time"), barmode="overlay",
-                        height=height or max(320, 130 + 20 * cluster.installed_gpus),
+                        height=height or max(320, 150 + ROW_PX * cluster.installed_gpus),
                         legend={"orientation": "h", "y": -0.2, "yanchor": "top"}, bargap=0,
-                        margin={"l": 110, "r": 20, "t": 50, "b": 100})
+                        margin={"l": 110, "r": 20, "t": 50, "b": 100},
+                        # a job's name inside its bar at a readable size, or not at all (plotly
+                        # otherwise shrinks it to fit a thin MIG slice: 6 px text)
+                        uniformtext={"minsize": LABEL_MIN_PX, "mode": "hide"})
     for kind in model.KINDS:
         sel = per_gpu[per_gpu["kind"] == kind]
         if sel.empty:
@@ -75,6 +83,9 @@ def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | N
         fig.add_trace(go.Bar(
             orientation="h", y=center, x=sel["end_h"] - sel["start_h"], base=sel["start_h"],
             width=0.9 * sel["size"], name=_kind(kind), hovertext=text, hoverinfo="text",
+            text=[_kind(kind).split("(")[0]] * len(sel), textposition="inside",
+            insidetextanchor="middle",
+            textfont={"size": LABEL_PX, "color": "white"}, cliponaxis=True,
             marker={"color": KIND_COLORS[kind], "line": {"color": "white", "width": 0.5}},
         ))
     ticks = list(range(cluster.installed_gpus))
