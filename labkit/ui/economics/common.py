@@ -10,7 +10,8 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from labkit.data.economics import Default, Defaults, load_defaults
-from labkit.ui.components import Field, slider_field, styled_figure
+from labkit.ui import plotting
+from labkit.ui.components import Field, slider_field
 
 EOK = 1e8          # 억: the unit of the token axis
 MAN = 1e4          # 만: the unit of the money axis
@@ -50,12 +51,10 @@ def default_slider(d: Default, key: str, label: str, *, pct: bool = False, digit
 def econ_figure(traces: list[dict[str, Any]], **layout: Any) -> go.Figure:
     """A styled figure with ``traces`` (plotly trace dicts) and ``layout``, built in one pass.
 
-    One ``update_layout`` and one ``add_traces`` call: plotly's per-call validation dominates
-    a callback's time (``add_vline`` alone costs ~10 ms), so shapes go in ``layout``.
+    :func:`labkit.ui.plotting.figure`: plotly's per-call validation dominates a callback's time
+    (``add_vline`` alone costs ~10 ms), so shapes go in ``layout``.
     """
-    fig = styled_figure(**layout)
-    fig.add_traces(traces)
-    return fig
+    return plotting.figure(traces, **layout)
 
 
 def field_box(fields: list[Field]) -> widgets.VBox:
