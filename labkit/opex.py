@@ -420,7 +420,7 @@ class OpexResult:
 
 
 def evaluate(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar,
-             usage: Usage) -> OpexResult:
+             usage: Usage, *, utilization: pd.DataFrame | None = None) -> OpexResult:
     """Return the year's bills, costs and per-hour/per-token figures of a room design.
 
     Parameters
@@ -431,6 +431,9 @@ def evaluate(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar,
     calendar : labkit.loadprofile.SchoolCalendar
         The year (its public holidays bill at the holiday band).
     usage : labkit.loadprofile.Usage
+    utilization : pandas.DataFrame, optional
+        ``loadprofile.hourly_utilization(calendar, usage)`` when the caller has it already
+        (the sensitivity varies the design over one year of hours); not checked against them.
 
     Returns
     -------
@@ -451,7 +454,8 @@ def evaluate(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar,
     if not isinstance(design, RoomDesign):
         raise validate.InputError("design", "other", type(design).__name__,
                                   "design must be a RoomDesign")
-    util = loadprofile.hourly_utilization(calendar, usage)
+    util = (loadprofile.hourly_utilization(calendar, usage) if utilization is None
+            else utilization)
     load = loadprofile.facility_load_kw(
         util["util_frac"], n_servers=design.n_servers,
         server_max_kw=design.server.max_it_power_kw, idle_frac=design.idle_frac, pue=design.pue)
@@ -541,7 +545,8 @@ def _reprice(base: OpexResult, design: RoomDesign, tariff: Tariff) -> OpexResult
 
 def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, usage: Usage,
                 ranges: Sequence[Swing] = SENSITIVITY_RANGES,
-                metric: Callable[[OpexResult], float] | None = None) -> pd.DataFrame:
+                metric: Callable[[OpexResult], float] | None = None,
+                base: OpexResult | None = None) -> pd.DataFrame:
     """Return how far each input moves the yearly cost between its low and high value.
 
     Parameters
@@ -553,6 +558,8 @@ def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, us
         reference's slider ranges); ``capex_scale`` multiplies the server price.
     metric : callable, optional
         What to measure; default the TCO per year [KRW/year].
+    base : OpexResult, optional
+        ``evaluate(design, tariff, calendar, usage)`` when the caller has it already.
 
     Returns
     -------
@@ -564,7 +571,7 @@ def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, us
     Used in: notebooks/07_opex_lab.ipynb
     """
     measure = metric or (lambda r: r.tco_krw)
-    base = evaluate(design, tariff, calendar, usage)
+    base = base if base is not None else evaluate(design, tariff, calendar, usage)
     base_krw = measure(base)
     usage_keys = {f.name for f in fields(Usage)}
     rows: list[dict[str, Any]] = []
@@ -574,8 +581,9 @@ def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, us
             d, u = _vary(design, usage, swing.key, v)
             if swing.key in _MONEY_ONLY:  # the load and the bills do not change
                 values.append(measure(_reprice(base, d, tariff)))
-            else:
-                values.append(measure(evaluate(d, tariff, calendar, u)))
+            else:  # same year of hours unless the swing is a usage input
+                same_hours = base.utilization if u == usage else None
+                values.append(measure(evaluate(d, tariff, calendar, u, utilization=same_hours)))
         if swing.key == "capex_scale":
             current: float = 1.0
         elif swing.key in usage_keys:

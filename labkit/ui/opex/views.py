@@ -6,14 +6,14 @@ import html
 
 import ipywidgets as widgets
 import pandas as pd
-import plotly.graph_objects as go
 
 from labkit import opex
 from labkit.i18n import t
 from labkit.ui import format as fmt
-from labkit.ui.components import FigureOutput, styled_figure
+from labkit.ui import plotting
+from labkit.ui.components import FigureOutput
 from labkit.ui.opex.common import COLORS, _html_table, _won
-from labkit.ui.opex.figures import _cost_figure
+from labkit.ui.opex.figures import bars_figure, cost_figure
 from labkit.ui.opex.room import RoomApp
 
 # --- views that follow the room --------------------------------------------------------------
@@ -56,7 +56,7 @@ class CostView(_Follower):
               krw=fmt.krw(result.tco_krw * result.design.depreciation_years)),
             t("opex.cost.electricity_share", pct=fmt.pct(b.electricity_krw / b.total_krw)),
         ])
-        self.chart.show(_cost_figure(result))
+        self.chart.show(cost_figure(result))
 
 
 def cost_view(room: RoomApp) -> CostView:
@@ -97,24 +97,16 @@ class UnitCostsView(_Follower):
                       elec=fmt.pct(result.idle_share_electricity)) + "</b>",
         ])
         d = result.design
-        hours = styled_figure(title=t("opex.unit.hours_title"), yaxis_title=t("opex.unit.krw_h"),
-                              height=330, width=430, showlegend=False)
         bars = [(t("opex.unit.bar_calendar"), result.cost_per_calendar_gpu_h, COLORS["idle"]),
                 (t("opex.unit.bar_used"), result.cost_per_used_gpu_h, COLORS["used"]),
                 (t("opex.unit.bar_rent"), d.rent_krw_per_gpu_hour, COLORS["rent"])]
-        hours.add_trace(go.Bar(x=[b[0] for b in bars], y=[b[1] for b in bars],
-                               marker={"color": [b[2] for b in bars]},
-                               text=[f"{b[1]:,.0f}원" for b in bars], textposition="outside"))
-        hours.update_yaxes(range=[0, max(b[1] for b in bars) * 1.2], tickformat=",.0f")
-        year = styled_figure(title=t("opex.unit.year_title"), yaxis_title=t("opex.unit.krw_year"),
-                             height=330, width=430, showlegend=False)
+        hours = bars_figure(bars, [f"{b[1]:,.0f}원" for b in bars], t("opex.unit.hours_title"),
+                            t("opex.unit.krw_h"))
         bars = [(t("opex.unit.bar_own"), result.tco_krw / 1e4, COLORS["base"]),
                 (t("opex.unit.bar_rent_year"), result.rent_same_work_krw / 1e4, COLORS["rent"]),
                 (t("opex.unit.bar_api"), result.api_same_work_krw / 1e4, COLORS["api"])]
-        year.add_trace(go.Bar(x=[b[0] for b in bars], y=[b[1] for b in bars],
-                              marker={"color": [b[2] for b in bars]},
-                              text=[fmt.krw(b[1] * 1e4) for b in bars], textposition="outside"))
-        year.update_yaxes(range=[0, max(b[1] for b in bars) * 1.2], tickformat=",.0f")
+        year = bars_figure(bars, [fmt.krw(b[1] * 1e4) for b in bars], t("opex.unit.year_title"),
+                           t("opex.unit.krw_year"))
         self.hours_chart.show(hours)
         self.year_chart.show(year)
 
@@ -176,24 +168,24 @@ class SensitivityApp(_Follower):
         def measure(r: opex.OpexResult) -> float:
             return r.tco_krw if metric == "tco" else r.cost_per_used_gpu_h
 
-        table = opex.sensitivity(design, tariff_, calendar, usage, metric=measure)
+        table = opex.sensitivity(design, tariff_, calendar, usage, metric=measure, base=result)
         self.table = table
         rows = table.iloc[::-1]  # largest at the top
         labels = [_swing_label(k, lo, hi) for k, lo, hi in
                   zip(rows["key"], rows["low"], rows["high"], strict=True)]
         base = float(table["base_krw"].iloc[0])
         unit = t("opex.sens.unit_tco") if metric == "tco" else t("opex.sens.unit_h")
-        fig = styled_figure(title=t("opex.sens.title", base=fmt.krw(base), unit=unit),
-                            xaxis_title=t("opex.sens.axis"), barmode="overlay", height=420,
-                            margin={"l": 250, "r": 30, "t": 50, "b": 50},
-                            legend={"orientation": "h", "y": -0.15})
-        for col, name, color in (("low_krw", t("opex.sens.low"), "#7fb069"),
-                                 ("high_krw", t("opex.sens.high"), "#d1495b")):
-            delta = (rows[col] - base).to_list()
-            fig.add_trace(go.Bar(y=labels, x=delta, orientation="h", name=name,
-                                 marker={"color": color},
-                                 hovertemplate="%{y}: %{x:+,.0f}원<extra></extra>"))
-        fig.update_xaxes(tickformat="+,.0f", zeroline=True, zerolinecolor="#333")
+        fig = plotting.figure(
+            [{"type": "bar", "y": labels, "x": (rows[col] - base).to_list(), "orientation": "h",
+              "name": name, "marker": {"color": color},
+              "hovertemplate": "%{y}: %{x:+,.0f}원<extra></extra>"}
+             for col, name, color in (("low_krw", t("opex.sens.low"), "#7fb069"),
+                                      ("high_krw", t("opex.sens.high"), "#d1495b"))],
+            title=t("opex.sens.title", base=fmt.krw(base), unit=unit), barmode="overlay",
+            height=420, margin={"l": 250, "r": 30, "t": 50, "b": 50},
+            legend={"orientation": "h", "y": -0.15},
+            xaxis={"title": {"text": t("opex.sens.axis")}, "tickformat": "+,.0f",
+                   "zeroline": True, "zerolinecolor": "#333"})
         self.chart.show(fig)
 
 
@@ -238,15 +230,17 @@ class ClassHoursView(_Follower):
         ]
         self.table.value = _html_table(
             [t("opex.ch.item"), t("opex.ch.plan"), t("opex.ch.class_only")], rows)
-        fig = styled_figure(title=t("opex.ch.chart_title"), yaxis_title=t("opex.ch.axis"),
-                            height=320, barmode="group",
-                            legend={"orientation": "h", "y": -0.2})
+        traces = []
         names = [t("opex.ch.plan"), t("opex.ch.class_only")]
         for r, name, color in zip((result, other), names, ("#3b6fb6", "#d98e04"), strict=True):
             monthly = r.utilization["util_frac"].groupby(r.utilization.index.month).mean()
-            fig.add_trace(go.Bar(x=[f"{m}월" for m in monthly.index], y=(monthly * 100).to_list(),
-                                 name=name, marker={"color": color}))
-        fig.update_yaxes(ticksuffix=" %", range=[0, 100])
+            traces.append({"type": "bar", "x": [f"{m}월" for m in monthly.index],
+                           "y": (monthly * 100).to_list(), "name": name,
+                           "marker": {"color": color}})
+        fig = plotting.figure(traces, title=t("opex.ch.chart_title"), height=320,
+                              barmode="group", legend={"orientation": "h", "y": -0.2},
+                              yaxis={"title": {"text": t("opex.ch.axis")}, "ticksuffix": " %",
+                                     "range": [0, 100]})
         self.chart.show(fig)
 
 
