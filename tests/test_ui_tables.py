@@ -117,3 +117,14 @@ def test_people_table_words_blanks_footnotes() -> None:
 def test_text_is_aligned_for_wide_characters() -> None:
     table = fmt.rows_table([("가나", "1"), ("abcd", "22")], ["항목", "값"])
     assert table.to_string().splitlines() == ["항목  값", "가나   1", "abcd  22"]
+
+
+def test_lesson_05_price_tables_name_offers_and_items_in_korean() -> None:
+    cloud = economics.cloud_prices()
+    offers = set(cloud.data["상품"]) - {"p5"}  # the AWS instance family keeps its name
+    shown = {row[cloud.headers.index("상품")] for row in cloud.rows}
+    assert "on-demand" in offers and "온디맨드(on-demand)" in shown
+    assert "[1]" in shown and cloud.footnotes[0].startswith("온디맨드, 2025년 6월 인하 전")
+    items = [row[0] for row in economics.hardware_prices().rows]
+    assert "8xH100 서버 (수업 기본값)" in items and "A100 80GB (신품)" in items
+    assert not any("server" in i for i in items)

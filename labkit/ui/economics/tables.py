@@ -54,12 +54,40 @@ def _shown_value(value: float, unit: str) -> str:
     return fmt.number(value)
 
 
+#: Words of the price files shown in Korean (catalog ``econ.word.<key>``): whole cells of the
+#: cloud offers and providers, and the English words inside hardware item names.
+CELL_WORDS = {"on-demand": "on_demand", "serverless": "serverless",
+              "weekly median": "weekly_median", "long tail": "long_tail",
+              "marketplace": "marketplace", "neoclouds": "neoclouds",
+              "effective after the June 2025 P5 price cut": "after_p5_cut",
+              "on-demand before the June 2025 cut (98.32 USD/h for 8 GPUs)": "before_p5_cut",
+              "on-demand (CoreWeave SXM 6.16)": "on_demand_coreweave"}
+ITEM_WORDS = {"workstation-class server": "workstation_server", "OEM server": "oem_server",
+              "server (lesson default)": "server_default", "server": "server", "(new)": "new"}
+
+
+def _words(table: dict[str, str]) -> dict[str, str]:
+    return {text: t(f"econ.word.{key}") for text, key in table.items()}
+
+
+def _korean_item(name: str) -> str:
+    """A hardware item's name with its English words in Korean ("8xH200 server" -> "8xH200 서버").
+
+    Phrases are tried longest first; the first one found is replaced.
+    """
+    for text, key in ITEM_WORDS.items():  # longest phrases first
+        if text in name:
+            return name.replace(text, t(f"econ.word.{key}"))
+    return name
+
+
 def cloud_prices() -> fmt.Table:
     """Return the cloud GPU-hour prices (data/economics/cloud_gpu_prices.csv) for people."""
+    words = _words(CELL_WORDS)
     return fmt.people_table(load_cloud_prices(), {
-        "gpu": fmt.Col("GPU"), "provider": fmt.Col(t("econ.col.provider")),
+        "gpu": fmt.Col("GPU"), "provider": fmt.Col(t("econ.col.provider"), words=words),
         "usd_per_gpu_hour": fmt.Col(t("econ.col.usd_per_gpu_hour"), "number", 2),
-        "offer": fmt.Col(t("econ.col.offer"), "note"), **source_cols()})
+        "offer": fmt.Col(t("econ.col.offer"), "note", words=words), **source_cols()})
 
 
 def api_prices(input_per_output: float = 3.0) -> fmt.Table:
@@ -81,7 +109,9 @@ def api_prices(input_per_output: float = 3.0) -> fmt.Table:
 
 def hardware_prices() -> fmt.Table:
     """Return GPU and server prices (``data/economics/hardware_prices.csv``) for people."""
-    return fmt.people_table(load_hardware_prices(), {
+    frame = load_hardware_prices().copy()
+    frame["item"] = [_korean_item(str(i)) for i in frame["item"]]
+    return fmt.people_table(frame, {
         "item": fmt.Col(t("econ.col.item")), "gpus": fmt.Col(t("econ.col.gpus"), "int"),
         "price_usd_low": fmt.Col(t("econ.col.usd_low"), "int"),
         "price_usd_high": fmt.Col(t("econ.col.usd_high"), "int"), **source_cols()})
