@@ -39,7 +39,7 @@ import pandas as pd
 from labkit import economics, loadprofile, validate
 from labkit.economics import CostBreakdown, OwnedCluster
 from labkit.loadprofile import SchoolCalendar, Usage
-from labkit.tariff import Tariff, monthly_bill
+from labkit.tariff import Season, Tariff, monthly_bill
 
 __all__ = [
     "SENSITIVITY_RANGES",
@@ -54,6 +54,13 @@ __all__ = [
 ]
 
 MAX_SERVERS = 64  # a school room; bounds nothing in arrays but keeps the room plausible
+#: Upper bounds that keep every bill and cost line finite (1e308 typed in a box would overflow
+#: to inf/nan); each is far beyond any school: 100 MW contract power, 10조 won, 100 years,
+#: 1,000 students on one GPU.
+MAX_CONTRACT_KW = 100_000.0
+MAX_KRW = 1e13
+MAX_YEARS = 100.0
+MAX_STUDENTS_PER_GPU = 1_000
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,14 @@ class ServerSpec:
             object.__setattr__(self, name, value)
 
 
+#: Most a season may add to or take from the room's PUE. [unitless]
+MAX_PUE_ADD = 1.0
+#: KEPCO's seasons of months 1-12 (summer Jun-Aug, winter Nov-Feb; 기본공급약관), the default
+#: of :meth:`RoomDesign.pue_of_months` (a tariff carries its own ``season_of_month``).
+KEPCO_SEASONS = (Season.WINTER, Season.WINTER, *[Season.SPRING_FALL] * 3, *[Season.SUMMER] * 3,
+                 *[Season.SPRING_FALL] * 2, Season.WINTER, Season.WINTER)
+
+
 @dataclass(frozen=True)
 class RoomDesign:
     """The room a teacher designs: servers, power, tariff options, people and money.
@@ -113,7 +128,13 @@ class RoomDesign:
     n_servers : int, default 1
         1-64 servers.
     pue : float, default 1.5
-        Facility / IT power, >= 1 (small school room 1.5-2.0). [unitless]
+        Facility / IT power, >= 1 (small school room 1.5-2.0); in spring and fall when
+        the seasonal terms below are set. [unitless]
+    summer_pue_add, winter_pue_add : float, default 0
+        Added to ``pue`` in the tariff's summer (Jun-Aug) and winter (Nov-Feb) months: a small
+        room's cooling follows the outdoor temperature, so its PUE does too (The Green Grid
+        WP#49, 2012: PUE varies with season, report it over a full year). Within ±1; a
+        season's PUE is at least 1. [unitless]
     idle_frac : float, default 0.3
         Idle IT power as a share of the maximum (teaching assumption; measure yours). [0-1]
     contract_kw : float, optional
@@ -172,6 +193,8 @@ class RoomDesign:
     derate: float = 0.5
     rent_krw_per_gpu_hour: float = 4_186
     api_krw_per_m_tokens: float = 840
+    summer_pue_add: float = 0.0
+    winter_pue_add: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.server, ServerSpec):
@@ -184,8 +207,16 @@ class RoomDesign:
             raise validate.InputError("pue", "at_least", self.pue,
                                       f"pue must be >= 1, got {self.pue!r}", limit=1.0)
         staff_fte = validate.non_negative("staff_fte", self.staff_fte)
+        seasonal = {}
+        for name in ("summer_pue_add", "winter_pue_add"):
+            add = validate.finite(name, getattr(self, name))
+            if abs(add) > MAX_PUE_ADD:
+                raise validate.InputError(name, "at_most", add,
+                                          f"{name} must be within ±{MAX_PUE_ADD:g}, got {add!r}",
+                                          limit=MAX_PUE_ADD)
+            seasonal[name] = add
         clean: dict[str, Any] = {
-            "n_servers": n, "pue": pue,
+            "n_servers": n, "pue": pue, **seasonal,
             "idle_frac": validate.fraction("idle_frac", self.idle_frac, allow_zero=True),
             "contract_kw": None if self.contract_kw is None
             else validate.positive("contract_kw", self.contract_kw),
@@ -210,8 +241,23 @@ class RoomDesign:
             "api_krw_per_m_tokens": validate.non_negative("api_krw_per_m_tokens",
                                                           self.api_krw_per_m_tokens),
         }
+        self._bound(clean)
         for name, value in clean.items():
             object.__setattr__(self, name, value)
+
+    @staticmethod
+    def _bound(clean: dict[str, Any]) -> None:
+        """Raise for a value past the MAX_* bounds (each cost stays finite)."""
+        limits = {"contract_kw": MAX_CONTRACT_KW, "staff_krw_per_fte_year": MAX_KRW,
+                  "facility_upgrade_krw": MAX_KRW, "rent_krw_per_gpu_hour": MAX_KRW,
+                  "api_krw_per_m_tokens": MAX_KRW, "facility_years": MAX_YEARS,
+                  "depreciation_years": MAX_YEARS, "students_per_gpu": MAX_STUDENTS_PER_GPU}
+        for name, limit in limits.items():
+            value = clean[name]
+            if value is not None and value > limit:
+                raise validate.InputError(name, "at_most", value,
+                                          f"{name} must be <= {limit:,.0f}, got {value!r}",
+                                          limit=f"{limit:,.0f}")
 
     @property
     def gpus(self) -> int:
@@ -219,9 +265,19 @@ class RoomDesign:
         return self.server.gpus_per_server * self.n_servers
 
     @property
+    def peak_pue(self) -> float:
+        """The highest PUE of the year (spring/fall, summer or winter). [unitless]"""
+        return max(self.pue_of_months())
+
+    def pue_of_months(self, seasons: Sequence[Season] = KEPCO_SEASONS) -> tuple[float, ...]:
+        """PUE of months 1-12 by the season of each month (at least 1). [unitless]"""
+        add = {Season.SUMMER: self.summer_pue_add, Season.WINTER: self.winter_pue_add}
+        return tuple(max(1.0, self.pue + add.get(season, 0.0)) for season in seasons)
+
+    @property
     def peak_facility_kw(self) -> float:
-        """All servers at full power x PUE. [kW]"""
-        return self.server.max_it_power_kw * self.n_servers * self.pue
+        """All servers at full power x the year's highest PUE. [kW]"""
+        return self.server.max_it_power_kw * self.n_servers * self.peak_pue
 
     @property
     def contract(self) -> float:
@@ -364,7 +420,7 @@ class OpexResult:
 
 
 def evaluate(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar,
-             usage: Usage) -> OpexResult:
+             usage: Usage, *, utilization: pd.DataFrame | None = None) -> OpexResult:
     """Return the year's bills, costs and per-hour/per-token figures of a room design.
 
     Parameters
@@ -375,6 +431,9 @@ def evaluate(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar,
     calendar : labkit.loadprofile.SchoolCalendar
         The year (its public holidays bill at the holiday band).
     usage : labkit.loadprofile.Usage
+    utilization : pandas.DataFrame, optional
+        ``loadprofile.hourly_utilization(calendar, usage)`` when the caller has it already
+        (the sensitivity varies the design over one year of hours); not checked against them.
 
     Returns
     -------
@@ -395,10 +454,14 @@ def evaluate(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar,
     if not isinstance(design, RoomDesign):
         raise validate.InputError("design", "other", type(design).__name__,
                                   "design must be a RoomDesign")
-    util = loadprofile.hourly_utilization(calendar, usage)
+    util = (loadprofile.hourly_utilization(calendar, usage) if utilization is None
+            else utilization)
     load = loadprofile.facility_load_kw(
         util["util_frac"], n_servers=design.n_servers,
         server_max_kw=design.server.max_it_power_kw, idle_frac=design.idle_frac, pue=design.pue)
+    if design.summer_pue_add or design.winter_pue_add:  # the season's PUE, month by month
+        monthly = np.asarray(design.pue_of_months(tariff.season_of_month)) / design.pue
+        load = load * monthly[load.index.month.to_numpy() - 1]
     billed = tariff.with_school_exception() if design.school_exception else tariff
     bills = monthly_bill(billed, load, design.contract,
                          holidays=calendar.holiday_dates(tariff.holiday_kinds),
@@ -482,7 +545,8 @@ def _reprice(base: OpexResult, design: RoomDesign, tariff: Tariff) -> OpexResult
 
 def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, usage: Usage,
                 ranges: Sequence[Swing] = SENSITIVITY_RANGES,
-                metric: Callable[[OpexResult], float] | None = None) -> pd.DataFrame:
+                metric: Callable[[OpexResult], float] | None = None,
+                base: OpexResult | None = None) -> pd.DataFrame:
     """Return how far each input moves the yearly cost between its low and high value.
 
     Parameters
@@ -494,6 +558,8 @@ def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, us
         reference's slider ranges); ``capex_scale`` multiplies the server price.
     metric : callable, optional
         What to measure; default the TCO per year [KRW/year].
+    base : OpexResult, optional
+        ``evaluate(design, tariff, calendar, usage)`` when the caller has it already.
 
     Returns
     -------
@@ -505,7 +571,7 @@ def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, us
     Used in: notebooks/07_opex_lab.ipynb
     """
     measure = metric or (lambda r: r.tco_krw)
-    base = evaluate(design, tariff, calendar, usage)
+    base = base if base is not None else evaluate(design, tariff, calendar, usage)
     base_krw = measure(base)
     usage_keys = {f.name for f in fields(Usage)}
     rows: list[dict[str, Any]] = []
@@ -515,8 +581,9 @@ def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, us
             d, u = _vary(design, usage, swing.key, v)
             if swing.key in _MONEY_ONLY:  # the load and the bills do not change
                 values.append(measure(_reprice(base, d, tariff)))
-            else:
-                values.append(measure(evaluate(d, tariff, calendar, u)))
+            else:  # same year of hours unless the swing is a usage input
+                same_hours = base.utilization if u == usage else None
+                values.append(measure(evaluate(d, tariff, calendar, u, utilization=same_hours)))
         if swing.key == "capex_scale":
             current: float = 1.0
         elif swing.key in usage_keys:

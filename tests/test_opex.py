@@ -248,6 +248,12 @@ ROOM_ROWS = [  # (RoomDesign keyword arguments, field, rule)
      ({"n_servers": 1.5}, "n_servers", "integer"), ({"pue": 0.8}, "pue", "at_least"),
      ({"pue": math.nan}, "pue", "finite"), ({"idle_frac": 1.2}, "idle_frac", "fraction"),
      ({"contract_kw": 0}, "contract_kw", "positive"),
+     ({"contract_kw": 1e308}, "contract_kw", "at_most"),
+     ({"staff_krw_per_fte_year": 1e308}, "staff_krw_per_fte_year", "at_most"),
+     ({"facility_years": 1e308}, "facility_years", "at_most"),
+     ({"students_per_gpu": 10**6}, "students_per_gpu", "at_most"),
+     ({"summer_pue_add": math.inf}, "summer_pue_add", "finite"),
+     ({"winter_pue_add": -1.5}, "winter_pue_add", "at_most"),
      ({"staff_fte": -1}, "staff_fte", "non_negative"),
      ({"maintenance_frac": 2}, "maintenance_frac", "fraction"),
      ({"facility_years": 0}, "facility_years", "positive"),
@@ -287,3 +293,12 @@ def test_evaluate_leap_year_calendar(tariff, h100) -> None:  # type: ignore[no-u
     r = opex.evaluate(opex.RoomDesign(h100), tariff, cal, flat(1.0))
     assert r.calendar_gpu_h == 8 * 8784 and len(r.bills) == 12
     assert r.bills.loc["2028-02", "days"] == 29
+
+
+def test_seasonal_pue_by_kepco_month(h100: opex.ServerSpec) -> None:
+    design = opex.RoomDesign(h100, pue=1.2, summer_pue_add=0.3, winter_pue_add=-0.4)
+    # KEPCO seasons: winter Nov-Feb, summer Jun-Aug; a season's PUE is at least 1
+    assert design.pue_of_months() == pytest.approx(
+        (1.0, 1.0, 1.2, 1.2, 1.2, 1.5, 1.5, 1.5, 1.2, 1.2, 1.0, 1.0))
+    assert design.peak_pue == pytest.approx(1.5)
+    assert design.contract == 16  # ceil(10.2 kW x 1.5 = 15.3)

@@ -92,3 +92,40 @@ def test_lesson_06_builders_are_still_found_under_ui_economics() -> None:
         assert getattr(economics, name) is getattr(ui, name)
     with pytest.raises(AttributeError):
         economics.no_such_builder  # noqa: B018
+
+
+@pytest.mark.parametrize(("preset", "per_chip", "final"), [
+    # data/economics/mlperf_inference_llm.csv, Server rows; TDP B200 1,000 W, H100 700 W;
+    # precision slider at its default 2 (FP4 vs FP8: one halving)
+    ("announced", 10_755.6 / (21_605.8 / 8), 10_755.6 / (21_605.8 / 8) / 2 * 700 / 1000),
+    ("baseline_v50", 10_755.6 / (31_106.28 / 8), 10_755.6 / (31_106.28 / 8) / 2 * 0.7),
+    ("same_date", 98_443.3 / 31_106.28, 98_443.3 / 31_106.28 / 2 * 0.7),
+])
+def test_claim_presets_give_the_lessons_numbers(preset: str, per_chip: float,
+                                                final: float) -> None:
+    claim = ui.claim_app()
+    claim.preset.value = preset
+    n = claim.result.normalization
+    assert n.step("per_accelerator").ratio == pytest.approx(per_chip, rel=1e-6)
+    assert n.ratio == pytest.approx(final, rel=1e-6)
+    assert f"{per_chip:.2f}배" in claim.steps.value
+
+
+def test_claim_same_date_preset_is_the_3_16_of_the_text() -> None:
+    # the narrative's "v5.0 DGX-H100 ... 칩당 3.16배" (shared cases economics.md case 7 row 4)
+    claim = ui.claim_app()
+    claim.preset.value = "same_date"
+    assert f"{claim.result.normalization.step('per_accelerator').ratio:.2f}" == "3.16"
+    assert "3.16배" in ui.case_numbers_06().to_string()
+    # changing a dropdown by hand names the pair "custom"; picking the pair again names it
+    claim.fields["claimant"].control.value = 0
+    assert claim.preset.value == "custom"
+    pair = ui.CLAIM_PRESETS["same_date"]
+    assert pair[0][0] == pair[1][0] == "v5.0"
+    claim.preset.value = "custom"  # "직접 고르기" leaves the dropdowns as they are
+    assert claim.result.claimant_index == 0
+
+
+def test_rack_chart_legend_sits_inside_the_figure() -> None:
+    legend = ui.rack_app().chart.figure.layout.legend
+    assert legend.orientation == "h" and legend.xanchor == "right" and legend.x == 1

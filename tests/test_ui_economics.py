@@ -183,7 +183,18 @@ def test_exercises_05_answers_come_from_the_model() -> None:
 def test_tables_carry_provenance() -> None:
     assert {"기준일", "신뢰도", "출처"} <= set(ui.defaults_table("05").columns)
     assert "신뢰도" in ui.cloud_prices().columns
-    api = ui.api_prices()
+    api = ui.api_prices().data
     groq = api[api["모델"] == "Llama-3.3-70B"].iloc[0]
     assert groq["혼합 USD/100만 (3:1)"] == pytest.approx(0.64, abs=0.001)  # case 3's 3:1 blend
     assert len(ui.hardware_prices()) == 14
+
+
+def test_tornado_value_labels_have_room_beside_the_bars(curves: ui.CostCurvesApp) -> None:
+    fig = ui.tornado_app(curves).chart.figure
+    low, high = fig.layout.xaxis.range
+    ends = [b + x for trace in fig.data for b, x in zip([trace.base] * len(trace.x), trace.x,
+                                                        strict=True)]
+    span = max(ends) - min(ends)
+    # a label ("124.3억", ~7 characters) needs ~15 % of the bars' span at this chart's width;
+    # the longest bars (API price, server price) used to put theirs on the parameter names
+    assert min(ends) - low >= 0.2 * span and high - max(ends) >= 0.2 * span

@@ -43,7 +43,8 @@ def test_pue_change_changes_every_monthly_bill(room: ui.RoomApp) -> None:
     room.fields["pue"].control.value = 2.0
     after = _totals(room)
     assert all(a > b for a, b in zip(after, before, strict=True))
-    assert room.result.design.pue == 2.0 and room.result.design.contract == 21
+    # contract: ceil(10.2 kW x (2.0 + summer 0.2)) = ceil(22.44) = 23 kW
+    assert room.result.design.pue == 2.0 and room.result.design.contract == 23
 
 
 def test_linked_views_follow_the_room(room: ui.RoomApp) -> None:
@@ -123,9 +124,12 @@ def test_contract_and_tariff_controls(room: ui.RoomApp) -> None:
     room.fields["contract_kw"].control.value = 100
     assert room.result.bills["billing_kw"].max() == 30
     room.fields["school_exception"].control.value = True
-    # this month's demand only, floor 15 % of 100 kW: class-hours peak 10.2 x (0.3 + 0.7 x
-    # 0.81) x 1.5 = 13.3 kW is below it
-    assert room.result.bills["billing_kw"].max() == pytest.approx(15)
+    # this month's demand only, floor 15 % of 100 kW: the class-hours peak 10.2 x (0.3 + 0.7 x
+    # 0.81) = 8.8434 kW IT x PUE is below it in spring/fall (x 1.5 = 13.27) and winter (x 1.4),
+    # above it in summer (x 1.7 = 15.03378)
+    billing = room.result.bills["billing_kw"]
+    assert billing.iloc[5:8].tolist() == pytest.approx([15.03378] * 3)
+    assert billing.drop(billing.index[5:8]).tolist() == pytest.approx([15.0] * 9)
     room.fields["tariff_class"].control.value = "교육용(을) 고압A 선택I"
     assert "energy_peak_krw" in room.result.bills.columns
     room.fields["contract_kw"].control.value = 5
@@ -222,3 +226,69 @@ def test_exercises_are_answered_by_the_models() -> None:
 
     assert check_answer(Exercise("opex.ex2", 30.0, 0.05, "kW"), "30")[0] is True
     assert check_answer(Exercise("opex.ex3", 1520 / 8760 * 100, 0.11, "%"), "17.4")[0] is True
+
+
+# --- billing demand through the seasons (KEPCO 기본공급약관 제68조, data/tariffs) -----------------
+
+#: The default room's class-hours peak: 1 x 10.2 kW x (0.3 idle + 0.7 x 0.81 util), where
+#: util = 0.05 always-on + 0.95 x 0.8 class (data/opex/defaults.csv). [kW, IT]
+PEAK_IT_KW = 10.2 * (0.3 + 0.7 * 0.81)
+#: February has no class day (vacation weekdays at 0.1): 10.2 x (0.3 + 0.7 x 0.145). [kW, IT]
+FEB_IT_KW = 10.2 * (0.3 + 0.7 * (0.05 + 0.95 * 0.1))
+#: PUE by month: spring/fall 1.5, summer (Jun-Aug) +0.2, winter (Nov-Feb) -0.1.
+PUE = [1.4, 1.4, 1.5, 1.5, 1.5, 1.7, 1.7, 1.7, 1.5, 1.5, 1.4, 1.4]
+
+
+def test_demand_follows_the_seasons_and_the_ratchet_holds_the_summer_peak(
+        room: ui.RoomApp) -> None:
+    bills = room.result.bills
+    demand = [PEAK_IT_KW * p for p in PUE]
+    demand[1] = FEB_IT_KW * PUE[1]
+    assert bills["demand_kw"].tolist() == pytest.approx(demand)       # 12.38 ... 15.03 ... 12.38
+    # 요금적용전력: the highest of this month's peak and the Dec/Jan/Feb/Jul/Aug/Sep peaks of the
+    # last 12 months (the year repeats), at least 30 % of contract power (18 kW -> 5.4 kW)
+    ratchet = max(demand[m - 1] for m in (12, 1, 2, 7, 8, 9))
+    expected = [max(d, ratchet, 0.3 * 18) for d in demand]
+    assert expected == pytest.approx([15.03378] * 12)
+    assert bills["billing_kw"].tolist() == pytest.approx(expected)
+    assert room.result.design.contract == 18  # ceil(10.2 kW x the peak PUE 1.7 = 17.34)
+    # the chart shows both: bars of each month's peak, the billing demand as a line
+    fig = room.demand_chart.figure
+    assert list(fig.data[0].y) == pytest.approx(demand)
+    assert list(fig.data[1].y) == pytest.approx(expected)
+    assert len(set(round(y, 3) for y in fig.data[0].y)) == 4  # four levels: Feb, winter, ...
+
+
+def test_school_exception_bills_each_months_own_peak(room: ui.RoomApp) -> None:
+    room.fields["school_exception"].control.value = True
+    demand = [PEAK_IT_KW * p for p in PUE]
+    demand[1] = FEB_IT_KW * PUE[1]
+    # K-12 rule (data/tariffs school_exception): no ratchet, floor 15 % of 18 kW = 2.7 kW
+    assert room.result.bills["billing_kw"].tolist() == pytest.approx(
+        [max(d, 0.15 * 18) for d in demand])
+    winter, spring, summer = (room.result.bills["billing_kw"].iloc[m] for m in (0, 3, 6))
+    assert winter < spring < summer  # billing demand changes between the seasons
+
+
+def test_flat_pue_gives_the_flat_demand_of_before(room: ui.RoomApp) -> None:
+    room.fields["summer_pue_add"].control.value = 0
+    room.fields["winter_pue_add"].control.value = 0
+    bills = room.result.bills
+    assert bills["demand_kw"].drop(bills.index[1]).tolist() == pytest.approx(
+        [PEAK_IT_KW * 1.5] * 11)                                    # 13.2651 kW
+    assert bills["billing_kw"].tolist() == pytest.approx([PEAK_IT_KW * 1.5] * 12)
+
+
+def test_huge_numbers_get_a_message_beside_their_control(room: ui.RoomApp) -> None:
+    room.fields["contract_auto"].control.value = False
+    for key in ("contract_kw", "staff_krw_per_fte_year", "facility_upgrade_krw",
+                "server_price_usd", "fx_krw_per_usd", "rent_usd_per_gpu_hour",
+                "students_per_gpu"):
+        field = room.fields[key]
+        old, good = field.control.value, room.result
+        field.control.value = 1e308
+        assert "(입력: 1e+308)" in field.error.value, key   # echoes the input, not "nan"
+        assert "nan" not in field.error.value and "⚠" not in room.status.value, key
+        assert room.result is good
+        field.control.value = old
+        assert field.error.value == ""

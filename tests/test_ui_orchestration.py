@@ -166,19 +166,19 @@ def test_specialization_app_freed_gpus_are_value_only_when_lent() -> None:
 
 
 def test_tables_for_nbval_are_deterministic() -> None:
-    key = ui.key_numbers()
-    assert list(key.iloc[:, 0]) == ["7 h", "1 h", "10 h", "8 h", "11 h", "8 h"]
-    assert list(key.iloc[:, 2]) == ["100.00 %", "100.00 %", "65.00 %", "81.25 %", "61.36 %",
+    key = ui.key_numbers().data
+    assert list(key.iloc[:, 1]) == ["7 h", "1 h", "10 h", "8 h", "11 h", "8 h"]
+    assert list(key.iloc[:, 3]) == ["100.00 %", "100.00 %", "65.00 %", "81.25 %", "61.36 %",
                                     "84.38 %"]
     table = ui.policy_table()
-    assert list(table.index) == [t(f"orch.policy.{p}") for p in model.POLICIES]
+    assert list(table.data.iloc[:, 0]) == [t(f"orch.policy.{p}") for p in model.POLICIES]
     # nbval re-runs the notebook in a fresh kernel: the table must not depend on set/dict
     # iteration order, which PYTHONHASHSEED changes between processes
-    code = "from labkit.ui import orchestration as ui; print(ui.policy_table().to_csv(), end='')"
+    code = "from labkit.ui import orchestration as ui; print(ui.policy_table().to_string(), end='')"
     for seed in ("1", "2"):
         other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                check=True, env={**os.environ, "PYTHONHASHSEED": seed})
-        assert other.stdout == table.to_csv()
+        assert other.stdout == table.to_string()
     assert len(ui.workload_table()) == 12
 
 
@@ -193,3 +193,28 @@ def test_exercises_answers_come_from_the_model() -> None:
     assert check_answer(ex1, "4 h")[0] is True and check_answer(ex1, "3.5")[0] is False
     box = ui.exercises()
     assert find_by_class(box, "lk-orch-ex1-answer") is not None
+
+
+def test_gantt_labels_are_readable_or_hidden_never_shrunk() -> None:
+    app = ui.school_day_app()
+    fig = app.gantt.figure
+    assert fig.layout.uniformtext.mode == "hide" and fig.layout.uniformtext.minsize >= 10
+    bars = [d for d in fig.data if d.type == "bar"]
+    assert bars and all(d.textfont.size >= 12 and d.textposition == "inside" for d in bars)
+    # labels are the Korean kind names (the legend's words without the English term)
+    assert {d.text[0] for d in bars} <= {t(f"orch.kind.{k}").split("(")[0] for k in model.KINDS}
+    # 16 GPUs (data/scheduling school day: 2 nodes x 8): 26 px a row plus the frame
+    assert fig.layout.height == 150 + 26 * 16
+
+
+def test_demand_cost_too_large_is_named_under_its_control() -> None:
+    app = ui.demand_app()
+    good = app.result
+    cost = app.fields["cost_krw_per_gpu_h"]
+    cost.control.value = 1e308
+    assert "(입력: 1e+308)" in cost.error.value and "1,000,000 이하" in cost.error.value
+    assert app.result is good and "n/a" not in app.summary.value
+    cost.control.value = 2_000
+    assert cost.error.value == ""
+    # the day's calendar-hour cost: installed GPUs x 24 h x 2,000 KRW (16 x 24 x 2,000)
+    assert app.result.calendar_cost_krw == pytest.approx(16 * 24 * 2_000)

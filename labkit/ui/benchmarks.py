@@ -43,6 +43,7 @@ from labkit.ui.exercises import Exercise, exercise_set
 from labkit.validate import InputError
 
 __all__ = [
+    "CLAIM_PRESETS",
     "ClaimApp",
     "RackApp",
     "case_numbers_06",
@@ -57,7 +58,7 @@ __all__ = [
 _OK, _WARN, _UNKNOWN = "✔", "⚠", "?"
 
 
-def defaults_table() -> pd.DataFrame:
+def defaults_table() -> fmt.Table:
     """Return lesson 06's parameters: value, range, unit, source, date and reliability."""
     return econ_ui.defaults_table("06")
 
@@ -74,20 +75,31 @@ def _row_label(row: pd.Series) -> str:
             f"{row['total_accel']}개 · {row['result']:,.0f} tok/s")
 
 
-def mlperf_table() -> pd.DataFrame:
-    """Return the MLPerf Inference LLM rows with the columns the lesson reads (Korean headers)."""
+def mlperf_table() -> fmt.Table:
+    """Return the MLPerf Inference LLM rows for people: the columns the lesson reads first.
+
+    Round, system, accelerators, benchmark and scenario, then throughput (whole system and per
+    accelerator), precision, sparsity, measured power (blank where the row has none),
+    availability, division and submitter.
+    """
     frame, _ = _mlperf()
-    table = frame[["version", "division", "submitter", "system", "accelerator", "total_accel",
-                   "benchmark", "slo", "precision", "sparsity", "result", "result_per_accel",
-                   "power_w_system", "availability"]].copy()
-    return table.rename(columns={
-        "version": t("econ.col.version"), "division": t("econ.col.division"),
-        "submitter": t("econ.col.submitter"), "system": t("econ.col.system"),
-        "accelerator": t("econ.col.accelerator"), "total_accel": t("econ.col.accelerators"),
-        "benchmark": t("econ.col.benchmark"), "slo": "SLO", "precision": t("econ.col.precision"),
-        "sparsity": t("econ.col.sparsity"), "result": t("econ.col.result"),
-        "result_per_accel": t("econ.col.per_accel"), "power_w_system": t("econ.col.power"),
-        "availability": t("econ.col.availability")})
+    words = {"Offline": t("econ.slo.Offline"), "Server": t("econ.slo.Server"),
+             "Interactive": t("econ.slo.Interactive"), "available": t("econ.avail.available"),
+             "preview": t("econ.avail.preview"), "closed": t("econ.div.closed"),
+             "open": t("econ.div.open")}
+    return fmt.people_table(frame, {
+        "version": fmt.Col(t("econ.col.version")), "system": fmt.Col(t("econ.col.system")),
+        "total_accel": fmt.Col(t("econ.col.accelerators"), "int"),
+        "benchmark": fmt.Col(t("econ.col.benchmark")),
+        "slo": fmt.Col(t("econ.col.slo"), words=words),
+        "result": fmt.Col(t("econ.col.result"), "int"),
+        "result_per_accel": fmt.Col(t("econ.col.per_accel"), "int"),
+        "precision": fmt.Col(t("econ.col.precision")),
+        "sparsity": fmt.Col(t("econ.col.sparsity"), "bool"),
+        "power_w_system": fmt.Col(t("econ.col.power"), "int"),
+        "availability": fmt.Col(t("econ.col.availability"), words=words),
+        "division": fmt.Col(t("econ.col.division"), words=words),
+        "submitter": fmt.Col(t("econ.col.submitter"))})
 
 
 def _find_row(frame: pd.DataFrame, version: str, system: str, slo: str) -> int:
@@ -112,6 +124,21 @@ def _fmt_value(v: Any) -> str:
     return html.escape(str(v))
 
 
+#: The pairs the lesson's text names, by preset key: (claimant, baseline), each
+#: (round, system, scenario) of data/economics/mlperf_inference_llm.csv (shared cases
+#: economics.md, case 7: 3.98x announced, 3.16x against the same-date v5.0 baseline).
+CLAIM_PRESETS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str]]] = {
+    "announced": (("v4.1", "B200-SXM-180GBx1_TRT", "Server"),
+                  ("v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")),
+    "baseline_v50": (("v4.1", "B200-SXM-180GBx1_TRT", "Server"),
+                     ("v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")),
+    "same_date": (("v5.0", "B200-SXM-180GBx8_TRT", "Server"),
+                  ("v5.0", "DGX-H100_H100-SXM-80GBx8_TRT", "Server")),
+    "measured_power": (("v5.1", "SR680a_V3_B200SXMx8_TRT", "Offline"),
+                       ("v4.1", "H200-SXM-141GBx8_TRT_MaxQ", "Offline")),
+}
+
+
 @dataclass(frozen=True)
 class ClaimView:
     """The checklist and the normalization of one picked pair."""
@@ -127,13 +154,20 @@ class ClaimApp(LiveApp[ClaimView]):
 
     def __init__(self, defaults: Defaults) -> None:
         frame, self.results = _mlperf()
+        self._pairs = {key: (_find_row(frame, *a), _find_row(frame, *b))
+                       for key, (a, b) in CLAIM_PRESETS.items()}
+        self._applying = False
         options = [(_row_label(row), int(i)) for i, row in frame.iterrows()]
-        claimant = widgets.Dropdown(options=options, value=_find_row(
-            frame, "v4.1", "B200-SXM-180GBx1_TRT", "Server"),
-            layout=widgets.Layout(width="760px"))
-        baseline = widgets.Dropdown(options=options, value=_find_row(
-            frame, "v4.1", "DGX-H100_H100-SXM-80GBx8_TRT", "Server"),
-            layout=widgets.Layout(width="760px"))
+        first, second = self._pairs["announced"]
+        claimant = widgets.Dropdown(options=options, value=first,
+                                    layout=widgets.Layout(width="760px"))
+        baseline = widgets.Dropdown(options=options, value=second,
+                                    layout=widgets.Layout(width="760px"))
+        self.preset = widgets.Dropdown(
+            options=[(t(f"econ.claim.preset.{k}"), k) for k in (*CLAIM_PRESETS, "custom")],
+            value="announced", layout=widgets.Layout(width="560px"))
+        self.preset.add_class("lk-claim-preset")
+        self.preset.observe(self._preset_changed, names="value")
         measured = defaults.value("precision_gain_measured")
         fields = [
             Field("claimant", t("econ.claim.claimant"), claimant),
@@ -152,9 +186,37 @@ class ClaimApp(LiveApp[ClaimView]):
         self.steps = widgets.HTML()
         self.steps.add_class("lk-claim-steps")
         self.chart = FigureOutput("lk-claim-chart")
-        self.children = [field_box(list(self.fields.values())), self.status, self.checklist,
-                         self.steps, self.chart]
+        preset_box = widgets.HBox([widgets.HTML(f"<b>{t('econ.claim.preset')}</b>",
+                                                layout=widgets.Layout(width="250px")),
+                                   self.preset])
+        self.children = [preset_box, field_box(list(self.fields.values())), self.status,
+                         self.checklist, self.steps, self.chart]
         self.update()
+
+    def _preset_changed(self, change: dict[str, Any]) -> None:
+        """Put a named pair into the two dropdowns, then recompute once."""
+        pair = self._pairs.get(change["new"])
+        if pair is None:  # "custom" (or a value a browser made up): the dropdowns stay
+            return
+        self._applying = True
+        try:
+            self.fields["claimant"].control.value = pair[0]
+            self.fields["baseline"].control.value = pair[1]
+        finally:
+            self._applying = False
+        self.update()
+
+    def update(self, *args: Any) -> None:
+        """Recompute (once per preset, not once per dropdown it sets); name the pair shown."""
+        if self._applying:
+            return
+        pair = (self.fields["claimant"].control.value, self.fields["baseline"].control.value)
+        named = next((k for k, v in self._pairs.items() if v == pair), "custom")
+        if self.preset.value != named:
+            self.preset.unobserve(self._preset_changed, names="value")
+            self.preset.value = named
+            self.preset.observe(self._preset_changed, names="value")
+        super().update(*args)
 
     def _pick(self, key: str, index: Any) -> model.BenchmarkResult:
         i = validate.integer(key, index, minimum=0)
@@ -327,6 +389,11 @@ class RackApp(LiveApp[model.RackClaimCheck]):
               "marker": {"color": "#9db8de"}, "text": servers, "textposition": "outside",
               "cliponaxis": False}],
             title=t("econ.racks.chart_title"), barmode="group", height=330,
+            # legend above the plot, right-aligned: inside the figure at any width (the
+            # gallery thumbnail cut a legend on the right)
+            legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.0,
+                    "yanchor": "bottom"},
+            margin={"l": 60, "r": 20, "t": 70, "b": 50},
             yaxis={"title": {"text": t("econ.axis.count")}}))
 
 
@@ -349,7 +416,7 @@ def rack_app(defaults: Defaults | None = None) -> RackApp:
     return RackApp(defaults or lesson_defaults())
 
 
-def case_numbers_06() -> pd.DataFrame:
+def case_numbers_06() -> fmt.Table:
     """Return shared check case 7 as a table (deterministic text for nbval)."""
     frame, results = _mlperf()
     d = lesson_defaults()
@@ -373,8 +440,7 @@ def case_numbers_06() -> pd.DataFrame:
         (t("econ.case7.same_date"), f"{same_date.ratio:.2f}배"),
         (t("econ.case7.same_date_worst"), f"{same_date_worst.ratio:.2f}배"),
     ]
-    column = t("econ.col.item")
-    return pd.DataFrame(rows, columns=[column, t("econ.col.value")]).set_index(column)
+    return fmt.pairs_table(rows, t("econ.col.item"), t("econ.col.value"))
 
 
 def exercises_06() -> widgets.VBox:

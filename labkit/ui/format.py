@@ -1,10 +1,26 @@
-"""Number formatting for the Korean UI (units as the course writes them)."""
+"""Number and table formatting for the Korean UI (units as the course writes them).
+
+:func:`people_table` is the one table formatter every lesson uses: Korean headers with units,
+no index column, no scientific notation, 만/억 where natural, words for booleans, blanks for
+missing values, long sources as numbered footnotes.
+"""
 
 from __future__ import annotations
 
+import html
 import math
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["count", "hours", "krw", "pct", "ratio"]
+import numpy as np
+import pandas as pd
+
+from labkit.i18n import t
+
+__all__ = ["Col", "Table", "count", "hours", "krw", "large", "number", "pairs_table", "pct",
+           "people_table", "ratio", "rows_table"]
 
 
 def _bad(x: float) -> bool:
@@ -44,3 +60,230 @@ def krw(amount: float) -> str:
     man = rest // 10**4
     parts = [f"{jo:,}조" if jo else "", f"{eok:,}억" if eok else "", f"{man:,}만" if man else ""]
     return sign + " ".join(p for p in parts if p) + " 원"
+
+
+# --- tables for people -------------------------------------------------------------------------
+
+#: Cell kinds of :class:`Col`.
+KINDS = ("text", "number", "int", "pct", "krw", "large", "bool", "date", "note")
+#: Text longer than this goes to a numbered footnote under the table. [characters]
+NOTE_CHARS = 40
+
+
+def number(x: float, digits: int | None = None) -> str:
+    """A plain number with comma grouping, never in scientific notation.
+
+    ``digits=None`` keeps up to 3 decimals and drops trailing zeros: 300000 -> '300,000',
+    132.197 -> '132.197', 1.50 -> '1.5'; ``digits=n`` rounds to n decimals.
+    """
+    if _bad(x):
+        return ""
+    if digits is not None:
+        return f"{x:,.{digits}f}"
+    text = f"{x:,.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def large(x: float, digits: int | None = None) -> str:
+    """A count with the Korean large units where they read naturally.
+
+    At or above 1억 (1e8) in 억 (8.92e9 -> '89.2억'); round figures (whole thousands) at or
+    above 10만 in 만 (12,000,000 -> '1,200만', 300,000 -> '30만'); anything else as
+    :func:`number` (31,106.28 -> '31,106.28', 20,000 -> '20,000').
+    """
+    if _bad(x):
+        return ""
+    if abs(x) >= 1e8:
+        return number(x / 1e8, 1 if digits is None else digits).removesuffix(".0") + "억"
+    if abs(x) >= 1e5 and float(x) % 1_000 == 0:
+        return number(x / 1e4) + "만"
+    return number(x, digits)
+
+
+@dataclass(frozen=True)
+class Col:
+    """How one column of a :func:`people_table` is shown.
+
+    Parameters
+    ----------
+    header : str
+        Korean header, with its unit in parentheses where it has one ("가격 (USD)").
+    kind : str, default "text"
+        One of :data:`KINDS`: ``number`` (:func:`number`), ``int``, ``pct`` (a fraction shown
+        as %), ``krw`` (:func:`krw`), ``large`` (:func:`large`: 만/억), ``bool`` (예/아니요),
+        ``date`` (YYYY-MM-DD), ``note`` (long text to a numbered footnote), ``text``.
+    digits : int, optional
+        Decimals for ``number``/``pct``/``large`` (default: as the kind chooses).
+    words : mapping, optional
+        Text cells replaced by these words (a data file's English codes -> Korean).
+    """
+
+    header: str
+    kind: str = "text"
+    digits: int | None = None
+    words: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table for people: Korean headers, formatted cells, footnotes; no index column.
+
+    ``data`` keeps the values (numbers as numbers) under the same headers, for code and
+    tests; the notebook shows :meth:`_repr_html_` (JupyterLab, voila) or :meth:`to_string`.
+    """
+
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    footnotes: tuple[str, ...]
+    numeric: tuple[bool, ...]
+    data: pd.DataFrame
+    caption: str = ""
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def columns(self) -> list[str]:
+        """The headers, as :attr:`pandas.DataFrame.columns` would list them."""
+        return list(self.headers)
+
+    def cell(self, row: int, header: str) -> str:
+        """The shown text of one cell."""
+        return self.rows[row][self.headers.index(header)]
+
+    def to_string(self) -> str:
+        """Plain text: aligned columns, then the footnotes (deterministic, for nbval)."""
+        grid = [self.headers, *self.rows]
+        widths = [max(_width(r[i]) for r in grid) for i in range(len(self.headers))]
+        lines = ["  ".join(_pad(c, w, right=n) for c, w, n in
+                           zip(r, widths, self.numeric, strict=True)).rstrip() for r in grid]
+        text = "\n".join(lines)
+        notes = [f"[{i}] {n}" for i, n in enumerate(self.footnotes, 1)]
+        return "\n".join([*([self.caption] if self.caption else []), text, *notes])
+
+    def __repr__(self) -> str:
+        return self.to_string()
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        style = "padding:3px 10px;border-bottom:1px solid #ddd;vertical-align:top"
+        head = "".join(f'<th style="{style};text-align:{"right" if n else "left"};'
+                       f'white-space:nowrap">{e(h)}</th>'
+                       for h, n in zip(self.headers, self.numeric, strict=True))
+        body = "".join(
+            "<tr>" + "".join(
+                f'<td style="{style};text-align:{"right" if n else "left"}'
+                f'{";white-space:nowrap" if n else ";max-width:24em;overflow-wrap:anywhere"}">'
+                f"{e(c)}</td>"
+                for c, n in zip(row, self.numeric, strict=True)) + "</tr>"
+            for row in self.rows)
+        caption = (f'<caption style="text-align:left;font-weight:700;padding:4px 0">'
+                   f"{e(self.caption)}</caption>" if self.caption else "")
+        notes = "".join(f"<li>{e(n)}</li>" for n in self.footnotes)
+        notes_html = (f'<ol class="lk-footnotes" style="font-size:0.85em;color:#555;'
+                      f'margin:4px 0 0 1.5em;padding:0">{notes}</ol>' if notes else "")
+        return (f'<div class="lk-table"><table style="border-collapse:collapse;'
+                f'line-height:1.45">{caption}<thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table>{notes_html}</div>")
+
+
+def _width(text: str) -> int:
+    """Columns a terminal gives ``text`` (Hangul and other wide characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+def _pad(text: str, width: int, *, right: bool) -> str:
+    fill = " " * (width - _width(text))
+    return fill + text if right else text + fill
+
+
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value).strip()
+
+
+def _cell(value: Any, col: Col, notes: list[str]) -> str:
+    """Format one cell; long notes are appended to ``notes`` and shown as their number."""
+    if col.kind in ("text", "note"):
+        text = _text(value)
+        text = col.words.get(text, text) if col.words else text
+        if col.kind == "note" and len(text) > NOTE_CHARS:
+            if text not in notes:
+                notes.append(text)
+            return f"[{notes.index(text) + 1}]"
+        return text
+    if col.kind == "bool":
+        if isinstance(value, str):
+            value = {"true": True, "false": False}.get(value.strip().lower(), value)
+        if not isinstance(value, (bool, np.bool_)):
+            return ""
+        return t("common.table.yes") if value else t("common.table.no")
+    if col.kind == "date":
+        return _text(value)[:10]
+    if value is None or isinstance(value, str) or _bad(float(value)):
+        return _text(value) if isinstance(value, str) else ""
+    x = float(value)
+    formats: dict[str, Callable[[float], str]] = {
+        "number": lambda v: number(v, col.digits), "int": lambda v: number(v, 0),
+        "pct": lambda v: pct(v, 1 if col.digits is None else col.digits),
+        "krw": krw, "large": lambda v: large(v, col.digits)}
+    return formats[col.kind](x)
+
+
+def people_table(frame: pd.DataFrame, columns: Mapping[str, Col], *,
+                 caption: str = "") -> Table:
+    """Return ``frame`` as a :class:`Table` for people (the one table formatter of the course).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The values (its index is dropped: tables for people have no index column).
+    columns : mapping of str to Col
+        The frame's columns to show, in order, and how.
+    caption : str, optional
+        A title above the table.
+
+    Raises
+    ------
+    KeyError
+        If a column is not in ``frame``.
+    ValueError
+        If a :class:`Col` has an unknown kind.
+
+    Notes
+    -----
+    No scientific notation, NaN/None as a blank, booleans as 예/아니요, long ``note`` text
+    (sources) as a numbered footnote under the table, the same text sharing one number.
+    """
+    for col in columns.values():
+        if col.kind not in KINDS:
+            raise ValueError(f"unknown column kind {col.kind!r}; expected one of {KINDS}")
+    notes: list[str] = []
+    records = frame[list(columns)].to_dict("records")
+    rows = tuple(tuple(_cell(r[key], col, notes) for key, col in columns.items())
+                 for r in records)
+    numeric = tuple(c.kind in ("number", "int", "pct", "krw", "large") for c in columns.values())
+    data = frame[list(columns)].reset_index(drop=True)
+    data.columns = [c.header for c in columns.values()]
+    return Table(tuple(c.header for c in columns.values()), rows, tuple(notes), numeric, data,
+                 caption)
+
+
+def rows_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *,
+               text_columns: int = 1, caption: str = "") -> Table:
+    """Return rows already formatted for people as a :class:`Table`.
+
+    The first ``text_columns`` columns are labels (left-aligned), the others figures
+    (right-aligned); cells are shown as given (NaN/None as blanks).
+    """
+    keys = [f"c{i}" for i in range(len(headers))]
+    frame = pd.DataFrame([list(r) for r in rows], columns=keys)
+    return people_table(frame, {k: Col(h, "text" if i < text_columns else "number")
+                                for i, (k, h) in enumerate(zip(keys, headers, strict=True))},
+                        caption=caption)
+
+
+def pairs_table(rows: Sequence[tuple[str, str]], item: str, value: str) -> Table:
+    """Return (label, shown value) pairs as a two-column :class:`Table` (key-number lists)."""
+    return rows_table(rows, [item, value])

@@ -16,6 +16,8 @@ STRINGS: dict[str, str] = {
     "common.kept_last": "마지막으로 올바른 결과를 그대로 보여 줍니다.",
     "common.exercise": "문제 {n}",
     "common.na": "n/a",
+    "common.table.yes": "예",
+    "common.table.no": "아니요",
     "common.na_reason": "n/a — {reason}",
     "common.banner.real": "실습 GPU: {name} (실제 GPU, NVML {nvml_version})",
     "common.banner.sim": "시뮬레이션 GPU: {name} — NVML과 똑같이 동작하는 가상 GPU입니다(같은 호출, 같은 오류, 실제 MIG 규칙).",

@@ -1,0 +1,97 @@
+"""Shared pieces of lesson 08's apps: the school day, labels, small tables and controls."""
+
+from __future__ import annotations
+
+import functools
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as widgets
+
+from labkit import scheduling as model
+from labkit import validate
+from labkit.data.scheduling import SchoolDay, load_school_day
+from labkit.i18n import t
+from labkit.ui import format as fmt
+from labkit.ui.components import Field
+
+KIND_COLORS = {
+    "training": "#3b6fb6", "fine_tuning": "#6a9bd8", "quantization": "#8e6bbf",
+    "inference_realtime": "#d1495b", "inference_batch": "#edae49", "embedding": "#f4d35e",
+    "evaluation": "#66a182", "class_lab": "#2e9c9c", "filler": "#b8b8b8",
+}
+TENANTS = ("service", "ai_basics", "deep_learning", "research")
+#: Results kept per app (a browser can ask for every combination; each is small).
+CACHE_SIZE = 64
+
+
+@functools.cache
+def _day() -> SchoolDay:
+    return load_school_day()
+
+
+def _jobs(variants: tuple[str, ...] = (), counts: tuple[tuple[str, int], ...] = ()
+          ) -> list[model.Job]:
+    return list(_day_jobs(variants, counts))
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _day_jobs(variants: tuple[str, ...], counts: tuple[tuple[str, int], ...]
+              ) -> tuple[model.Job, ...]:
+    return tuple(model.jobs_from_groups(_day().groups, variants=variants, counts=dict(counts)))
+
+
+def _kind(kind: str) -> str:
+    return t(f"orch.kind.{kind}")
+
+
+def _tenant(name: str | None) -> str:
+    return t(f"orch.tenant.{name}") if name in TENANTS or name == "filler" else str(name)
+
+
+def _table(rows: Sequence[tuple[str, str]], css: str = "") -> str:
+    body = "".join(f"<tr><td style='padding:2px 12px 2px 0'>{html.escape(k)}</td>"
+                   f"<td style='text-align:right'><b>{html.escape(v)}</b></td></tr>"
+                   for k, v in rows)
+    return f"<table class='{css}'>{body}</table>"
+
+
+def _krw(x: float) -> str:
+    """Won to the unit below 100 million (values per GPU are tens of thousands)."""
+    return fmt.krw(x) if abs(x) >= 1e8 else f"{'−' if x < 0 else ''}{abs(round(x)):,} 원"
+
+
+def _summary_rows(result: model.SimulationResult, day: SchoolDay) -> list[tuple[str, str]]:
+    s = result.summary(day.cost_krw_per_gpu_h, day.day_h)
+    return [
+        (t("orch.metric.occupancy"), fmt.pct(s["occupancy"])),
+        (t("orch.metric.value_per_gpu"), _krw(s["value_per_gpu_krw"])),
+        (t("orch.metric.net_value"), _krw(s["net_value_krw"])),
+        (t("orch.metric.mean_wait"), fmt.hours(s["mean_wait_h"], 2)),
+        (t("orch.metric.mean_jct"), fmt.hours(s["mean_jct_h"], 2)),
+        (t("orch.metric.makespan"), fmt.hours(s["makespan_h"], 1)),
+        (t("orch.metric.wasted"), f"{fmt.count(s['wasted_gpu_h'], 1)} GPU-h"),
+        (t("orch.metric.fragmented"), fmt.count(result.mean_fragmented_gpus(), 2)),
+    ]
+
+
+def _choices(prefix: str, values: Sequence[str]) -> list[tuple[str, str]]:
+    return [(t(f"{prefix}.{v}"), v) for v in values]
+
+
+def _dropdown(key: str, label: str, options: list[tuple[str, str]], value: str) -> Field:
+    control = widgets.Dropdown(options=options, value=value,
+                               layout=widgets.Layout(width="260px"))
+    return Field(key, label, control)
+
+
+def _checkbox(key: str, label: str, value: bool) -> Field:
+    control = widgets.Checkbox(value=value, indent=False, layout=widgets.Layout(width="40px"))
+    return Field(key, label, control)
+
+
+def _bool(field: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise validate.InputError(field, "other", value, f"{field} must be true or false")
+    return value

@@ -1,0 +1,130 @@
+"""Tables for people (labkit.ui.format.people_table) and every table lessons 05-08 show."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+import pandas as pd
+import pytest
+
+from labkit.ui import benchmarks, economics, opex, orchestration
+from labkit.ui import format as fmt
+
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+#: Headers that are a term the course keeps in English everywhere (no Korean word exists).
+ENGLISH_HEADERS = {"GPU"}
+RAW = re.compile(r"\d[eE][+-]?\d|\b(NaN|nan|None|True|False|NaT|<NA>)\b")
+
+TABLES: dict[str, Callable[[], fmt.Table]] = {
+    "05 defaults": lambda: economics.defaults_table("05"),
+    "05 hardware": economics.hardware_prices,
+    "05 api": economics.api_prices,
+    "05 cloud": economics.cloud_prices,
+    "05 case": economics.case_numbers_05,
+    "06 mlperf": benchmarks.mlperf_table,
+    "06 case": benchmarks.case_numbers_06,
+    "06 defaults": benchmarks.defaults_table,
+    "07 key": opex.key_numbers,
+    "08 workload": orchestration.workload_table,
+    "08 policy": orchestration.policy_table,
+    "08 key": orchestration.key_numbers,
+}
+
+
+@pytest.fixture(scope="module", params=sorted(TABLES))
+def table(request: pytest.FixtureRequest) -> fmt.Table:
+    return TABLES[request.param]()
+
+
+def test_lesson_tables_read_as_written_for_people(table: fmt.Table) -> None:
+    html_text = table._repr_html_()
+    text = table.to_string()
+    for shown in (html_text, text):
+        assert not RAW.search(re.sub(r"<[^>]+>", " ", shown)), RAW.search(shown)
+    for header in table.headers:
+        assert HANGUL.search(header) or header in ENGLISH_HEADERS, header
+    # no index column: the first header is the first thing in the table, no <th> in the body
+    assert text.split()[0] == table.headers[0].split()[0]
+    assert "<th" not in html_text.split("<tbody>")[1]
+    # long text went to the footnotes, each one referenced from a cell
+    for i, _note in enumerate(table.footnotes, 1):
+        assert any(f"[{i}]" in c for row in table.rows for c in row)
+
+
+def test_lesson_05_defaults_open_with_the_server_price_in_plain_numbers() -> None:
+    table = economics.defaults_table("05")
+    assert table.rows[0][:4] == ("서버 가격", "300,000", "USD", "200,000 ~ 450,000")
+    staff = table.rows[[r[0] for r in table.rows].index("인건비")]
+    assert staff[1:4] == ("1,200만", "원/년", "0 ~ 3,000만")  # 12,000,000 KRW/year
+    utilization = table.rows[[r[0] for r in table.rows].index("가동률")]
+    assert utilization[1:4] == ("40", "%", "5 ~ 100")        # fraction 0.4 as percent
+    assert "수업용 가정" in table.data["신뢰도"].map(
+        economics.reliability_words().get).tolist()
+
+
+def test_lesson_06_mlperf_shows_throughput_before_the_details() -> None:
+    table = benchmarks.mlperf_table()
+    assert len(table) == 39
+    assert table.headers.index("처리량 (토큰/초)") < 6
+    first = dict(zip(table.headers, table.rows[0], strict=True))
+    # data/economics/mlperf_inference_llm.csv row 1: v4.1 DGX-H100 Offline 24,524.9 tokens/s
+    assert first["처리량 (토큰/초)"] == "24,525"
+    assert first["가속기당 처리량 (토큰/초)"] == "3,066"
+    assert first["희소성"] == "아니요" and first["측정 전력 (W)"] == ""
+    assert first["시나리오"] == "오프라인"
+
+
+@pytest.mark.parametrize(("value", "digits", "shown"), [
+    (300_000, None, "300,000"), (132.197, None, "132.197"), (1.50, None, "1.5"),
+    (0.0, None, "0"), (-0.0001, None, "0"), (3.0e5, 2, "300,000.00"), (math.nan, None, ""),
+    (2.5e-7, None, "0"), (1e21, 0, "1,000,000,000,000,000,000,000"),
+])
+def test_number_never_uses_scientific_notation(value: float, digits: int | None,
+                                               shown: str) -> None:
+    assert fmt.number(value, digits) == shown
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (12_000_000, "1,200만"), (300_000, "30만"), (8.92e9, "89.2억"), (1e8, "1억"),
+    (31_106.28, "31,106.28"), (20_000, "20,000"), (150_000, "15만"), (math.inf, ""),
+])
+def test_large_uses_man_and_eok_where_natural(value: float, shown: str) -> None:
+    assert fmt.large(value) == shown
+
+
+def test_people_table_words_blanks_footnotes() -> None:
+    long_source = "A source long enough that it cannot sit in a cell of the table at all"
+    frame = pd.DataFrame({"name": ["a", "b", "c"], "flag": [True, False, None],
+                          "x": [1.5e6, float("nan"), 2.0], "src": [long_source, "short",
+                                                                  long_source]},
+                         index=[7, 8, 9])
+    table = fmt.people_table(frame, {
+        "name": fmt.Col("이름"), "flag": fmt.Col("여부", "bool"),
+        "x": fmt.Col("값 (원)", "large"), "src": fmt.Col("출처", "note")})
+    assert table.rows == (("a", "예", "150만", "[1]"), ("b", "아니요", "", "short"),
+                          ("c", "", "2", "[1]"))
+    assert table.footnotes == (long_source,)
+    text = table.to_string()
+    assert text.splitlines()[0].startswith("이름") and "7" not in text.splitlines()[1]
+    assert text.endswith(f"[1] {long_source}")
+    assert table.data.columns.tolist() == ["이름", "여부", "값 (원)", "출처"]
+    with pytest.raises(ValueError, match="unknown column kind"):
+        fmt.people_table(frame, {"x": fmt.Col("값", "money")})
+
+
+def test_text_is_aligned_for_wide_characters() -> None:
+    table = fmt.rows_table([("가나", "1"), ("abcd", "22")], ["항목", "값"])
+    assert table.to_string().splitlines() == ["항목  값", "가나   1", "abcd  22"]
+
+
+def test_lesson_05_price_tables_name_offers_and_items_in_korean() -> None:
+    cloud = economics.cloud_prices()
+    offers = set(cloud.data["상품"]) - {"p5"}  # the AWS instance family keeps its name
+    shown = {row[cloud.headers.index("상품")] for row in cloud.rows}
+    assert "on-demand" in offers and "온디맨드(on-demand)" in shown
+    assert "[1]" in shown and cloud.footnotes[0].startswith("온디맨드, 2025년 6월 인하 전")
+    items = [row[0] for row in economics.hardware_prices().rows]
+    assert "8xH100 서버 (수업 기본값)" in items and "A100 80GB (신품)" in items
+    assert not any("server" in i for i in items)
