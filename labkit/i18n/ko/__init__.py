@@ -21,12 +21,14 @@ from labkit.i18n.ko import (
     opex,
     orchestration,
     reliability,
+    school,
     serve,
 )
 
 __all__ = ["KO"]
 
-_PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers)
+_PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
+          school)
 
 
 def _union() -> dict[str, str]:
