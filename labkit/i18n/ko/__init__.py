@@ -20,6 +20,7 @@ from labkit.i18n.ko import (
     observe,
     opex,
     orchestration,
+    predict,
     reliability,
     school,
     serve,
@@ -28,7 +29,7 @@ from labkit.i18n.ko import (
 __all__ = ["KO"]
 
 _PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
-          school)
+          school, predict)
 
 
 def _union() -> dict[str, str]:

@@ -1,0 +1,206 @@
+"""Predict → try → check and the widget-state tasks: driven through the lesson apps' controls.
+
+Every target is checked against arithmetic written here (the MIG geometry of the NVIDIA MIG
+user guide; the KEPCO base charge worked by hand), and every task is driven to a solving state
+and to failing ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import labkit.ui as ui
+from labkit.ui import checks
+from labkit.ui.components import find_by_class
+from labkit.ui.predict import reflection
+from labkit.ui.tasks import check_task
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path / "lk"))  # the default school case
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+
+
+def _task(box: Any, n: int) -> Any:
+    return box.children[n]
+
+
+def _check(box: Any, n: int) -> str:
+    one = _task(box, n)
+    one.children[1].click()
+    return str(one.children[2].value)
+
+
+# --- the prediction box -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def board() -> Any:
+    return ui.mig.board_app("H100-80GB")
+
+
+def test_predict_locks_then_compares(board: Any) -> None:
+    board.clear()
+    p = ui.predict.ask(board, "02.max_1g")
+    assert "H100-80GB" in p.children[0].value and "1g.10gb" in p.children[0].value
+    p.answer.value = "다섯"
+    assert p.commit() is False and "숫자" in p.feedback.value and p.guess is None
+    p.answer.value = "5개"
+    assert p.commit() is True
+    assert p.answer.disabled and p.lock.disabled and p.guess == 5
+    # H100: 7 compute slices, so at most 7 x 1g.10gb (NVIDIA MIG user guide, H100 profiles)
+    assert "7개" in p.compare.value and "5개" in p.compare.value
+    assert "29 % 작습니다" in p.compare.value  # (5 - 7) / 7
+    p.answer.value = "6개"  # a client can still send a value: the lock holds
+    assert p.commit() is True and p.guess == 5
+
+
+def test_predict_records_on_the_hub(board: Any, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit.data.progress import progress_path, read_progress
+
+    monkeypatch.setenv("JUPYTERHUB_USER", "s1")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    p = ui.predict.ask(board, "02.max_1g")
+    p.answer.value = "7"
+    p.commit()
+    records, _skipped = read_progress(progress_path(tmp_path))
+    got = [(r.exercise, r.answer, r.correct) for r in records]
+    assert got == [("predict.02.max_1g", "7", None)]
+
+
+def test_reflection_directions() -> None:
+    pred = checks.PREDICTIONS["07.july_bill"]  # close within 20 %
+    assert reflection(pred, 900_000, 800_000).startswith("예측이 실제와 거의 같습니다")
+    assert reflection(pred, 1_200_000, 800_000).startswith("예측이 실제보다 50 % 큽니다")
+    assert reflection(pred, 400_000, 800_000).startswith("예측이 실제보다 50 % 작습니다")
+
+
+def test_predict_unknown_key(board: Any) -> None:
+    with pytest.raises(KeyError):
+        ui.predict.ask(board, "02.nope")
+
+
+# --- lesson 02 ---------------------------------------------------------------------------------
+
+def test_02_demo_target_is_the_geometry(board: Any) -> None:
+    # H100-80GB: 7 compute slices, 8 memory units; 3g.40gb takes 3 slices and 4 units, so 4
+    # x 1g.10gb fit beside it (units 0-3 with 3g.40gb at 4), never 5.
+    assert checks.max_beside("H100-80GB", "3g.40gb", "1g.10gb") == 4
+    assert checks.max_beside("A30", "2g.12gb", "1g.6gb") == 2  # A30: 4 slices, 2 + 1 + 1
+
+
+def _place(board: Any, profile: str, start: int | None) -> None:
+    board.profile_select.value = profile
+    assert board.press(start)
+
+
+def test_02_tasks_solve_and_fail(board: Any) -> None:
+    board.clear()
+    box = ui.tasks.lesson("02", board)
+    assert "3g.40gb 1개" in box.children[0].children[0].value
+    # failing: 3g.40gb at 0 leaves 1g.10gb only units 4-6 (no 1g.10gb placement at 7)
+    _place(board, "3g.40gb", 0)
+    for _ in range(3):
+        _place(board, "1g.10gb", None)
+    text = _check(box, 0)
+    assert "✘" in text and "1g.10gb 3개" in text
+    board.clear()
+    _place(board, "3g.40gb", 4)
+    for _ in range(4):
+        _place(board, "1g.10gb", None)
+    assert "✔" in _check(box, 0)
+    # task 2: 28 students on 8 GPUs -> 4 slices of >= 8 GB each; 3g + 4 x 1g is 5 slices
+    assert "✔" in _check(box, 1)
+    board.clear()
+    _place(board, "3g.40gb", 4)
+    _place(board, "3g.40gb", 0)
+    text = _check(box, 1)
+    assert "✘" in text and "조각이 2개" in text and "최소 4개" in text
+
+
+def test_02_slices_too_small_on_a30() -> None:
+    a30 = ui.mig.board_app("A30")
+    box = ui.tasks.lesson("02", a30)
+    for _ in range(4):
+        _place(a30, "1g.6gb", None)
+    text = _check(box, 1)  # 1g.6gb is ~6.3 GB < 8 GB: the class's jobs would OOM
+    assert "✘" in text and "1g.6gb" in text and "메모리 부족" in text
+
+
+# --- lesson 07 ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def room() -> Any:
+    return ui.opex.room_app()
+
+
+def _set(room: Any, **values: Any) -> None:
+    room.reset()
+    for key, value in values.items():
+        room.fields[key].control.value = value
+
+
+def test_07_contract_target_by_hand(room: Any) -> None:
+    room.reset()
+    box = ui.tasks.lesson("07", room)
+    q = box.children[0].children[0].value
+    # the 100 kW contract bills 30 kW (30 % floor, KEPCO 약관 제68조) instead of the room's
+    # 13.2651 kW peak: the July bill is higher by (30 - 13.2651) kW x 5,550 won x 1.127
+    # (VAT 10 % + fund levy 2.7 %) = 104,674 won, less KEPCO's truncations
+    big = checks._room_result(room, contract_auto=False, contract_kw=100.0)
+    right = checks._room_result(room, contract_auto=False, contract_kw=14.0)
+    diff = checks.july_bill_krw(big) - checks.july_bill_krw(right)
+    assert abs(diff - (30 - 13.2651) * 5_550 * 1.127) < 100
+    target = round((checks.july_bill_krw(big) + checks.july_bill_krw(right)) / 2, -3)
+    assert f"{target:,.0f}원" in q and "100 kW" in q
+
+
+@pytest.mark.parametrize(("values", "mark", "says"), [
+    ({}, "✘", "자동"),  # untouched: the contract is still automatic
+    ({"contract_auto": False, "contract_kw": 100}, "✘", "목표는"),
+    ({"contract_auto": False, "contract_kw": 10}, "✘", "넘는 달"),
+    ({"contract_auto": False, "contract_kw": 20, "pue": 1.2}, "✘", "PUE"),
+    ({"contract_auto": False, "contract_kw": 20}, "✔", "하한"),
+    ({"contract_auto": False, "contract_kw": 14}, "✔", "하한"),
+])
+def test_07_contract_task(room: Any, values: dict[str, Any], mark: str, says: str) -> None:
+    room.reset()
+    box = ui.tasks.lesson("07", room)
+    _set(room, **values)
+    text = _check(box, 0)
+    assert mark in text and says in text
+
+
+@pytest.mark.parametrize(("values", "mark"), [
+    ({}, "✘"),
+    ({"school_exception": True}, "✘"),
+    ({"tariff_class": "교육용(갑) 고압A 선택II"}, "✔"),
+    ({"tariff_class": "교육용(갑) 고압A 선택II", "school_exception": True}, "✔"),
+    ({"tariff_class": "교육용(갑) 고압A 선택II", "n_servers": 2}, "✘"),
+])
+def test_07_tariff_task(room: Any, values: dict[str, Any], mark: str) -> None:
+    room.reset()
+    box = ui.tasks.lesson("07", room)
+    _set(room, **values)
+    assert mark in _check(box, 1)
+
+
+def test_07_prediction_is_the_july_bill(room: Any) -> None:
+    room.reset()
+    p = ui.predict.ask(room, "07.july_bill")
+    p.answer.value = "80만 원"
+    assert p.commit()
+    july = checks.july_bill_krw(room.result)
+    assert f"{july:,.0f}원" in p.compare.value and "800,000원" in p.compare.value
+    _set(room, pue=2.0)  # the actual follows the simulator
+    assert f"{checks.july_bill_krw(room.result):,.0f}원" in p.compare.value
+
+
+def test_task_record_and_never_raises(room: Any) -> None:
+    task = ui.tasks.Task("07.contract", lambda _r: 1 / 0)  # type: ignore[arg-type, return-value]
+    assert check_task(task, room).hint == "task.no_result"
+    assert find_by_class(ui.tasks.lesson("07", room), "lk-task-07-contract-check")
