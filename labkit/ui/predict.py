@@ -7,8 +7,8 @@ prediction is recorded like an exercise answer (:func:`labkit.data.progress.reco
 key ``predict.<key>``, ``correct`` None: a prediction is not graded) for the class page.
 
 The questions live in :data:`labkit.ui.checks.PREDICTIONS` (one per lesson, before its main
-simulator); the actual value is computed from the linked app by the models, never typed in. A notebook cell
-only calls ``ui.predict.ask(room, "07.july_bill")``.
+simulator); the actual value is computed from the linked app by the models, never typed in. A
+notebook cell only calls ``ui.predict.ask(room, "07.july_bill")``.
 
 A *source* is any lesson app that tells when it changed: a
 :class:`~labkit.ui.components.LiveApp` (``on_result``) or lesson 02's board (``on_change``).
