@@ -204,3 +204,64 @@ def test_task_record_and_never_raises(room: Any) -> None:
     task = ui.tasks.Task("07.contract", lambda _r: 1 / 0)  # type: ignore[arg-type, return-value]
     assert check_task(task, room).hint == "task.no_result"
     assert find_by_class(ui.tasks.lesson("07", room), "lk-task-07-contract-check")
+
+
+# --- lesson 08 ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def day() -> Any:
+    return ui.orchestration.school_day_app()
+
+
+def _brute_best(day: Any) -> tuple[str, str, float]:
+    """Every policy x placement without preemption, written out here (the oracle)."""
+    runs = []
+    for policy in ("fifo", "easy_backfill", "greedy", "priority", "fair_share"):
+        for placement in ("pack", "spread", "fgd"):
+            r = day.compute({"policy": policy, "placement": placement, "preemption": False})
+            runs.append((float(r.waits("kind").loc["class_lab", "mean_wait_h"]) * 60,
+                         policy, placement))
+    wait, policy, placement = min(runs)
+    return policy, placement, wait
+
+
+def test_08_best_policy_prediction(day: Any) -> None:
+    policy, _placement, _wait = _brute_best(day)
+    assert checks.best_policy(day) == policy
+    p = ui.predict.ask(day, "08.best_policy")
+    p.answer.value = "fifo"
+    assert p.commit()
+    assert "FIFO (선착순)" in p.compare.value
+    assert ("예측한 대로" in p.compare.value) == (policy == "fifo")
+
+
+def _set_day(day: Any, **values: Any) -> None:
+    day.reset()
+    for key, value in values.items():
+        day.fields[key].control.value = value
+
+
+@pytest.mark.parametrize(("values", "mark"), [
+    ({}, "✘"),
+    ({"preemption": True}, "✘"),  # FIFO with preemption: ~2 h
+    ({"policy": "greedy", "preemption": True}, "✔"),
+    ({"policy": "priority", "preemption": True}, "✔"),
+])
+def test_08_wait_task(day: Any, values: dict[str, Any], mark: str) -> None:
+    box = ui.tasks.lesson("08", day)
+    _set_day(day, **values)
+    text = _check(box, 0)
+    assert mark in text
+    w = float(day.result.waits("kind").loc["class_lab", "mean_wait_h"]) * 60
+    assert (w < 10) == (mark == "✔")
+
+
+def test_08_best_task(day: Any) -> None:
+    box = ui.tasks.lesson("08", day)
+    policy, placement, _wait = _brute_best(day)
+    _set_day(day, policy="fifo")
+    assert "✘" in _check(box, 1)
+    _set_day(day, policy=policy, placement=placement, preemption=True)
+    assert "선점을 끈" in _check(box, 1)
+    _set_day(day, policy=policy, placement=placement)
+    assert "✔" in _check(box, 1)

@@ -22,8 +22,8 @@ from labkit.school import SchoolCase
 from labkit.ui.predict import Prediction
 from labkit.ui.tasks import Task, Verdict, changed_fields
 
-__all__ = ["PREDICTIONS", "TASKS", "case", "july_bill_krw", "max_beside",
-           "smallest_profile"]
+__all__ = ["CLASS_WAIT_MIN", "PREDICTIONS", "TASKS", "best_policy", "case", "july_bill_krw",
+           "max_beside", "smallest_profile"]
 
 JULY = 7
 
@@ -198,6 +198,79 @@ def _tasks_07(room: Any) -> list[Task]:
     ]
 
 
+# --- lesson 08: the school day under a policy --------------------------------------------------
+
+#: The class's service level in task 08.wait: a student waits under 10 minutes on average
+#: for a lab job (a class period is 45-50 minutes; a longer wait loses the period).
+CLASS_WAIT_MIN = 10.0
+CLASS_KIND = "class_lab"
+
+
+def _class_wait_min(result: Any) -> float:
+    return float(result.waits("kind").loc[CLASS_KIND, "mean_wait_h"]) * 60
+
+
+def _day_values(day: Any, **changes: Any) -> dict[str, Any]:
+    values = {k: _model_value(f, f.default) for k, f in day.fields.items()}
+    values.update(changes)
+    return values
+
+
+def best_policy(day: Any, placement: str = "pack") -> str:
+    """The policy with the shortest mean class wait, without preemption (brute force)."""
+    policies = list(day.fields["policy"].control.options)
+    keys = [v for _label, v in policies] if isinstance(policies[0], tuple) else policies
+    waits = {p: _class_wait_min(day.compute(_day_values(day, policy=p, placement=placement,
+                                                        preemption=False))) for p in keys}
+    return min(waits, key=lambda p: (waits[p], keys.index(p)))
+
+
+def _best_setting_min(day: Any) -> float:
+    """Shortest mean class wait over every policy and placement without preemption. [min]"""
+    cached = getattr(day, "_lk_best_wait_min", None)
+    if cached is not None:
+        return float(cached)
+    best = math.inf
+    for _pl_label, pl in _options(day, "placement"):
+        for _label, pol in _options(day, "policy"):
+            values = _day_values(day, policy=pol, placement=pl, preemption=False)
+            best = min(best, _class_wait_min(day.compute(values)))
+    day._lk_best_wait_min = best
+    return best
+
+
+def _options(app: Any, key: str) -> list[tuple[str, Any]]:
+    opts = list(app.fields[key].control.options)
+    return [o if isinstance(o, tuple) else (str(o), o) for o in opts]
+
+
+def _tasks_08(day: Any) -> list[Task]:
+    school = case()
+
+    def wait(d: Any) -> Verdict:
+        w = _class_wait_min(d.result)
+        state = f"{d.fields['policy'].value} {w:.1f}min"
+        if w >= CLASS_WAIT_MIN:
+            return Verdict(False, values={"wait": f"{w:,.1f}", "target": f"{CLASS_WAIT_MIN:g}"},
+                           state=state)
+        return Verdict(True, state=state)
+
+    def no_preemption(d: Any) -> Verdict:
+        if d.fields["preemption"].control.value:
+            return Verdict(False, "task.08.best.preemption")
+        w = _class_wait_min(d.result)
+        best = _best_setting_min(d)
+        state = f"{d.fields['policy'].value} {w:.1f}min"
+        if w > best + 1e-6:
+            return Verdict(False, values={"wait": f"{w:,.1f}"}, state=state)
+        return Verdict(True, state=state)
+
+    return [
+        Task("08.wait", wait, {"target": f"{CLASS_WAIT_MIN:g}", "students": school.students}),
+        Task("08.best", no_preemption, {}),
+    ]
+
+
 # --- shared -----------------------------------------------------------------------------------
 
 def _won(x: float) -> str:
@@ -220,6 +293,8 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
     Prediction("02.max_1g", _max_smallest, unit="개",
                extra={"model": _board_model,
                       "profile": lambda b: smallest_profile(b.mig_layout).name}),
+    Prediction("08.best_policy", best_policy,
+               choices=("fifo", "easy_backfill", "greedy", "priority", "fair_share")),
     Prediction("07.july_bill", lambda r: july_bill_krw(r.result) if r.result else None,
                unit="원", close_frac=0.2),
 )}
@@ -227,4 +302,5 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
 TASKS: dict[str, Callable[[Any], list[Task]]] = {
     "02": _tasks_02,
     "07": _tasks_07,
+    "08": _tasks_08,
 }
