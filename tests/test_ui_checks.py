@@ -265,3 +265,131 @@ def test_08_best_task(day: Any) -> None:
     assert "선점을 끈" in _check(box, 1)
     _set_day(day, policy=policy, placement=placement)
     assert "✔" in _check(box, 1)
+
+
+# --- lesson 01 ---------------------------------------------------------------------------------
+
+def test_01_class_share_is_the_calendar() -> None:
+    from labkit.data.school import load_school_calendar
+
+    cal = load_school_calendar()
+    # 8 class hours x the calendar's school days / 8,760 h (2026 is not a leap year)
+    assert checks.class_share_pct() == pytest.approx(8 * cal.school_days / 8_760 * 100)
+    assert 16 < checks.class_share_pct() < 19  # ~190 days: 17 % (economics reference §6.3)
+    p = ui.predict.ask(None, "01.class_share")
+    p.answer.value = "0.5"  # a ratio to a % question: 50 %
+    assert p.commit() and p.guess == 50
+    assert "큽니다" in p.compare.value
+
+
+# --- lesson 03 ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ledger() -> Any:
+    return ui.goodput.worksheet_app()
+
+
+@pytest.mark.parametrize(("values", "n", "mark"), [
+    # the worksheet: 720 h, losses 8 + 22 + 6 + 14 + 30 = 80 h -> 88.9 %; halving the 30 h
+    # straggler loss gives (720 - 65) / 720 = 90.97 %, so the target is 90.9 %
+    ({}, 0, "✘"),
+    ({"straggler": 20}, 0, "✘"),   # (720 - 70) / 720 = 90.28 %
+    ({"straggler": 15}, 0, "✔"),
+    ({"straggler": 0, "rewind": 0}, 0, "✘"),
+    ({"straggler": 0}, 1, "✔"),
+    ({"failure_stops": 0}, 1, "✘"),
+    ({"straggler": 0, "rewind": 0}, 1, "✘"),
+])
+def test_03_tasks(ledger: Any, values: dict[str, Any], n: int, mark: str) -> None:
+    ledger.reset()
+    box = ui.tasks.lesson("03", ledger)
+    assert "90.9 %" in box.children[0].children[0].value
+    _set(ledger, **values)
+    assert mark in _check(box, n)
+
+
+# --- lesson 04 ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def interval() -> Any:
+    return ui.reliability.interval_app()
+
+
+@pytest.mark.parametrize(("values", "n", "mark", "says"), [
+    ({}, 0, "✘", "MTBF를 3 h"),
+    # Young's interval sqrt(2 x 5 min x 180 min) = 42.4 min is within 2 % of the optimum
+    ({"mtbf_h": 3.0, "interval_min": 42}, 0, "✔", "최적"),
+    ({"mtbf_h": 3.0, "interval_min": 60}, 0, "✘", "목표는"),
+    ({"mtbf_h": 3.0, "interval_min": 42, "restart_min": 0}, 0, "✘", "초기값"),
+    ({"interval_min": 60}, 1, "✘", "비동기"),
+    ({"async_write": True, "interval_min": 60}, 1, "✘", "목표는"),
+    ({"async_write": True, "interval_min": 10}, 1, "✔", "쓰기 비용"),
+])
+def test_04_tasks(interval: Any, values: dict[str, Any], n: int, mark: str, says: str) -> None:
+    interval.reset()
+    box = ui.tasks.lesson("04", interval)
+    _set(interval, **values)
+    text = _check(box, n)
+    assert mark in text and says in text
+
+
+def test_04_school_mtbf() -> None:
+    # 16,384 x 54 d x 24 h / 419 interruptions = 50,676 h per GPU; 8 GPUs: 6,335 h = 264 days
+    assert checks.school_mtbf_days() == pytest.approx(16_384 * 54 * 24 / 419 / 8 / 24)
+
+
+# --- lesson 05 ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def curves() -> Any:
+    return ui.economics.cost_curves_app(ui.economics.cluster_app())
+
+
+def test_05_tasks(curves: Any) -> None:
+    curves.reset()
+    box = ui.tasks.lesson("05", curves)
+    u_star = curves.result.u_star
+    _set(curves, utilization=round((u_star - 0.03) * 100))
+    assert "✘" in _check(box, 0)
+    _set(curves, utilization=round((u_star + 0.03) * 100))
+    assert "✔" in _check(box, 0)
+    # price halved: the break-even utilization F / (cap x (P - m)) more than doubles
+    half = round(curves.fields["api_price_usd_per_m"].default / 2, 2)
+    _set(curves, utilization=round((u_star + 0.03) * 100))
+    assert "API 가격을" in _check(box, 1)
+    _set(curves, api_price_usd_per_m=half, utilization=round((u_star + 0.03) * 100))
+    u_half = curves.result.u_star
+    assert u_half > 2 * u_star
+    assert "✘" in _check(box, 1)
+    curves.fields["utilization"].control.value = min(100, round((u_half + 0.03) * 100))
+    assert "✔" in _check(box, 1)
+    assert f"{u_half * 100:.1f} %" in box.children[1].children[2].value
+
+
+# --- lesson 06 ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def claim() -> Any:
+    return ui.benchmarks.claim_app()
+
+
+@pytest.mark.parametrize(("item", "n"), [("precision", 0), ("chip_vs_system", 1)])
+def test_06_tasks(claim: Any, item: str, n: int) -> None:
+    claim.reset()
+    box = ui.tasks.lesson("06", claim)
+    baseline = claim.fields["baseline"].default
+    assert "✘" in _check(box, n)  # the default claim differs from its baseline in both
+    ok = [v for _label, v in claim.fields["claimant"].control.options if v != baseline
+          and next(c.status for c in claim.compute({**claim.values(), "claimant": v}).checklist
+                   if c.key == item) == "ok"]
+    assert ok, "the data has a comparable claim"
+    claim.fields["claimant"].control.value = ok[0]
+    assert "✔" in _check(box, n)
+    claim.fields["claimant"].control.value = baseline
+    assert "다른 결과" in _check(box, n)
+
+
+def test_06_per_chip_prediction(claim: Any) -> None:
+    claim.reset()
+    # the check case: 10,755.6 / 2,700.7 per GPU = 3.98x, "the 4x headline" (economics case 4)
+    assert checks.per_accelerator_ratio(claim) == pytest.approx(3.98, abs=0.01)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from labkit import opex
+from labkit import goodput, opex, reliability
 from labkit.data.school import load_case
 from labkit.mig import Layout, PlacementError
 from labkit.school import SchoolCase
@@ -116,6 +116,202 @@ def _tasks_02(board: Any) -> list[Task]:
         Task("02.slices", class_slices, {"students": school.students, "n": school.n_gpus,
                                          "need": need, "gb": _num(mem_gb), "model": model}),
     ]
+
+
+# --- lesson 01: the school's GPUs over a year --------------------------------------------------
+
+def class_share_pct(_source: Any = None) -> float:
+    """Share of the year's hours that are class hours for the school. [%]
+
+    School days of the calendar (``data/school/calendar_2026.yaml``) x the case's class hours
+    per day / the hours of the year; 190 x 8 / 8,760 = 17 % for the reference year.
+    """
+    from labkit.data.school import load_school_calendar
+
+    cal = load_school_calendar()
+    school = case()
+    days_in_year = 366 if cal.year % 4 == 0 and (cal.year % 100 or cal.year % 400 == 0) else 365
+    return school.class_hours_per_day * cal.school_days / (days_in_year * 24) * 100
+
+
+# --- lesson 03: the goodput worksheet -----------------------------------------------------------
+
+def _goodput_with(ledger: Any, **losses: float) -> float:
+    ws = ledger.result
+    changed = {**dict(ws.losses), **losses}
+    return float(goodput.Worksheet(ws.reserved_h, changed).goodput)
+
+
+def _tasks_03(ledger: Any) -> list[Task]:
+    base = ledger.compute({k: _model_value(f, f.default) for k, f in ledger.fields.items()})
+    half = base.losses["straggler"] / 2
+    target = math.floor(
+        goodput.Worksheet(base.reserved_h, {**dict(base.losses), "straggler": half}).goodput
+        * 1000) / 10  # [%], to 0.1 % below
+    biggest = max(base.losses, key=lambda k: base.losses[k])
+
+    def straggler(w: Any) -> Verdict:
+        others = changed_fields(w, ("straggler",))
+        if others:
+            return Verdict(False, "task.only", {"fields": _labels(w, others)})
+        g = w.result.goodput * 100
+        if g < target - 1e-9:
+            return Verdict(False, values={"now": f"{g:.1f}", "target": f"{target:.1f}"},
+                           state=f"{g:.1f}%")
+        return Verdict(True, state=f"{g:.1f}%")
+
+    def biggest_loss(w: Any) -> Verdict:
+        zeroed = [k for k in w.loss_keys if w.fields[k].value == 0]
+        others = changed_fields(w, zeroed)
+        state = ",".join(zeroed)[:40]
+        if others or len(zeroed) != 1:
+            return Verdict(False, "task.03.biggest.one", state=state)
+        if zeroed[0] != biggest:
+            return Verdict(False, values={"now": f"{w.result.goodput * 100:.1f}"}, state=state)
+        return Verdict(True, state=state)
+
+    return [Task("03.straggler", straggler, {"target": f"{target:.1f}"}),
+            Task("03.biggest", biggest_loss, {})]
+
+
+# --- lesson 04: failures and checkpoints --------------------------------------------------------
+
+#: A GPU's mean time between failures in lesson 04's default: Llama 3 405B's 16,384 H100
+#: saw 419 unexpected interruptions in 54 days (Dubey et al. 2024, §3.3.4), i.e.
+#: 16,384 x 54 x 24 / 419 = 50,676 h per GPU.
+LLAMA3_GPU_MTBF_H = 16_384 * 54 * 24 / 419
+
+
+def school_mtbf_days(_source: Any = None) -> float:
+    """The school server's MTBF with Llama 3's per-GPU failure rate. [days]"""
+    return reliability.job_mtbf_h(case().n_gpus, LLAMA3_GPU_MTBF_H) / 24
+
+
+def _big_mtbf_h(app: Any) -> float:
+    """The 16,384-GPU job's MTBF at Llama 3's per-GPU rate, on the slider's 0.5 h steps. [h]"""
+    exact = reliability.job_mtbf_h(16_384, LLAMA3_GPU_MTBF_H)  # 3.09 h
+    step = float(app.fields["mtbf_h"].control.step)
+    return math.floor(exact / step) * step
+
+
+def _tasks_04(app: Any) -> list[Task]:
+    defaults = {k: _model_value(f, f.default) for k, f in app.fields.items()}
+    big = _big_mtbf_h(app)
+    best = app.compute({**defaults, "mtbf_h": big})
+    target = math.ceil(best.best_overhead * 1.02 * 10_000) / 100  # [%], 2 % above the optimum
+    async_view = app.compute({**defaults, "async_write": True})
+    target_async = math.ceil(async_view.best_overhead * 1.05 * 10_000) / 100
+
+    def interval(a: Any) -> Verdict:
+        others = changed_fields(a, ("interval_min", "mtbf_h"))
+        if others:
+            return Verdict(False, "task.only", {"fields": _labels(a, others)})
+        if abs(a.fields["mtbf_h"].value - big) > 1e-9:
+            return Verdict(False, "task.04.interval.mtbf", {"mtbf": f"{big:g}"})
+        o = a.result.chosen_overhead * 100
+        state = f"{a.fields['interval_min'].value:g}min {o:.2f}%"
+        if o > target:
+            return Verdict(False, values={"now": f"{o:.2f}", "target": f"{target:.2f}"},
+                           state=state)
+        return Verdict(True, state=state)
+
+    def async_write(a: Any) -> Verdict:
+        others = changed_fields(a, ("interval_min", "async_write"))
+        if others:
+            return Verdict(False, "task.only", {"fields": _labels(a, others)})
+        if a.fields["async_write"].control.value is not True:
+            return Verdict(False, "task.04.async.off")
+        o = a.result.chosen_overhead * 100
+        state = f"{a.fields['interval_min'].value:g}min {o:.2f}%"
+        if o > target_async:
+            return Verdict(False, values={"now": f"{o:.2f}", "target": f"{target_async:.2f}"},
+                           state=state)
+        return Verdict(True, state=state)
+
+    return [Task("04.interval", interval, {"target": f"{target:.2f}", "mtbf": f"{big:g}"}),
+            Task("04.async", async_write, {"target": f"{target_async:.2f}"})]
+
+
+# --- lesson 05: buy or API ----------------------------------------------------------------------
+
+def school_util_frac() -> float:
+    """The school's mean utilization from its usage plan and calendar (lesson 07's model)."""
+    from labkit.data.school import load_school_calendar
+    from labkit.loadprofile import hourly_utilization
+
+    return float(hourly_utilization(load_school_calendar(), case().usage)["util_frac"].mean())
+
+
+def _tasks_05(curves: Any) -> list[Task]:
+    base = curves.result
+    u_star = base.u_star
+    util = school_util_frac()
+
+    def utilization(c: Any) -> Verdict:
+        others = changed_fields(c, ("utilization",))
+        if others:
+            return Verdict(False, "task.only", {"fields": _labels(c, others)})
+        r = c.result
+        state = f"{r.utilization * 100:.0f}%"
+        if r.owned_at_u >= r.api_at_u:
+            return Verdict(False, values={"now": f"{r.utilization * 100:.0f}"}, state=state)
+        return Verdict(True, state=state)
+
+    defaults = {k: _model_value(f, f.default) for k, f in curves.fields.items()}
+    half = round(defaults["api_price_usd_per_m"] / 2, 2)
+    u_half = curves.compute({**defaults, "api_price_usd_per_m": half}).u_star
+
+    def price(c: Any) -> Verdict:
+        others = changed_fields(c, ("api_price_usd_per_m", "utilization"))
+        if others:
+            return Verdict(False, "task.only", {"fields": _labels(c, others)})
+        r = c.result
+        state = f"{c.fields['api_price_usd_per_m'].value:g}USD {r.utilization * 100:.0f}%"
+        if abs(c.fields["api_price_usd_per_m"].value - half) > 0.005:
+            return Verdict(False, "task.05.price.set", {"half": f"{half:g}"}, state)
+        if r.owned_at_u >= r.api_at_u:
+            return Verdict(False, values={"now": f"{r.utilization * 100:.0f}"}, state=state)
+        return Verdict(True, state=state)
+
+    return [Task("05.utilization", utilization, {"u_star": f"{u_star * 100:.1f}"}),
+            Task("05.price", price, {"half": f"{half:g}", "util": f"{util * 100:.0f}",
+                                     "u_half": f"{u_half * 100:.1f}"})]
+
+
+# --- lesson 06: reading a benchmark claim -------------------------------------------------------
+
+def per_accelerator_ratio(claim: Any) -> float | None:
+    """The claim's ratio per accelerator (the headline a vendor prints). [x]"""
+    if claim.result is None:
+        return None
+    for step in claim.result.normalization.steps:
+        if getattr(step.key, "value", step.key) == "per_accelerator":
+            return float(step.ratio)
+    return None
+
+
+def _item(claim: Any, key: str) -> str:
+    return next(str(c.status) for c in claim.result.checklist if c.key == key)
+
+
+def _tasks_06(claim: Any) -> list[Task]:
+    baseline = claim.fields["baseline"].default
+
+    def same(key: str) -> Callable[[Any], Verdict]:
+        def check(c: Any) -> Verdict:
+            if c.fields["baseline"].control.value != baseline:
+                return Verdict(False, "task.06.baseline")
+            if c.fields["claimant"].control.value == baseline:
+                return Verdict(False, "task.06.itself")
+            status = _item(c, key)
+            state = f"{c.fields['claimant'].value} {status}"
+            if status != "ok":
+                return Verdict(False, state=state)
+            return Verdict(True, state=state)
+        return check
+
+    return [Task("06.precision", same("precision"), {}),
+            Task("06.system", same("chip_vs_system"), {})]
 
 
 # --- lesson 07: the room and its bills ----------------------------------------------------------
@@ -290,6 +486,14 @@ def _labels(app: Any, keys: list[str]) -> str:
 
 
 PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
+    Prediction("01.class_share", class_share_pct, unit="%", close_frac=0.25),
+    Prediction("03.goodput", lambda w: w.result.goodput * 100 if w.result else None, unit="%",
+               close_frac=0.05),
+    Prediction("04.school_mtbf", school_mtbf_days, unit="일", close_frac=0.25,
+               extra={"n": lambda _s: str(case().n_gpus)}),
+    Prediction("05.break_even", lambda c: c.result.u_star * 100 if c.result else None,
+               unit="%", close_frac=0.25),
+    Prediction("06.per_chip", per_accelerator_ratio, unit="배", close_frac=0.1),
     Prediction("02.max_1g", _max_smallest, unit="개",
                extra={"model": _board_model,
                       "profile": lambda b: smallest_profile(b.mig_layout).name}),
@@ -301,6 +505,10 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
 
 TASKS: dict[str, Callable[[Any], list[Task]]] = {
     "02": _tasks_02,
+    "03": _tasks_03,
+    "04": _tasks_04,
+    "05": _tasks_05,
+    "06": _tasks_06,
     "07": _tasks_07,
     "08": _tasks_08,
 }

@@ -74,6 +74,8 @@ def subscribe(source: Any, callback: Callable[[], None]) -> None:
     TypeError
         If ``source`` has neither ``on_result`` (a LiveApp) nor ``on_change`` (the MIG board).
     """
+    if source is None:  # a prediction about the school case itself: nothing to follow
+        return
     hooks = getattr(source, "on_result", None)
     if hooks is None:
         hooks = getattr(source, "on_change", None)
@@ -87,7 +89,9 @@ def _shown(value: float, unit: str) -> str:
         return f"{value:,.0f}원" if abs(value) < 10**8 else fmt.krw(value)
     if unit == "%":
         return f"{value:,.1f} %"
-    text = f"{value:,.2f}".rstrip("0").rstrip(".") if abs(value) < 1_000 else f"{value:,.0f}"
+    digits = 2 if abs(value) < 10 else 1 if abs(value) < 1_000 else 0
+    text = f"{value:,.{digits}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
     if unit and "가" <= unit[0] <= "힣":  # Korean counters follow the number: 7개, 28명
         return f"{text}{unit}"
     return f"{text} {unit}".strip()
@@ -217,8 +221,9 @@ def ask(source: Any, key: str) -> PredictWidget:
 
     Parameters
     ----------
-    source : LiveApp or BoardApp
-        The simulator the prediction is about (its result is the "actual").
+    source : LiveApp, BoardApp or None
+        The simulator the prediction is about (its result is the "actual"); None for a
+        prediction about the school case itself (lesson 01).
     key : str
         One of :data:`labkit.ui.checks.PREDICTIONS` (``"02.max_1g"``, ``"07.july_bill"``).
 

@@ -103,7 +103,7 @@ def _one(n: int, task: Task, source: Any) -> widgets.VBox:
         v = check_task(task, source)
         _record(task.key, v.state, v.ok)
         if v.ok:
-            text = t("common.correct", explanation=t(f"task.{task.key}.done"))
+            text = t("common.correct", explanation=t(f"task.{task.key}.done", **task.values))
             feedback.value = f'<span style="color:#1b7f3b">✔ {html.escape(text)}</span>'
         else:
             hint = t(v.hint or f"task.{task.key}.hint", **v.values)
