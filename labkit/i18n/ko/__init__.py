@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from labkit.i18n.ko import (
     answers,
+    capstone,
     common,
     economics,
     errors,
@@ -29,7 +30,7 @@ from labkit.i18n.ko import (
 __all__ = ["KO"]
 
 _PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
-          school, predict)
+          school, predict, capstone)
 
 
 def _union() -> dict[str, str]:
