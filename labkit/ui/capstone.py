@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any
 
 import ipywidgets as widgets
+import pandas as pd
 import plotly.graph_objects as go
 
 from labkit import capstone
@@ -27,7 +28,7 @@ from labkit.ui import format as fmt
 from labkit.ui.components import FigureOutput, Field, LiveApp, number_field, styled_figure
 from labkit.ui.files import download_link
 
-__all__ = ["DecisionApp", "decision_app", "decision_figure", "report_html"]
+__all__ = ["DecisionApp", "decision_app", "decision_figure", "key_numbers", "report_html"]
 
 _COLORS = {"buy": "#3b6fb6", "rent": "#2a9d8f", "api": "#e76f51"}
 _PCT = ("class_frac", "after_school_frac", "vacation_frac", "always_on_frac")
@@ -198,6 +199,26 @@ class DecisionApp(LiveApp[Decision]):
         link = download_link(REPORT_NAME, report_html(result).encode("utf-8"),
                              mime="text/html", css_class="lk-capstone-report")
         self.report.value = link.value
+
+
+def key_numbers() -> pd.DataFrame:
+    """Return the default case's decision as a small Korean table (deterministic text).
+
+    The default case (``data/school/case.yaml``), not a saved copy, so the checked numbers are
+    the same on every machine.
+
+    Used in: notebooks/09_capstone.ipynb
+    """
+    case = school_data.load_default_case()
+    d = capstone.decide(case, school_data.server_for_case(case), load_tariff(case.tariff_class),
+                        school_data.load_school_calendar())
+    rows = [(t(f"capstone.option.{k}"), _won(v)) for k, v in d.ranked()]
+    rows += [(t("capstone.key.utilization"), fmt.pct(d.utilization)),
+             (t("capstone.key.cheapest"), t(f"capstone.option.{d.cheapest}")),
+             (t("capstone.key.share"), t(f"capstone.mode.{d.share_mode}") if d.share_mode
+              else "—")]
+    column = t("capstone.key.item")
+    return pd.DataFrame(rows, columns=[column, t("capstone.key.value")]).set_index(column)
 
 
 def decision_app() -> DecisionApp:

@@ -467,6 +467,34 @@ def _tasks_08(day: Any) -> list[Task]:
     ]
 
 
+# --- lesson 09: the capstone's decision --------------------------------------------------------
+
+_USAGE = ("class_frac", "after_school_frac", "vacation_frac", "always_on_frac")
+
+
+def _tasks_09(decision: Any) -> list[Task]:
+    def cheapest(option: str, allowed: tuple[str, ...]) -> Callable[[Any], Verdict]:
+        def check(d: Any) -> Verdict:
+            others = changed_fields(d, allowed)
+            if others:
+                return Verdict(False, "task.only", {"fields": _labels(d, others)})
+            now = d.result.cheapest
+            state = f"{now} {d.result.utilization * 100:.0f}%"
+            if now != option:
+                return Verdict(False, values={"now": _option_label(now)}, state=state)
+            return Verdict(True, state=state)
+        return check
+
+    return [Task("09.buy", cheapest("buy", _USAGE), {}),
+            Task("09.api", cheapest("api", ("api_usd_per_m_tokens",)), {})]
+
+
+def _option_label(option: str) -> str:
+    from labkit.i18n import t
+
+    return t(f"capstone.option.{option}")
+
+
 # --- shared -----------------------------------------------------------------------------------
 
 def _won(x: float) -> str:
@@ -499,6 +527,8 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
                       "profile": lambda b: smallest_profile(b.mig_layout).name}),
     Prediction("08.best_policy", best_policy,
                choices=("fifo", "easy_backfill", "greedy", "priority", "fair_share")),
+    Prediction("09.cheapest", lambda d: d.result.cheapest if d.result else None,
+               choices=("buy", "rent", "api")),
     Prediction("07.july_bill", lambda r: july_bill_krw(r.result) if r.result else None,
                unit="원", close_frac=0.2),
 )}
@@ -511,4 +541,5 @@ TASKS: dict[str, Callable[[Any], list[Task]]] = {
     "06": _tasks_06,
     "07": _tasks_07,
     "08": _tasks_08,
+    "09": _tasks_09,
 }
