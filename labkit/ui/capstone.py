@@ -25,7 +25,7 @@ from labkit.data.tariff import load_tariff
 from labkit.i18n import t
 from labkit.school import SchoolCase
 from labkit.ui import format as fmt
-from labkit.ui.components import FigureOutput, Field, LiveApp, number_field, styled_figure
+from labkit.ui.components import Field, FigureOutput, LiveApp, number_field, styled_figure
 from labkit.ui.files import download_link
 
 __all__ = ["DecisionApp", "decision_app", "decision_figure", "key_numbers", "report_html"]
