@@ -393,3 +393,26 @@ def test_06_per_chip_prediction(claim: Any) -> None:
     claim.reset()
     # the check case: 10,755.6 / 2,700.7 per GPU = 3.98x, "the 4x headline" (economics case 4)
     assert checks.per_accelerator_ratio(claim) == pytest.approx(3.98, abs=0.01)
+
+
+# --- lesson 01: the replay ---------------------------------------------------------------------
+
+def test_01_replay_tasks() -> None:
+    replay = ui.observe.replay_app()
+    box = ui.tasks.lesson("01", replay)
+    gpu = replay.trace.gpus[0]
+    util = replay.trace.series(gpu, "gpu_util_frac")
+    sm = replay.trace.series(gpu, "sm_active_frac")
+    times = list(replay.trace.times)
+    # the oracle: scan the log written out here
+    idle_k = times.index(float(util.idxmin()))
+    hidden = [k for k, t_s in enumerate(times) if t_s in sm.index and util.loc[t_s] >= 0.9
+              and sm.loc[t_s] <= 0.02]
+    busy = [k for k, t_s in enumerate(times) if t_s in sm.index and sm.loc[t_s] >= 0.5]
+    assert hidden and busy
+    replay.time.value = busy[0]
+    assert "✘" in _check(box, 0) and "✘" in _check(box, 1)
+    replay.time.value = idle_k
+    assert "✔" in _check(box, 0)
+    replay.time.value = hidden[0]
+    assert "✔" in _check(box, 1)

@@ -134,6 +134,46 @@ def class_share_pct(_source: Any = None) -> float:
     return school.class_hours_per_day * cal.school_days / (days_in_year * 24) * 100
 
 
+def _at(replay: Any, metric: str) -> float | None:
+    """The replayed GPU's ``metric`` at the time slider (None where the log has no value)."""
+    gpu, t_s = replay.position()
+    series = replay.trace.series(gpu, metric)
+    if t_s not in series.index:
+        return None
+    value = float(series.loc[t_s])
+    return value if math.isfinite(value) else None
+
+
+def _tasks_01(replay: Any) -> list[Task]:
+    gpu = replay.trace.gpus[0]
+    util = replay.trace.series(gpu, "gpu_util_frac")
+    sm = replay.trace.series(gpu, "sm_active_frac")
+    idle_util = float(util.min())
+    busy = sm[util.reindex(sm.index) >= 0.9].dropna()
+    sm_limit = max(1.0, math.ceil(float(busy.min()) * 200)) if len(busy) else 1.0  # [%]
+
+    def idle(r: Any) -> Verdict:
+        u = _at(r, "gpu_util_frac")
+        state = f"t={r.position()[1]:g}s util={u}"
+        if u is None or u > idle_util + 0.005:
+            return Verdict(False, values={"now": "n/a" if u is None else f"{u * 100:.0f}"},
+                           state=state[:40])
+        return Verdict(True, state=state[:40])
+
+    def hidden(r: Any) -> Verdict:
+        u, a = _at(r, "gpu_util_frac"), _at(r, "sm_active_frac")
+        state = f"t={r.position()[1]:g}s {u} {a}"[:40]
+        if u is None or a is None or u < 0.9 or a * 100 > sm_limit:
+            return Verdict(False, values={
+                "util": "n/a" if u is None else f"{u * 100:.0f}",
+                "sm": "n/a" if a is None else f"{a * 100:.1f}", "limit": f"{sm_limit:g}"},
+                state=state)
+        return Verdict(True, state=state)
+
+    return [Task("01.idle", idle, {"util": f"{idle_util * 100:.0f}"}),
+            Task("01.hidden", hidden, {"limit": f"{sm_limit:g}"})]
+
+
 # --- lesson 03: the goodput worksheet -----------------------------------------------------------
 
 def _goodput_with(ledger: Any, **losses: float) -> float:
@@ -534,6 +574,7 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
 )}
 
 TASKS: dict[str, Callable[[Any], list[Task]]] = {
+    "01": _tasks_01,
     "02": _tasks_02,
     "03": _tasks_03,
     "04": _tasks_04,
