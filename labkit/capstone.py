@@ -210,7 +210,7 @@ def decide(case: SchoolCase, server: ServerSpec, tariff: Tariff, calendar: Schoo
     tariff : labkit.tariff.Tariff
         The KEPCO class ``case.tariff_class``.
     calendar : labkit.loadprofile.SchoolCalendar
-        The school year (``data/school/calendar_2026.yaml``); the case's class hours apply.
+        The school year (the data folder's 2026 school calendar); the case's class hours apply.
     gpu_model : str, optional
         The GPU model for the sharing comparison (default ``case.gpu_model``).
     gpu_memory_mib : float, optional

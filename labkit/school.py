@@ -4,8 +4,8 @@ The school's own mini AI datacenter, as a handful of figures a teacher can check
 one server of ``n_gpus`` GPUs (the model is a ``data/gpus/`` short name), what it cost, how it
 is used over the school year (the usage plan of lesson 07), the KEPCO contract it is billed on
 and the class that shares it (students, class hours, one student's lab job). The default lives
-in ``data/school/case.yaml`` with a source for every figure; a teacher's edited copy is kept by
-:mod:`labkit.data.school`, so editing it once changes every lesson.
+in the data folder's ``school/case`` file with a source for every figure; a teacher's edited
+copy is kept by :mod:`labkit.data.school`, so editing it once changes every lesson.
 
 The lessons contrast this case with the published large clusters (Meta's 16,384-GPU Llama 3
 pre-training run, the 4,096-GPU goodput worksheet): :data:`CONTRAST_GPUS`.
