@@ -416,3 +416,18 @@ def test_01_replay_tasks() -> None:
     assert "✔" in _check(box, 0)
     replay.time.value = hidden[0]
     assert "✔" in _check(box, 1)
+
+
+def test_prediction_never_breaks_the_linked_app(room: Any) -> None:
+    from labkit.ui.predict import Prediction, PredictWidget
+
+    def broken(_r: Any) -> float:
+        raise KeyError("july")
+
+    room.reset()
+    p = PredictWidget(room, Prediction("07.july_bill", broken, unit="원"))
+    p.answer.value = "80만 원"
+    assert p.commit()
+    room.fields["pue"].control.value = 1.8  # the app still updates past the broken callback
+    assert room.result is not None and room.result.design.pue == 1.8
+    assert p.compare.value == ""

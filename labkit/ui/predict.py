@@ -194,7 +194,10 @@ class PredictWidget(widgets.VBox):
         """Show prediction vs actual (after the prediction is locked and a result exists)."""
         if self.guess is None:
             return
-        actual = self.pred.actual(self.source)
+        try:
+            actual = self.pred.actual(self.source)
+        except (ValueError, ArithmeticError, AttributeError, KeyError, TypeError, LookupError):
+            return  # never break the linked app's own callbacks over the comparison
         if actual is None:
             return
         if isinstance(self.guess, str) or isinstance(actual, str):
