@@ -215,6 +215,9 @@ MAIN_INTERACTIONS: dict[str, MainInteraction] = {
     # FIFO -> greedy backfill: the school day's Gantt changes
     "08_orchestration": MainInteraction(widget="lk-day-policy", how="select",
                                         value=t("orch.policy.greedy"), chart="lk-gantt"),
+    # the capstone: the school uses its server in class hours all day -> the costs change
+    "09_capstone": MainInteraction(widget="lk-capstone-class_frac", how="fill", value=100.0,
+                                   chart="lk-capstone-chart"),
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from labkit.i18n.ko import (
     answers,
+    capstone,
     common,
     economics,
     errors,
@@ -20,13 +21,16 @@ from labkit.i18n.ko import (
     observe,
     opex,
     orchestration,
+    predict,
     reliability,
+    school,
     serve,
 )
 
 __all__ = ["KO"]
 
-_PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers)
+_PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
+          school, predict, capstone)
 
 
 def _union() -> dict[str, str]:

@@ -1,0 +1,242 @@
+"""Predict → try → check: the student commits a prediction before a simulator, then compares.
+
+:func:`ask` shows a question about a lesson's simulator (a number in a unit, read by
+:func:`labkit.answers.read_quantity`, or a choice), a 예측 확정 (lock) button and, once locked,
+the prediction beside what the simulator actually gives, with a one-line Korean reflection. The
+prediction is recorded like an exercise answer (:func:`labkit.data.progress.record_result`,
+key ``predict.<key>``, ``correct`` None: a prediction is not graded) for the class page.
+
+The questions live in :data:`labkit.ui.checks.PREDICTIONS` (one per lesson, before its main
+simulator); the actual value is computed from the linked app by the models, never typed in. A
+notebook cell only calls ``ui.predict.ask(room, "07.july_bill")``.
+
+A *source* is any lesson app that tells when it changed: a
+:class:`~labkit.ui.components.LiveApp` (``on_result``) or lesson 02's board (``on_change``).
+
+Used in: notebooks/01-09
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import ipywidgets as widgets
+
+from labkit.answers import AnswerError, read_quantity
+from labkit.data.progress import record_result
+from labkit.i18n import t
+from labkit.ui import format as fmt
+
+__all__ = ["PredictWidget", "Prediction", "ask", "reflection", "subscribe"]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One prediction question.
+
+    Parameters
+    ----------
+    key : str
+        ``"07.july_bill"``; catalog keys ``predict.<key>.q`` (question) and
+        ``predict.<key>.why`` (the reflection's second half), progress key ``predict.<key>``.
+    actual : callable
+        ``actual(source) -> float | str | None``: what the simulator gives now (None: no result
+        yet). Computed by the models from the app's state.
+    unit : str
+        The unit of a numeric prediction (read by :func:`labkit.answers.read_quantity`).
+    choices : tuple of str
+        For a choice: the catalog keys ``predict.<key>.choice.<c>``; empty for a number.
+    close_frac : float
+        A numeric prediction within this relative distance of the actual value is "close".
+    """
+
+    key: str
+    actual: Callable[[Any], float | str | None]
+    unit: str = ""
+    choices: tuple[str, ...] = ()
+    close_frac: float = 0.1
+    extra: dict[str, Callable[[Any], str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.choices:
+            read_quantity("0", self.unit)  # a unit the parser cannot read is the lesson's bug
+
+
+def subscribe(source: Any, callback: Callable[[], None]) -> None:
+    """Call ``callback()`` whenever ``source`` has a new result or a changed layout.
+
+    Raises
+    ------
+    TypeError
+        If ``source`` has neither ``on_result`` (a LiveApp) nor ``on_change`` (the MIG board).
+    """
+    if source is None:  # a prediction about the school case itself: nothing to follow
+        return
+    hooks = getattr(source, "on_result", None)
+    if hooks is None:
+        hooks = getattr(source, "on_change", None)
+    if not isinstance(hooks, list):
+        raise TypeError(f"{type(source).__name__} has no on_result/on_change callbacks")
+    hooks.append(lambda *_: callback())
+
+
+def _shown(value: float, unit: str) -> str:
+    if unit == "원":
+        return f"{value:,.0f}원" if abs(value) < 10**8 else fmt.krw(value)
+    if unit == "%":
+        return f"{value:,.1f} %"
+    digits = 2 if abs(value) < 10 else 1 if abs(value) < 1_000 else 0
+    text = f"{value:,.{digits}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    if unit and "가" <= unit[0] <= "힣":  # Korean counters follow the number: 7개, 28명
+        return f"{text}{unit}"
+    return f"{text} {unit}".strip()
+
+
+def reflection(pred: Prediction, guess: float | str, actual: float | str) -> str:
+    """Return the one-line Korean reflection on a prediction (direction, then why)."""
+    why = t(f"predict.{pred.key}.why")
+    if isinstance(guess, str) or isinstance(actual, str):
+        head = t("predict.reflect.same" if guess == actual else "predict.reflect.other")
+        return f"{head} {why}"
+    if actual == 0 or not math.isfinite(actual):
+        close = guess == actual
+        rel = 0.0
+    else:
+        rel = (guess - actual) / abs(actual)
+        close = abs(rel) <= pred.close_frac
+    if close:
+        head = t("predict.reflect.close")
+    elif guess > actual:
+        head = t("predict.reflect.high", pct=f"{abs(rel) * 100:,.0f}")
+    else:
+        head = t("predict.reflect.low", pct=f"{abs(rel) * 100:,.0f}")
+    return f"{head} {why}"
+
+
+class PredictWidget(widgets.VBox):
+    """The prediction box (see :func:`ask`).
+
+    Attributes
+    ----------
+    guess : float, str or None
+        The locked prediction (None until locked).
+    """
+
+    def __init__(self, source: Any, pred: Prediction) -> None:
+        super().__init__()
+        slug = pred.key.replace(".", "-")
+        self.add_class("lk-predict")
+        self.add_class(f"lk-predict-{slug}")
+        self.source, self.pred = source, pred
+        self.guess: float | str | None = None
+        values = {k: f(source) for k, f in pred.extra.items()}
+        question = widgets.HTML(f"<b>{html.escape(t('predict.title'))}</b> "
+                                f"{html.escape(t(f'predict.{pred.key}.q', **values))}")
+        if pred.choices:
+            self.answer: widgets.ValueWidget = widgets.RadioButtons(
+                options=[(t(f"predict.{pred.key}.choice.{c}"), c) for c in pred.choices],
+                value=None, layout=widgets.Layout(width="auto"))
+        else:
+            self.answer = widgets.Text(placeholder=t("predict.placeholder"),
+                                       layout=widgets.Layout(width="180px"))
+        self.answer.add_class(f"lk-predict-{slug}-answer")
+        self.lock = widgets.Button(description=t("predict.lock"), icon="lock",
+                                   button_style="info")
+        self.lock.add_class(f"lk-predict-{slug}-lock")
+        self.lock.on_click(lambda _b: self.commit())
+        self.feedback = widgets.HTML()
+        self.feedback.add_class(f"lk-predict-{slug}-feedback")
+        self.compare = widgets.HTML()
+        self.compare.add_class(f"lk-predict-{slug}-compare")
+        unit = widgets.HTML(html.escape(pred.unit))
+        self.children = [question, widgets.HBox([self.answer, unit, self.lock],
+                                                layout=widgets.Layout(align_items="center")),
+                         self.feedback, self.compare]
+        self.box_style = ""
+        subscribe(source, self.refresh)
+
+    def commit(self) -> bool:
+        """Read and lock the prediction; False (with a Korean message) if it cannot be read."""
+        if self.guess is not None:
+            return True
+        raw = self.answer.value
+        if self.pred.choices:
+            if raw not in self.pred.choices:
+                self.feedback.value = _warn(t("predict.pick_one"))
+                return False
+            guess: float | str = str(raw)
+            typed = str(raw)
+        else:
+            typed = str(raw)
+            try:
+                guess = read_quantity(typed, self.pred.unit).value
+            except AnswerError as err:
+                self.feedback.value = _warn(str(err))
+                return False
+        self.guess = guess
+        self.answer.disabled = True
+        self.lock.disabled = True
+        self.lock.description = t("predict.locked")
+        try:
+            record_result(f"predict.{self.pred.key}", typed, None)
+        except OSError:
+            pass  # the lesson goes on without its progress line
+        self.feedback.value = html.escape(t("predict.try_now"))
+        self.refresh()
+        return True
+
+    def refresh(self) -> None:
+        """Show prediction vs actual (after the prediction is locked and a result exists)."""
+        if self.guess is None:
+            return
+        try:
+            actual = self.pred.actual(self.source)
+        except (ValueError, ArithmeticError, AttributeError, KeyError, TypeError, LookupError):
+            return  # never break the linked app's own callbacks over the comparison
+        if actual is None:
+            return
+        if isinstance(self.guess, str) or isinstance(actual, str):
+            g_text = t(f"predict.{self.pred.key}.choice.{self.guess}")
+            a_text = t(f"predict.{self.pred.key}.choice.{actual}")
+        else:
+            g_text, a_text = _shown(self.guess, self.pred.unit), _shown(actual, self.pred.unit)
+        line = reflection(self.pred, self.guess, actual)
+        self.compare.value = (
+            '<div style="display:flex;gap:28px;margin:4px 0">'
+            f'<div><div style="color:#555">{html.escape(t("predict.mine"))}</div>'
+            f'<div style="font-size:1.4em;font-weight:700">{html.escape(g_text)}</div></div>'
+            f'<div><div style="color:#555">{html.escape(t("predict.actual"))}</div>'
+            f'<div style="font-size:1.4em;font-weight:700">{html.escape(a_text)}</div></div>'
+            f'</div><div>{html.escape(line)}</div>')
+
+
+def _warn(text: str) -> str:
+    return f'<span style="color:#b00020">⚠ {html.escape(text)}</span>'
+
+
+def ask(source: Any, key: str) -> PredictWidget:
+    """Return the prediction box ``key`` linked to the lesson app ``source``.
+
+    Parameters
+    ----------
+    source : LiveApp, BoardApp or None
+        The simulator the prediction is about (its result is the "actual"); None for a
+        prediction about the school case itself (lesson 01).
+    key : str
+        One of :data:`labkit.ui.checks.PREDICTIONS` (``"02.max_1g"``, ``"07.july_bill"``).
+
+    Raises
+    ------
+    KeyError
+        If ``key`` is not a prediction.
+
+    Used in: notebooks/01-09
+    """
+    from labkit.ui.checks import PREDICTIONS
+
+    return PredictWidget(source, PREDICTIONS[key])

@@ -1,0 +1,48 @@
+"""Lesson 09 as a voila app in a real browser: move a control, the decision changes, the report
+downloads."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import (
+    assert_no_traceback,
+    open_lesson,
+    plot_json,
+    screenshot,
+    wait_for_plot_change,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def test_capstone_decision_follows_usage_and_report_downloads(page, voila_url):  # type: ignore[no-untyped-def]
+    open_lesson(page, voila_url, "09_capstone.ipynb")
+    page.wait_for_selector(".lk-capstone-chart .js-plotly-plot .main-svg")
+    rec = page.locator(".lk-capstone-recommendation")
+    # the default case (19 % utilization): renting the GPU-hours is the cheapest
+    page.wait_for_function(
+        "() => document.querySelector('.lk-capstone-recommendation')"
+        "?.innerText.includes('클라우드 GPU 임대입니다')")
+    before = plot_json(page, "lk-capstone-chart")
+    assert page.title().startswith("09.")  # the Korean lesson title in the tab
+
+    for key in ("class_frac", "after_school_frac", "vacation_frac", "always_on_frac"):
+        box = page.locator(f".lk-capstone-{key} input")
+        box.fill("100")
+        box.press("Enter")
+    # used around the clock: owning the server is the cheapest
+    page.wait_for_function(
+        "() => document.querySelector('.lk-capstone-recommendation')"
+        "?.innerText.includes('서버 구입 (자체 운영)입니다')")
+    wait_for_plot_change(page, "lk-capstone-chart", before)
+    assert "100.0 %" in rec.inner_text()
+
+    with page.expect_download() as info:
+        page.locator(".lk-capstone-report-box a").click()
+    download = info.value
+    assert download.suggested_filename == "우리학교_AI서버_결정.html"
+    html = open(download.path(), encoding="utf-8").read()
+    assert "AI 서버 결정 보고서" in html and "행정실" in html and "서버 구입" in html
+    assert_no_traceback(page)
+    screenshot(page, "09_capstone")

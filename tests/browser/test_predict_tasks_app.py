@@ -1,0 +1,29 @@
+"""Predict → try → check and a widget-state task in a real browser (lesson 07 as a voila app)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import assert_no_traceback, open_lesson
+
+pytestmark = pytest.mark.browser
+
+
+def test_prediction_locks_and_compares_then_task_checks(page, voila_url):  # type: ignore[no-untyped-def]
+    open_lesson(page, voila_url, "07_opex_lab.ipynb")
+    page.wait_for_selector(".lk-school-card")
+    assert "우리 학교" in page.inner_text(".lk-school-card")
+    answer = page.locator(".lk-predict-07-july_bill-answer input")
+    answer.fill("80만 원")
+    page.locator(".lk-predict-07-july_bill-lock").click()
+    page.wait_for_function(
+        "() => document.querySelector('.lk-predict-07-july_bill-compare')"
+        "?.innerText.includes('800,000원')")
+    assert "내 예측" in page.inner_text(".lk-predict-07-july_bill-compare")
+    assert answer.is_disabled()
+
+    # the contract task, untouched: the contract is still automatic
+    page.locator(".lk-task-07-contract-check").click()
+    page.wait_for_function(
+        "() => document.querySelector('.lk-task-07-contract-feedback')?.innerText.includes('자동')")
+    assert_no_traceback(page)

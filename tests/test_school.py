@@ -1,0 +1,211 @@
+"""우리 학교: the school case model, its data file, the saved copy, the card and the editor."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from labkit import school
+from labkit.data import DataError
+from labkit.data import school as school_data
+from labkit.school import SchoolCase
+from labkit.validate import InputError
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path / "lk"))
+    return tmp_path / "lk"
+
+
+# --- the model ----------------------------------------------------------------------------------
+
+def test_default_case_figures() -> None:
+    case = SchoolCase()
+    assert case.n_gpus == 8 and case.gpu_model == "H100-80GB"
+    assert case.server_price_krw == 300_000 * 1_400  # 4.2억 (economics check case 1)
+    assert case.students_per_gpu == 28 / 8
+    assert case.class_hours_per_day == 8
+
+
+def test_class_hours_and_contrast() -> None:
+    case = SchoolCase()
+    # the reference year: 8 h x 190 days = 1,520 h (economics §6.3), 17 % of 8,760 h
+    assert school.class_hours_per_year(case, 190) == 1_520
+    assert round(1_520 / 8_760, 2) == 0.17
+    assert school.gpus_ratio(case, 16_384) == 2_048
+    assert school.gpus_ratio(case, 4_096) == 512
+
+
+@pytest.mark.parametrize(("changes", "field", "rule"), [
+    ({"n_gpus": 0}, "n_gpus", "integer"),
+    ({"n_gpus": 2.5}, "n_gpus", "integer"),
+    ({"n_gpus": 65}, "n_gpus", "at_most"),
+    ({"server_price_usd": -1}, "server_price_usd", "non_negative"),
+    ({"fx_krw_per_usd": 0}, "fx_krw_per_usd", "positive"),
+    ({"pue": 0.9}, "pue", "at_least"),
+    ({"pue": 3.5}, "pue", "at_most"),
+    ({"idle_frac": 1.2}, "idle_frac", "fraction"),
+    ({"class_frac": -0.1}, "class_frac", "fraction"),
+    ({"contract_kw": 0}, "contract_kw", "positive"),
+    ({"contract_kw": float("nan")}, "contract_kw", "finite"),
+    ({"contract_kw": 1e308 * 10}, "contract_kw", "finite"),
+    ({"students": 0}, "students", "integer"),
+    ({"students": 201}, "students", "at_most"),
+    ({"class_end_h": 8}, "class_end_h", "at_least"),
+    ({"class_end_h": 25}, "class_end_h", "at_most"),
+    ({"job_memory_gb": 0}, "job_memory_gb", "positive"),
+    ({"job_duration_h": 30}, "job_duration_h", "at_most"),
+    ({"name": ""}, "name", "other"),
+    ({"tariff_class": "x" * 81}, "tariff_class", "other"),
+    ({"school_exception": "yes"}, "school_exception", "choice"),
+    ({"students": "28"}, "students", "number"),
+])
+def test_bad_input(changes: dict[str, object], field: str, rule: str) -> None:
+    with pytest.raises(InputError) as err:
+        SchoolCase(**changes)  # type: ignore[arg-type]
+    assert (err.value.field, err.value.rule) == (field, rule)
+
+
+def test_school_case_unknown_key() -> None:
+    with pytest.raises(InputError) as err:
+        school.school_case({"gpus": 8})
+    assert err.value.field == "gpus" and err.value.rule == "choice"
+
+
+# --- the data file and the saved copy -----------------------------------------------------------
+
+def test_default_file_is_the_model_default() -> None:
+    assert school_data.load_default_case() == SchoolCase()
+    sources = school_data.case_sources()
+    assert set(sources) == set(SchoolCase().to_dict())  # every figure has a source
+    assert all(src and as_of[:2] == "20" for src, as_of in sources.values())
+
+
+def test_default_file_bad_figure(tmp_path: Path) -> None:
+    from labkit.data import data_dir
+
+    doc = yaml.safe_load((data_dir() / school_data.DEFAULT_CASE).read_text("utf-8"))
+    doc["figures"]["pue"]["value"] = 0.5
+    bad = tmp_path / "case.yaml"
+    bad.write_text(yaml.safe_dump(doc, allow_unicode=True), "utf-8")
+    with pytest.raises(DataError, match=r"case.yaml: figures.pue.value"):
+        school_data.load_default_case(str(bad))
+
+
+def test_no_saved_copy_is_the_default(home: Path) -> None:
+    loaded = school_data.load_case()
+    assert (loaded.origin, loaded.problem) == ("default", None)
+    assert loaded.path == home / "school.yaml"
+
+
+def test_save_then_every_lesson_reads_it(home: Path) -> None:
+    edited = SchoolCase().changed(n_gpus=4, students=20, contract_kw=12.0)
+    path = school_data.save_case(edited)
+    assert path == home / "school.yaml"
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    loaded = school_data.load_case()
+    assert (loaded.origin, loaded.case) == ("saved", edited)
+    assert school_data.reset_case() is True
+    assert school_data.load_case().origin == "default"
+    assert school_data.reset_case() is False
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("{not yaml", "unreadable"),
+    ("- a list", "unreadable"),
+    ("v: 2\ncase: {}\n", "unreadable"),
+    ("v: 1\ncase: {n_gpus: -3}\n", "invalid"),
+    ("v: 1\ncase: {gpus: 8}\n", "invalid"),
+    ("v: 1\ncase: {students: '28'}\n", "invalid"),
+    (b"\xff\xfe".decode("latin-1"), "unreadable"),
+])
+def test_broken_saved_copy_falls_back(home: Path, text: str, problem: str) -> None:
+    home.mkdir(parents=True)
+    (home / "school.yaml").write_bytes(text.encode("latin-1") if "\xff" in text
+                                       else text.encode("utf-8"))
+    loaded = school_data.load_case()
+    assert (loaded.origin, loaded.problem, loaded.case) == ("default", problem, SchoolCase())
+
+
+def test_saved_copy_symlink_refused(home: Path, tmp_path: Path) -> None:
+    home.mkdir(parents=True)
+    target = tmp_path / "elsewhere.yaml"
+    target.write_text("v: 1\ncase: {n_gpus: 2}\n", "utf-8")
+    (home / "school.yaml").symlink_to(target)
+    assert school_data.load_case().problem == "unreadable"
+    with pytest.raises(OSError):
+        school_data.save_case(SchoolCase())
+    assert target.read_text("utf-8") == "v: 1\ncase: {n_gpus: 2}\n"
+
+
+def test_saved_copy_too_large(home: Path) -> None:
+    home.mkdir(parents=True)
+    (home / "school.yaml").write_text("v: 1\n#" + "x" * school_data.MAX_SAVED_BYTES, "utf-8")
+    assert school_data.load_case().problem == "unreadable"
+
+
+def test_server_for_case() -> None:
+    spec = school_data.server_for_case(SchoolCase())
+    assert (spec.gpus_per_server, spec.server_capex_krw) == (8, 420_000_000)
+    assert spec.max_it_power_kw == pytest.approx(10.2)  # NVIDIA DGX H100 user guide
+    half = school_data.server_for_case(SchoolCase(n_gpus=4))
+    assert half.max_it_power_kw == pytest.approx(5.1)
+    with pytest.raises(DataError, match="A30"):
+        school_data.server_for_case(SchoolCase(gpu_model="A30"))
+
+
+# --- the card and the editor --------------------------------------------------------------------
+
+def test_card_reads_the_saved_case(home: Path) -> None:
+    from labkit.ui import school as ui_school
+
+    assert "H100-80GB GPU 8장" in ui_school.card("02").value
+    school_data.save_case(SchoolCase(n_gpus=4, students=20))
+    html = ui_school.card("02").value
+    assert "GPU 4장" in html and "학생 20명" in html and "1장에 5명" in html
+    assert "16,384장 클러스터는 4,096배" in html
+    with pytest.raises(KeyError):
+        ui_school.card("10")
+
+
+def test_card_warns_on_broken_copy(home: Path) -> None:
+    from labkit.ui import school as ui_school
+
+    home.mkdir(parents=True)
+    (home / "school.yaml").write_text("v: 1\ncase: {n_gpus: -3}\n", "utf-8")
+    html = ui_school.card("07").value
+    assert "기본값을 씁니다" in html and "n_gpus" in html
+    assert str(home) not in html
+
+
+def test_editor_error_beside_control_and_save(home: Path) -> None:
+    from labkit.ui import school as ui_school
+
+    ed = ui_school.editor()
+    ed.fields["class_end_h"].control.value = 8
+    assert "수업 시작(9시)보다 늦어야" in ed.fields["class_end_h"].error.value
+    assert ed.result == SchoolCase()  # the last good case stays
+    ed.fields["class_end_h"].control.value = 16
+    ed.fields["class_frac"].control.value = 50  # percent control -> 0.5
+    assert ed.result is not None and ed.result.class_frac == 0.5
+    assert ed.save() is True
+    assert school_data.load_case().case.class_end_h == 16
+    ed.reset_to_default()
+    assert school_data.load_case().origin == "default"
+    assert ed.result == SchoolCase()
+
+
+def test_editor_save_refused_says_so(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit.ui import school as ui_school
+
+    def refuse(_case: SchoolCase) -> Path:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(school_data, "save_case", refuse)
+    ed = ui_school.editor()
+    assert ed.save() is False
+    assert "저장하지 못했습니다" in ed.message.value

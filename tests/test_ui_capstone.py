@@ -1,0 +1,88 @@
+"""Lesson 09's decision app: controls -> chart and recommendation, the report, the tasks."""
+
+from __future__ import annotations
+
+import base64
+import re
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import labkit.ui as ui
+from labkit.ui.capstone import report_html
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path / "lk"))
+
+
+@pytest.fixture(scope="module")
+def app() -> Any:
+    return ui.capstone.decision_app()
+
+
+def _reset(app: Any) -> None:
+    app.reset()
+
+
+def test_chart_and_recommendation_follow_the_controls(app: Any) -> None:
+    _reset(app)
+    fig = app.chart.figure
+    assert [round(y) for y in fig.data[0].y] == [round(app.result.costs_krw[k] / 1e4)
+                                                 for k in ("buy", "rent", "api")]
+    assert "클라우드 GPU 임대" in app.recommendation.value  # 19 % utilization: renting wins
+    for key in ("class_frac", "after_school_frac", "vacation_frac", "always_on_frac"):
+        app.fields[key].control.value = 100
+    assert app.result.cheapest == "buy"
+    assert "서버 구입" in app.recommendation.value.split("<br>")[1]
+    assert app.chart.figure.data[0].marker.line.width[0] == 4  # the cheapest is outlined
+
+
+def test_bad_input_beside_the_control(app: Any) -> None:
+    _reset(app)
+    good = app.result
+    app.fields["students"].control.value = 0
+    assert "⚠" in app.fields["students"].error.value
+    assert app.result is good
+
+
+def test_report_is_one_korean_page_with_sources(app: Any) -> None:
+    _reset(app)
+    page = report_html(app.result, today=date(2026, 12, 1))
+    assert page.startswith("<!DOCTYPE html>") and 'lang="ko"' in page
+    assert "행정실" in page and "2026-12-01" in page
+    assert "KEPCO" in page or "한전" in page
+    notes = re.findall(r"<li>", page.split("출처")[-1])
+    assert len(notes) >= 8  # every figure's source, the tariff's and the models'
+    href = re.search(r'href="data:text/html;base64,([^"]+)"', app.report.value)
+    assert href is not None
+    assert "우리 학교 AI 서버 결정 보고서" in base64.b64decode(href.group(1)).decode("utf-8")
+    assert 'download="우리학교_AI서버_결정.html"' in app.report.value
+
+
+def test_09_prediction_and_tasks(app: Any) -> None:
+    _reset(app)
+    p = ui.predict.ask(app, "09.cheapest")
+    p.answer.value = "buy"
+    assert p.commit()
+    assert "서버 구입" in p.compare.value and "클라우드 GPU 임대" in p.compare.value
+    box = ui.tasks.lesson("09", app)
+
+    def check(n: int) -> str:
+        box.children[n].children[1].click()
+        return str(box.children[n].children[2].value)
+
+    assert "✘" in check(0) and "✘" in check(1)
+    app.fields["always_on_frac"].control.value = 100
+    assert "✔" in check(0)
+    _reset(app)
+    app.fields["api_usd_per_m_tokens"].control.value = 0.3
+    # API bill linear in the price: at 0.30 USD it is half of the 0.60 USD bill (79.7 M won
+    # -> 39.9 M), under renting's 56.8 M
+    assert app.result.cheapest == "api"
+    assert "✔" in check(1)
+    app.fields["students"].control.value = 20
+    assert "초기값" in check(1)
