@@ -149,12 +149,13 @@ def test_07_contract_target_by_hand(room: Any) -> None:
     box = ui.tasks.lesson("07", room)
     q = box.children[0].children[0].value
     # the 100 kW contract bills 30 kW (30 % floor, KEPCO 약관 제68조) instead of the room's
-    # 13.2651 kW peak: the July bill is higher by (30 - 13.2651) kW x 5,550 won x 1.127
-    # (VAT 10 % + fund levy 2.7 %) = 104,674 won, less KEPCO's truncations
+    # July peak of 15.0338 kW (summer PUE +0.2, data/opex/defaults.csv): the July bill is higher
+    # by (30 - 15.0338) kW x 5,550 won x 1.127 (VAT 10 % + fund levy 2.7 %) = 93,611 won, less
+    # KEPCO's truncations; a 16 kW contract is above that peak (no over-contract charge)
     big = checks._room_result(room, contract_auto=False, contract_kw=100.0)
-    right = checks._room_result(room, contract_auto=False, contract_kw=14.0)
+    right = checks._room_result(room, contract_auto=False, contract_kw=16.0)
     diff = checks.july_bill_krw(big) - checks.july_bill_krw(right)
-    assert abs(diff - (30 - 13.2651) * 5_550 * 1.127) < 100
+    assert abs(diff - (30 - 15.0338) * 5_550 * 1.127) < 100
     target = round((checks.july_bill_krw(big) + checks.july_bill_krw(right)) / 2, -3)
     assert f"{target:,.0f}원" in q and "100 kW" in q
 
@@ -165,7 +166,7 @@ def test_07_contract_target_by_hand(room: Any) -> None:
     ({"contract_auto": False, "contract_kw": 10}, "✘", "넘는 달"),
     ({"contract_auto": False, "contract_kw": 20, "pue": 1.2}, "✘", "PUE"),
     ({"contract_auto": False, "contract_kw": 20}, "✔", "하한"),
-    ({"contract_auto": False, "contract_kw": 14}, "✔", "하한"),
+    ({"contract_auto": False, "contract_kw": 16}, "✔", "하한"),  # July peak 15.03 kW
 ])
 def test_07_contract_task(room: Any, values: dict[str, Any], mark: str, says: str) -> None:
     room.reset()
@@ -177,8 +178,10 @@ def test_07_contract_task(room: Any, values: dict[str, Any], mark: str, says: st
 
 @pytest.mark.parametrize(("values", "mark"), [
     ({}, "✘"),
-    ({"school_exception": True}, "✘"),
-    ({"tariff_class": "교육용(갑) 고압A 선택II"}, "✔"),
+    ({"school_exception": True}, "✔"),  # the exception lifts the summer ratchet
+    # with the seasonal PUE the ratchet holds the summer peak all year: 선택II alone saves
+    # less than half the way to the best choice; the K-12 exception gets there
+    ({"tariff_class": "교육용(갑) 고압A 선택II"}, "✘"),
     ({"tariff_class": "교육용(갑) 고압A 선택II", "school_exception": True}, "✔"),
     ({"tariff_class": "교육용(갑) 고압A 선택II", "n_servers": 2}, "✘"),
 ])
