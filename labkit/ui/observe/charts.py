@@ -1,0 +1,100 @@
+"""The two charts of lesson 01 (activity over time; power vs limit and the SM clock).
+
+Used in: notebooks/01_observe.ipynb
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from labkit.i18n import t
+from labkit.ui.components import styled_figure
+from labkit.ui.observe.common import ACTIVITY_LINES
+
+__all__ = ["activity_figure", "power_figure", "with_gaps"]
+
+_LEGEND_BELOW: dict[str, Any] = {
+    "legend": {"orientation": "h", "y": -0.42, "x": 0},
+    "margin": {"l": 60, "r": 70, "t": 50, "b": 110},
+}
+
+
+def with_gaps(frame: pd.DataFrame, max_gap_s: float) -> pd.DataFrame:
+    """Return ``frame`` (index: time) with readings carried forward between samples of slower
+    metrics, and a blank row wherever samples are more than ``max_gap_s`` apart (sampling was
+    stopped), so a chart line breaks there instead of drawing a ramp across the gap."""
+    if frame.empty:
+        return frame
+    frame = frame.sort_index().ffill()
+    t = frame.index.to_numpy(dtype=float)
+    gaps = np.nonzero(np.diff(t) > max_gap_s)[0]
+    if len(gaps) == 0:
+        return frame
+    blank = pd.DataFrame(np.nan, columns=frame.columns,
+                         index=pd.Index(t[gaps] + max_gap_s / 2, name=frame.index.name))
+    return pd.concat([frame, blank]).sort_index()
+
+
+def _plain(values: np.ndarray, digits: int = 4) -> list[float | None]:
+    """Return a JSON-plain list (NaN -> None): small, and readable from the page's plot data."""
+    return [None if not math.isfinite(v) else round(float(v), digits) for v in values]
+
+
+def activity_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None = None,
+                    x_range: tuple[float, float] | None = None) -> go.Figure:
+    """Return util.gpu next to SM activity, occupancy, tensor and DRAM activity over time.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Index ``timestamp_s``, columns among the activity metrics (fractions 0-1).
+    """
+    fig = styled_figure(title=title, height=330, yaxis_title="%",
+                        xaxis_title=t("observe.chart.time_axis"), **_LEGEND_BELOW)
+    x = _plain(frame.index.to_numpy(dtype=float))
+    for key, color in ACTIVITY_LINES:
+        if key not in frame.columns:
+            continue
+        y = _plain(frame[key].to_numpy(dtype=float) * 100)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=t(f"observe.metric.{key}"),
+                                 line={"color": color, "width": 3 if key == "gpu_util_frac"
+                                       else 2}, connectgaps=False))
+    fig.update_yaxes(range=[-2, 105])
+    if x_range is not None:
+        fig.update_xaxes(range=list(x_range))
+    if marker_t is not None:
+        fig.add_vline(x=marker_t, line={"color": "#444", "dash": "dot"})
+    return fig
+
+
+def power_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None = None,
+                 x_range: tuple[float, float] | None = None) -> go.Figure:
+    """Return power vs the enforced limit (left axis) and the SM clock (right axis) over time."""
+    fig = styled_figure(title=title, height=330, yaxis_title="W",
+                        xaxis_title=t("observe.chart.time_axis"),
+                        yaxis2={"title": "MHz", "overlaying": "y", "side": "right",
+                                "showgrid": False, "rangemode": "tozero"},
+                        **_LEGEND_BELOW)
+    x = _plain(frame.index.to_numpy(dtype=float))
+    lines = (("power_usage_w", "y", "#d1495b", None), ("power_limit_w", "y", "#d1495b", "dash"),
+             ("sm_clock_mhz", "y2", "#3b6fb6", None), ("max_sm_clock_mhz", "y2", "#3b6fb6",
+                                                        "dash"))
+    for key, axis, color, dash in lines:
+        if key not in frame.columns:
+            continue
+        y = _plain(frame[key].to_numpy(dtype=float))
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", yaxis=axis,
+                                 name=t(f"observe.metric.{key}"),
+                                 line={"color": color, "dash": dash}, connectgaps=False))
+    fig.update_yaxes(rangemode="tozero")
+    if x_range is not None:
+        fig.update_xaxes(range=list(x_range))
+    if marker_t is not None:
+        fig.add_vline(x=marker_t, line={"color": "#444", "dash": "dot"})
+    return fig
+

@@ -1,0 +1,52 @@
+"""The upload control of lesson 01's replay: one log file, size-capped, read in memory.
+
+Used in: notebooks/01_observe.ipynb
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from labkit.i18n import t
+
+__all__ = ["LOG_ERROR_KINDS", "MAX_UPLOAD_BYTES", "UPLOAD_SUFFIXES", "log_error_text",
+           "read_upload"]
+
+#: Largest upload accepted (a month of 1 Hz nvidia-smi CSV is about 1 MB). [bytes]
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+UPLOAD_SUFFIXES = (".csv", ".txt", ".prom", ".log", ".xml")
+
+def read_upload(value: Any, *, max_bytes: int = MAX_UPLOAD_BYTES,
+                suffixes: Sequence[str] = UPLOAD_SUFFIXES) -> tuple[str, bytes]:
+    """Check a ``FileUpload`` value (one file, size-capped, allowed suffix); return (name, data).
+
+    The checks of :func:`labkit.ui.files.read_upload` with the log suffixes of this lesson.
+    Kept in memory: nothing is written to disk.
+
+    Raises
+    ------
+    labkit.validate.InputError
+        Field ``files`` (``at_least`` none, ``at_most`` more than one, ``other`` not an upload),
+        ``size`` (``at_most``), ``suffix`` (``choice``).
+    """
+    from labkit.ui.files import read_upload as read_checked
+
+    upload = read_checked(value, max_bytes=max_bytes, suffixes=suffixes)
+    return upload.name, upload.data
+
+
+#: LogError kinds with their own Korean sentence (labkit.observe.LogError.kind).
+LOG_ERROR_KINDS = ("encoding", "too_large", "layout", "no_header", "timestamp", "xml")
+
+
+def log_error_text(err: ValueError) -> str:
+    """Return the Korean message for a log that cannot be read (with a hint where one helps).
+
+    A :class:`labkit.observe.LogError` gets the sentence of its ``kind`` (e.g. "re-save as
+    UTF-8" for an unknown encoding); any other ``ValueError`` the generic one. The English
+    detail (file and line) follows (plain text: the panel escapes it).
+    """
+    kind = getattr(err, "kind", None)
+    key = f"observe.log_error.{kind}" if kind in LOG_ERROR_KINDS else "observe.replay.bad_file"
+    return t(key, message=str(err))
