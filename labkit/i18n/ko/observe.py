@@ -12,6 +12,7 @@ STRINGS: dict[str, str] = {
     "observe.rate_label": "측정 간격",
     "observe.gpu_label": "GPU",
     "observe.gpu_option": "GPU {index}: {name}",
+    "observe.gpu_option_mig": "GPU {gpu} · MIG{profile}{ids}",
     "observe.scenario_label": "시뮬레이션 GPU에서 돌릴 작업",
     "observe.no_gpu": "이 페이지에서는 GPU를 읽을 수 없습니다 ({reason}). 아래의 로그 재생(replay)으로 같은 패널을 볼 수 있습니다.",
     "observe.real_gpu_note": "실제 GPU입니다: labkit은 실제 GPU에 작업을 띄우지 않습니다. 시나리오를 보려면 GPU에서 직접 작업을 실행하세요.",

@@ -57,7 +57,11 @@ def activity_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None =
     fig = styled_figure(title=title, height=330, yaxis_title="%",
                         xaxis_title=t("observe.chart.time_axis"), **_LEGEND_BELOW)
     x = _plain(frame.index.to_numpy(dtype=float))
-    for key, color in ACTIVITY_LINES:
+    lines = ACTIVITY_LINES
+    if "gpu_util_frac" not in frame.columns and "gr_engine_active_frac" in frame.columns:
+        # a MIG device: NVML has no util.gpu for it, DCGM's GR_ENGINE_ACTIVE stands in
+        lines = (("gr_engine_active_frac", "#d1495b"), *lines)
+    for key, color in lines:
         if key not in frame.columns:
             continue
         y = _plain(frame[key].to_numpy(dtype=float) * 100)

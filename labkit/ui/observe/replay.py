@@ -12,7 +12,7 @@ import html
 import math
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
@@ -21,6 +21,7 @@ import pandas as pd
 
 from labkit import observe as model
 from labkit.i18n import error_text, t
+from labkit.observe.mig_series import SeriesId, split_mig_series
 from labkit.ui import format as fmt
 from labkit.ui.observe.charts import activity_figure, power_figure
 from labkit.ui.observe.common import (
@@ -44,7 +45,25 @@ from labkit.ui.observe.upload import (
 )
 from labkit.validate import InputError
 
-__all__ = ["ReplayApp", "current_replay", "replay_app"]
+__all__ = ["ReplayApp", "current_replay", "replay_app", "series_label"]
+
+
+def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]]) -> str:
+    """Return the GPU choice's Korean label of one series: a whole GPU or a MIG device.
+
+    ``"GPU 0: NVIDIA H100 80GB HBM3"``; a MIG device ``"GPU 0 · MIG 1g.10gb (GI 3)"`` (with
+    ``CI n`` when the log names the compute instance, as ``nvidia-smi dmon`` does).
+    """
+    if not series.is_mig:
+        info = devices.get(series.gpu, {})
+        return t("observe.gpu_option", index=series.gpu,
+                 name=info.get("name") or info.get("modelName", ""))
+    ids = [f"GI {series.gi_id}"] if series.gi_id is not None else []
+    if series.ci_id is not None:
+        ids.append(f"CI {series.ci_id}")
+    return t("observe.gpu_option_mig", gpu=series.gpu,
+             profile=f" {series.profile}" if series.profile else "",
+             ids=f" ({', '.join(ids)})" if ids else "")
 
 
 class ReplayApp(widgets.VBox):
@@ -192,12 +211,11 @@ class ReplayApp(widgets.VBox):
 
     def load(self, log: model.LogImport) -> None:
         """Show ``log``: info line, GPU choice, time slider at the start."""
-        trace = model.Trace(log.frame)
+        frame, series = split_mig_series(log.frame)
+        trace = model.Trace(frame)
         self.log_import, self.trace = log, trace
         self.error.value = ""
-        devices = log.devices
-        options = [(t("observe.gpu_option", index=g, name=devices.get(g, {}).get(
-            "name") or devices.get(g, {}).get("modelName", "")), g) for g in trace.gpus]
+        options = [(series_label(s, log.devices), s.index) for s in series]
         self.gpu.unobserve(self._on_position, names="value")
         self.time.unobserve(self._on_position, names="value")
         self.gpu.options = options
@@ -255,7 +273,7 @@ class ReplayApp(widgets.VBox):
         self.signals.value = signals_html(view)
         self.time_text.value = t("observe.replay.at", t=f"{t_s:.1f}",
                                  total=f"{self.trace.duration_s:.1f}")
-        act = self._frame(gpu, [k for k, _ in ACTIVITY_LINES])
+        act = self._frame(gpu, [k for k, _ in ACTIVITY_LINES] + ["gr_engine_active_frac"])
         pw = self._frame(gpu, list(POWER_LINES))
         x_range = (float(self.trace.times[0]), float(self.trace.times[-1]))
         self.activity.show(activity_figure(act, title=t("observe.chart.activity"),
