@@ -252,7 +252,8 @@ def test_replay_upload_noheader_with_field_list_and_unparsed_rows() -> None:
     data = (FIXTURES / "smi_noheader_nounits.csv").read_bytes() + b"garbage, row\n"
     app.upload.value = _upload("noheader.csv", data)
     assert app.log_import is not None and app.log_import.rows == 5
-    assert "읽지 못한 줄 1개" in _text(app.info.value) and "5:" in _text(app.info.value)
+    assert "읽지 못한 줄 1개" in _text(app.info.value)
+    assert "5번째 줄: 칸이 2개인데 헤더는 5칸입니다" in _text(app.info.value)
 
 
 @pytest.mark.parametrize(("value", "message"), [
@@ -260,7 +261,7 @@ def test_replay_upload_noheader_with_field_list_and_unparsed_rows() -> None:
     (_upload("run.exe", b"timestamp\n"), "받을 수 없습니다"),
     (_upload("a.csv", b"x") + _upload("b.csv", b"y"), "하나만"),
     (_upload("bin.csv", b"\xff\xfe\x00garbage"), "UTF-8"),
-    (_upload("notes.txt", b"dear diary\ntoday the GPU was hot\n"), "notes.txt, line 1"),
+    (_upload("notes.txt", b"dear diary\ntoday the GPU was hot\n"), "notes.txt 1번째 줄"),
     (({"name": "x.csv", "content": "not bytes"},), "읽지 못했습니다"),
 ])
 def test_replay_bad_uploads_show_korean_errors_and_keep_the_log(value: Any,

@@ -20,7 +20,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from labkit import observe as model
-from labkit.i18n import error_text, t
+from labkit.i18n import KO, error_text, t
 from labkit.observe.mig_series import SeriesId, split_mig_series
 from labkit.ui import format as fmt
 from labkit.ui.observe.charts import activity_figure, power_figure
@@ -34,6 +34,7 @@ from labkit.ui.observe.common import (
     download_link,
     error_html,
 )
+from labkit.ui.observe.errors import row_reason_text
 from labkit.ui.observe.fields import field_set_dropdown, fields_text, preview_html
 from labkit.ui.observe.panels import panel_html, signals_html
 from labkit.ui.observe.snapshot import snapshot_html
@@ -150,7 +151,7 @@ class ReplayApp(widgets.VBox):
             self.load(load_trace(name))
             self.snapshot.value = ""
         except ValueError as err:
-            self._show_error(log_error_text(err))
+            self._show_error(log_error_text(err, source=name))
 
     def _on_upload(self, change: Any) -> None:
         value = change["new"]
@@ -158,6 +159,7 @@ class ReplayApp(widgets.VBox):
             return
         from labkit.data.observe import decode_log
 
+        name = ""
         try:
             name, data = read_upload(value)
             text = decode_log(data, name=name, max_bytes=MAX_UPLOAD_BYTES)
@@ -165,7 +167,7 @@ class ReplayApp(widgets.VBox):
             self._show_error(error_text(err, prefix="observe.upload"))
             return
         except ValueError as err:
-            self._show_error(log_error_text(err))
+            self._show_error(log_error_text(err, source=name or None))
             return
         finally:
             self.upload.unobserve(self._on_upload, names="value")
@@ -191,7 +193,7 @@ class ReplayApp(widgets.VBox):
                     fields and self._pending is not None):
                 self._pending = (name, text[:MAX_UPLOAD_BYTES])
                 self.preview.value = preview_html(text)
-            self._show_error(log_error_text(err))
+            self._show_error(log_error_text(err, source=name))
             return
         self._pending = None
         self.preview.value = ""
@@ -234,14 +236,19 @@ class ReplayApp(widgets.VBox):
         lines = [t("observe.replay.info", source=html.escape(log.source), format=fmt_name,
                    rows=fmt.count(log.rows), gpus=len(log.devices), start=start,
                    duration=f"{self.trace.duration_s if self.trace else 0:.1f}")]
-        if log.metadata.get("source"):
+        shipped = f"observe.replay.trace_source.{log.source}"
+        if shipped in KO:  # a shipped trace: its provenance in Korean (the file has the rest)
+            lines.append(t("observe.replay.meta_source", source=t(shipped)))
+        elif log.metadata.get("source"):  # the operator's own words, quoted
             lines.append(t("observe.replay.meta_source",
-                           source=html.escape(log.metadata["source"][:300])))
+                           source=f"“{html.escape(log.metadata['source'][:300])}”"))
         metrics = set(log.frame["metric"])
         if "sm_active_frac" not in metrics:
             lines.append("<b>" + t("observe.replay.no_sm_active") + "</b>")
         if log.unparsed:
-            shown = "; ".join(f"{u.line}: {html.escape(u.reason)}" for u in log.unparsed[:5])
+            shown = "; ".join(
+                html.escape(t("observe.reader.line", line=u.line, reason=row_reason_text(u.reason)))
+                for u in log.unparsed[:5])
             lines.append('<span style="color:#a15c00">' + t(
                 "observe.replay.unparsed", n=len(log.unparsed), rows=shown) + "</span>")
         if log.ignored_fields:

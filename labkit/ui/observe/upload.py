@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from labkit.i18n import t
+from labkit.ui.observe.errors import reader_error_text
 
 __all__ = ["LOG_ERROR_KINDS", "MAX_UPLOAD_BYTES", "UPLOAD_SUFFIXES", "log_error_text",
            "read_upload"]
@@ -40,13 +41,14 @@ def read_upload(value: Any, *, max_bytes: int = MAX_UPLOAD_BYTES,
 LOG_ERROR_KINDS = ("encoding", "too_large", "layout", "no_header", "timestamp", "xml")
 
 
-def log_error_text(err: ValueError) -> str:
+def log_error_text(err: ValueError, *, source: str | None = None) -> str:
     """Return the Korean message for a log that cannot be read (with a hint where one helps).
 
     A :class:`labkit.observe.LogError` gets the sentence of its ``kind`` (e.g. "re-save as
-    UTF-8" for an unknown encoding); any other ``ValueError`` the generic one. The English
-    detail (file and line) follows (plain text: the panel escapes it).
+    UTF-8" for an unknown encoding); any other ``ValueError`` the generic one. The detail
+    (file, line and what is wrong) follows in Korean (:func:`reader_error_text`): no English
+    reaches the student. Plain text: the panel escapes it.
     """
     kind = getattr(err, "kind", None)
     key = f"observe.log_error.{kind}" if kind in LOG_ERROR_KINDS else "observe.replay.bad_file"
-    return t(key, message=str(err))
+    return t(key, message=reader_error_text(err, source=source))
