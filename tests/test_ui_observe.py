@@ -368,7 +368,7 @@ def test_replay_snapshot_shows_what_is_on_the_gpu_now() -> None:
     app.upload.value = _upload("a100.xml", (FIXTURES / "smi_qx_a100_mig.xml").read_bytes())
     shown = _text(app.snapshot.value)
     assert "지금 이 GPU에 있는 것" in shown
-    assert "NVIDIA A100-SXM4-80GB" in shown and "MIG 모드: Enabled" in shown
+    assert "NVIDIA A100-SXM4-80GB" in shown and "MIG 모드(MIG mode): 지금 켜짐(Enabled)" in shown
     assert "GPU 인스턴스(GI) 3" in shown and "19968" in shown
     assert "GPU 4개라고 적혀 있는데 실제로는 1개만" in shown  # attached_gpus 4, one <gpu>
     app.upload.value = _upload("h100.txt", (FIXTURES / "smi_q_h100_mig.txt").read_bytes())
