@@ -227,7 +227,7 @@ def test_replay_starts_on_the_shipped_trace_and_scrubs() -> None:
     assert "100.0 %" in _panel(app, "gpu_util") and "1.0 %" in _panel(app, "sm_active")
     assert "바쁘지만 일하지 않음" in _text(app.signals.value)
     assert "이 로그에 없음" in _panel(app, "temperature")  # HBM temperature not exported
-    line = app.activity.figure.layout.shapes[0]
+    line = next(s for s in app.activity.figure.layout.shapes if s.type == "line")
     assert line.x0 == pytest.approx(50.0)
     app.source.value = "sim-h100_nvidia-smi_scenarios.csv"
     assert "SM 활동이 없습니다" in _text(app.info.value)

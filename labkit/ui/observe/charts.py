@@ -6,13 +6,14 @@ Used in: notebooks/01_observe.ipynb
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from labkit.i18n import t
+from labkit.i18n import KO, t
 from labkit.ui.components import styled_figure
 from labkit.ui.observe.common import ACTIVITY_LINES
 
@@ -46,13 +47,17 @@ def _plain(values: np.ndarray, digits: int = 4) -> list[float | None]:
 
 
 def activity_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None = None,
-                    x_range: tuple[float, float] | None = None) -> go.Figure:
+                    x_range: tuple[float, float] | None = None,
+                    segments: Sequence[tuple[str, float, float]] = ()) -> go.Figure:
     """Return util.gpu next to SM activity, occupancy, tensor and DRAM activity over time.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         Index ``timestamp_s``, columns among the activity metrics (fractions 0-1).
+    segments : sequence of (str, float, float), optional
+        Named stretches of a trace (``labkit.data.observe.trace_segments``: scenario, start,
+        end [s]); each is shaded and labelled with its Korean scenario name.
     """
     fig = styled_figure(title=title, height=330, yaxis_title="%",
                         xaxis_title=t("observe.chart.time_axis"), **_LEGEND_BELOW)
@@ -69,11 +74,27 @@ def activity_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None =
                                  line={"color": color, "width": 3 if key == "gpu_util_frac"
                                        else 2}, connectgaps=False))
     fig.update_yaxes(range=[-2, 105])
+    _label_segments(fig, segments)
     if x_range is not None:
         fig.update_xaxes(range=list(x_range))
     if marker_t is not None:
         fig.add_vline(x=marker_t, line={"color": "#444", "dash": "dot"})
     return fig
+
+
+#: Alternating shades of the segment bands (light, so the lines stay readable).
+_SEGMENT_SHADES = ("#eef2f8", "#f8f4ec")
+
+
+def _label_segments(fig: go.Figure, segments: Sequence[tuple[str, float, float]]) -> None:
+    """Shade each named stretch and write its Korean scenario name at the top."""
+    for k, (name, start, end) in enumerate(segments):
+        key = f"observe.scenario_short.{name}"
+        label = t(key) if key in KO else name
+        fig.add_vrect(x0=start, x1=end, fillcolor=_SEGMENT_SHADES[k % 2], opacity=0.7,
+                      layer="below", line_width=0)
+        fig.add_annotation(x=(start + end) / 2, y=1.0, yref="paper", yanchor="bottom",
+                           text=label, showarrow=False, font={"size": 11, "color": "#444"})
 
 
 def power_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None = None,

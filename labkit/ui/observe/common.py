@@ -9,6 +9,7 @@ import base64
 import html
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_description import DescriptionWidget
 
 from labkit.i18n import t
 from labkit.ui import format as fmt
@@ -52,6 +53,23 @@ def css(widget: widgets.Widget, *classes: str) -> widgets.Widget:
     for c in classes:
         widget.add_class(c)
     return widget
+
+
+def no_null_tooltips(root: widgets.Widget) -> widgets.Widget:
+    """Give every description-bearing widget under ``root`` a tooltip (its description, or "").
+
+    ipywidgets 8.1 writes ``title="null"`` on a widget's description label (and on a toggle
+    button) whose ``tooltip`` is None (``@jupyter-widgets/controls``:
+    ``this.label.title = this.model.get('tooltip')``), which the browser shows on hover.
+    Returns ``root``.
+    """
+    stack = [root]
+    while stack:
+        w = stack.pop()
+        stack.extend(getattr(w, "children", ()))
+        if isinstance(w, DescriptionWidget) and w.tooltip is None:
+            w.tooltip = str(w.description or "")
+    return root
 
 
 def error_html(message: str) -> str:

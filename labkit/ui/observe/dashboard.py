@@ -42,6 +42,7 @@ from labkit.ui.observe.common import (
     css,
     download_link,
     error_html,
+    no_null_tooltips,
 )
 from labkit.ui.observe.panels import panel_html, signals_html
 from labkit.validate import InputError
@@ -116,6 +117,7 @@ class DashboardApp(widgets.VBox):
             self.children = [note]
             return
         self.children = self._build(rate_hz, scenarios)
+        no_null_tooltips(self)
         # a first look, taken now: two polls one GPM interval apart, so SM activity has a value
         self.sampler.poll()
         sleep(GPM_MIN_INTERVAL_S + 0.01)
@@ -257,6 +259,7 @@ class DashboardApp(widgets.VBox):
         self.run.unobserve(self._on_run, names="value")
         self.run.value = on
         self.run.description = t("observe.stop") if on else t("observe.start")
+        self.run.tooltip = self.run.description
         self.run.button_style = "warning" if on else "success"
         self.run.observe(self._on_run, names="value")
 

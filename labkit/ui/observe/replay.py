@@ -33,6 +33,7 @@ from labkit.ui.observe.common import (
     css,
     download_link,
     error_html,
+    no_null_tooltips,
 )
 from labkit.ui.observe.errors import row_reason_text
 from labkit.ui.observe.fields import field_set_dropdown, fields_text, preview_html
@@ -67,6 +68,17 @@ def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]]) -> 
              ids=f" ({', '.join(ids)})" if ids else "")
 
 
+def _segments(log: model.LogImport) -> list[tuple[str, float, float]]:
+    """Return a log's named stretches (its ``# segments:`` line), none if it has none or a bad
+    one (an upload's line is the operator's, not a reason to refuse the log)."""
+    from labkit.data.observe import trace_segments
+
+    try:
+        return trace_segments(log)
+    except ValueError:
+        return []
+
+
 class ReplayApp(widgets.VBox):
     """Replay a log through the dashboard's panels (see :func:`replay_app`)."""
 
@@ -97,6 +109,7 @@ class ReplayApp(widgets.VBox):
         self.error = css(widgets.HTML(""), "lk-replay-error")
         self.log_import: model.LogImport | None = None
         self.trace: model.Trace | None = None
+        self.segments: list[tuple[str, float, float]] = []
         self.children = [
             self.source, widgets.HBox([self.upload, self.upload_error]), self.fields,
             self.field_set, self.preview, self.error, self.info, self.snapshot,
@@ -108,6 +121,7 @@ class ReplayApp(widgets.VBox):
         self.gpu.observe(self._on_position, names="value")
         self.time.observe(self._on_position, names="value")
         self.export.on_click(self._on_export)
+        no_null_tooltips(self)
         if log is not None:
             self.load(log)
         elif self.source.value:
@@ -216,6 +230,7 @@ class ReplayApp(widgets.VBox):
         frame, series = split_mig_series(log.frame)
         trace = model.Trace(frame)
         self.log_import, self.trace = log, trace
+        self.segments = _segments(log)
         self.error.value = ""
         options = [(series_label(s, log.devices), s.index) for s in series]
         self.gpu.unobserve(self._on_position, names="value")
@@ -284,7 +299,8 @@ class ReplayApp(widgets.VBox):
         pw = self._frame(gpu, list(POWER_LINES))
         x_range = (float(self.trace.times[0]), float(self.trace.times[-1]))
         self.activity.show(activity_figure(act, title=t("observe.chart.activity"),
-                                           marker_t=t_s, x_range=x_range))
+                                           marker_t=t_s, x_range=x_range,
+                                           segments=self.segments))
         self.power.show(power_figure(pw, title=t("observe.chart.power"), marker_t=t_s,
                                      x_range=x_range))
 

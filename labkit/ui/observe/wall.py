@@ -12,7 +12,7 @@ import ipywidgets as widgets
 from labkit import observe as model
 from labkit.i18n import error_text, t
 from labkit.observe import PANELS
-from labkit.ui.observe.common import css, error_html
+from labkit.ui.observe.common import css, error_html, no_null_tooltips
 
 __all__ = ["wall_exercise"]
 
@@ -61,5 +61,5 @@ def wall_exercise() -> widgets.VBox:
     """Return the "what goes on the wall" exercise: per situation, pick at most three panels."""
     box = widgets.VBox([_wall_one(s) for s in model.SITUATIONS])
     box.add_class("lk-wall")
-    return box
+    return no_null_tooltips(box)
 
