@@ -257,7 +257,7 @@ def test_replay_upload_noheader_with_field_list_and_unparsed_rows() -> None:
 
 
 @pytest.mark.parametrize(("value", "message"), [
-    (_upload("big.csv", b"x" * (ui.MAX_UPLOAD_BYTES + 1)), "파일이 너무 큽니다"),
+    (_upload("big.csv", b"x" * (ui.MAX_UPLOAD_BYTES + 1)), "한 번에 올릴 수 있는 67.1 MB보다"),
     (_upload("run.exe", b"timestamp\n"), "받을 수 없습니다"),
     (_upload("a.csv", b"x") + _upload("b.csv", b"y"), "하나만"),
     (_upload("bin.csv", b"\xff\xfe\x00garbage"), "UTF-8"),
@@ -269,7 +269,7 @@ def test_replay_bad_uploads_show_korean_errors_and_keep_the_log(value: Any,
     app = ui.replay_app()
     before = app.log_import
     app._on_upload({"new": value})  # as the widget would, even with values a browser forged
-    assert message in _text(app.error.value)
+    assert message in _text(app.error.value) + _text(app.upload_error.value)
     assert app.log_import is before
     assert app.upload.value == ()
 

@@ -24,6 +24,7 @@ from labkit.i18n import KO, error_text, t
 from labkit.observe.mig_series import SeriesId, split_mig_series
 from labkit.ui import format as fmt
 from labkit.ui.observe.charts import activity_figure, power_figure
+from labkit.ui.observe.chunked_upload import ChunkedUpload
 from labkit.ui.observe.common import (
     ACTIVITY_LINES,
     DEFAULT_TRACE,
@@ -44,6 +45,7 @@ from labkit.ui.observe.upload import (
     UPLOAD_SUFFIXES,
     log_error_text,
     read_upload,
+    too_large_text,
 )
 from labkit.validate import InputError
 
@@ -79,6 +81,11 @@ def _segments(log: model.LogImport) -> list[tuple[str, float, float]]:
         return []
 
 
+def _nbytes(content: Any) -> int:
+    return content.nbytes if isinstance(content, memoryview) else len(content) \
+        if isinstance(content, bytes | bytearray) else 0
+
+
 class ReplayApp(widgets.VBox):
     """Replay a log through the dashboard's panels (see :func:`replay_app`)."""
 
@@ -96,9 +103,9 @@ class ReplayApp(widgets.VBox):
             else (names[0] if names else None), description=t("observe.replay.trace_label"),
             layout=widgets.Layout(width="520px"), style={"description_width": "initial"}),
             "lk-replay-trace")
-        self.upload = css(widgets.FileUpload(accept=",".join(UPLOAD_SUFFIXES), multiple=False,
-                                             description=t("observe.replay.upload")),
-                          "lk-replay-upload")
+        self.upload = css(ChunkedUpload(accept=",".join(UPLOAD_SUFFIXES),
+                                        description=t("observe.replay.upload"),
+                                        max_bytes=MAX_UPLOAD_BYTES), "lk-replay-upload")
         self.upload_error = css(widgets.HTML(""), "lk-replay-upload-error")
         self.fields = fields_text()
         self.field_set = field_set_dropdown()
@@ -116,6 +123,7 @@ class ReplayApp(widgets.VBox):
             *self._build_scrub()]
         self.source.observe(self._on_source, names="value")
         self.upload.observe(self._on_upload, names="value")
+        self.upload.observe(self._on_refused, names="refused")
         self.field_set.observe(self._on_field_set, names="value")
         self.fields.observe(self._on_fields, names="value")
         self.gpu.observe(self._on_position, names="value")
@@ -174,11 +182,17 @@ class ReplayApp(widgets.VBox):
         from labkit.data.observe import decode_log
 
         name = ""
+        self.upload_error.value = ""
         try:
             name, data = read_upload(value)
             text = decode_log(data, name=name, max_bytes=MAX_UPLOAD_BYTES)
         except InputError as err:
-            self._show_error(error_text(err, prefix="observe.upload"))
+            if err.field == "size":  # beside the control, with how to cut the file
+                item = value[0] if isinstance(value, tuple) and value else {}
+                self.upload_error.value = error_html(too_large_text(
+                    str(item.get("name", "")), _nbytes(item.get("content", b""))))
+            else:
+                self._show_error(error_text(err, prefix="observe.upload"))
             return
         except ValueError as err:
             self._show_error(log_error_text(err, source=name or None))
@@ -188,6 +202,15 @@ class ReplayApp(widgets.VBox):
             self.upload.value = ()  # drop the bytes from the widget
             self.upload.observe(self._on_upload, names="value")
         self._read_text(name, text)
+
+    def _on_refused(self, change: Any) -> None:
+        """The browser refused an over-size file (or a client sent a bad chunk sequence)."""
+        info = change["new"] or {}
+        if info.get("kind") == "too_large":
+            self.upload_error.value = error_html(too_large_text(str(info.get("name", "")),
+                                                                int(info.get("size", 0))))
+        elif info:
+            self.upload_error.value = error_html(t("observe.upload.broken"))
 
     def _read_text(self, name: str, text: str) -> None:
         """Read an uploaded log's text; a noheader CSV waits for its field list."""
