@@ -58,3 +58,27 @@ def test_no_control_of_lesson_01_leaves_its_tooltip_none() -> None:
         widgets = [w for w in _walk(app) if isinstance(w, DescriptionWidget)]
         assert widgets and all(w.tooltip is not None for w in widgets)
         app.close()
+
+
+def test_throttle_badge_names_the_reason_in_korean() -> None:
+    from labkit.observe import Reading
+    from labkit.ui.observe import signals_html
+
+    # nvml.h: nvmlClocksEventReasonSwPowerCap = 0x4, HwThermalSlowdown = 0x40
+    shown = re.sub(r"<[^>]+>", " ", signals_html({"clocks_event_reasons": Reading(0x44)}))
+    assert "전력 한도에 걸림 (SwPowerCap)" in shown
+    assert "온도 때문에 하드웨어 감속 (HwThermalSlowdown)" in shown
+
+
+def test_prometheus_mig_device_label_in_korean() -> None:
+    """labkit.data.prometheus numbers a MIG device as its own series after the GPUs, with its
+    parent GPU and dcgm-exporter's GPU_I_PROFILE / GPU_I_ID labels in the device info."""
+    from labkit.observe.mig_series import SeriesId
+    from labkit.ui.observe.replay import series_label
+
+    devices = {0: {"modelName": "NVIDIA H100 80GB HBM3"},
+               1: {"modelName": "NVIDIA H100 80GB HBM3", "GPU_I_PROFILE": "1g.10gb",
+                   "GPU_I_ID": "9", "parent_gpu": "0",
+                   "name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb (GPU 0, GI 9)"}}
+    assert series_label(SeriesId(0, 0), devices) == "GPU 0: NVIDIA H100 80GB HBM3"
+    assert series_label(SeriesId(1, 1), devices) == "GPU 0 · MIG 1g.10gb (GI 9)"

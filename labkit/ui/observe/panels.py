@@ -243,7 +243,8 @@ def signals_html(view: Mapping[str, Reading]) -> str:
         badges.append(("#1b7f3b", t("observe.signal.busy_off")))
     thr = model.throttle(view)
     if thr.on:
-        badges.append(("#b00020", t("observe.signal.throttle_on", reasons=thr.basis)))
+        names = [n for n in str(thr.basis).split(",") if n]
+        badges.append(("#b00020", t("observe.signal.throttle_on", reasons=reasons_text(names))))
     for a in model.alerts(view):
         badges.append(("#b00020" if a.severity == "critical" else "#a15c00",
                        t(f"observe.alert.{a.key}", value=_num(a.value or 0))))

@@ -60,6 +60,10 @@ def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]]) -> 
     """
     if not series.is_mig:
         info = devices.get(series.gpu, {})
+        if info.get("parent_gpu"):  # a MIG device the Prometheus source numbered on its own
+            return t("observe.gpu_option_mig", gpu=info["parent_gpu"],
+                     profile=f" {info['GPU_I_PROFILE']}" if info.get("GPU_I_PROFILE") else "",
+                     ids=f" (GI {info['GPU_I_ID']})" if info.get("GPU_I_ID") else "")
         return t("observe.gpu_option", index=series.gpu,
                  name=info.get("name") or info.get("modelName", ""))
     ids = [f"GI {series.gi_id}"] if series.gi_id is not None else []
