@@ -201,7 +201,7 @@ def test_blank_sentinels_and_hosts_and_mig_series() -> None:
     assert np.isnan(temp["value"]) and temp["reason"] == "DCGM blank"
     assert f.loc[(0, "memory_temp_c", 1.0), "value"] == 41.0
     sm = f.loc[(0, "sm_active_frac", 0.0)]
-    assert sm["status"] == "not_supported" and sm["reason"] == "DCGM not supported"
+    assert sm["status"] == "not_supported" and sm["reason"] == "DCGM blank (not supported)"
     # two hosts: GPUs numbered host by host (a -> 0, b -> 1)
     assert f.loc[(1, "gpu_util_frac", 0.0), "value"] == 0.37
     assert f.loc[(1, "gpu_util_frac", 1.0), "status"] == "not_available"

@@ -20,13 +20,18 @@ from tests.conftest import SimFactory
 # dcgm-exporter's label set (internal/pkg/rendermetrics gpuMetricsFormat, NVIDIA/dcgm-exporter)
 DCGM_LABELS = {"gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname",
                "DCGM_FI_DRIVER_VERSION"}
-# Family names of dcgm-exporter's etc/default-counters.csv (enabled lines) this exporter serves
+# Every enabled line of dcgm-exporter's etc/default-counters.csv (NVIDIA/dcgm-exporter @00d6d34)
+# but DCGM_FI_DEV_VGPU_LICENSE_STATUS (no vGPU in the lab: n/a, so omitted as dcgm-exporter does)
 DEFAULT_COUNTERS = {
     "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_MEMORY_TEMP",
     "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
+    "DCGM_FI_DEV_PCIE_TX_THROUGHPUT", "DCGM_FI_DEV_PCIE_RX_THROUGHPUT",
     "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL",
+    "DCGM_FI_DEV_ENC_UTIL", "DCGM_FI_DEV_DEC_UTIL",
     "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_USED",
-    "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_ROW_REMAP_FAILURE"}
+    "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+    "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
+    "DCGM_FI_DEV_ROW_REMAP_FAILURE"}
 PROFILING = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_SM_ACTIVE",
              "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE",
              "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES"}
@@ -87,6 +92,67 @@ def test_scrape_values_labels_and_units_of_a_training_gpu(sim: SimFactory) -> No
     assert got[("DCGM_FI_PROF_PCIE_RX_BYTES", "0/")][0] == train["pcie_rx_kbps"] * 1000
     assert got[("DCGM_FI_DEV_GPU_UTIL", "1/")][0] == 0.0  # GPU 1 idle
     assert got[("DCGM_FI_DEV_XID_ERRORS", "0/")][0] == 0.0
+    exporter.stop()
+
+
+def test_default_counters_beyond_the_catalog_read_nvml(sim: SimFactory) -> None:
+    """Encoder/decoder, correctable remapped rows, NVLink total and PCIe throughput: the values
+    NVML gives for the same GPU, read here through pynvml's own calls."""
+    nv, _lab, exporter = _ready(sim)
+    got = _samples(exporter)
+    for g in (0, 1):
+        h = nv.nvmlDeviceGetHandleByIndex(g)
+        assert got[("DCGM_FI_DEV_ENC_UTIL", f"{g}/")][0] == nv.nvmlDeviceGetEncoderUtilization(h)[0]
+        assert got[("DCGM_FI_DEV_DEC_UTIL", f"{g}/")][0] == nv.nvmlDeviceGetDecoderUtilization(h)[0]
+        assert got[("DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", f"{g}/")][0] == \
+            nv.nvmlDeviceGetRemappedRows(h)[0]
+        links = nv.nvmlDeviceGetFieldValues(h, [nv.NVML_FI_DEV_NVLINK_LINK_COUNT])[0].value.uiVal
+        assert links == 18  # H100 SXM5: 18 NVLink 4 links (NVIDIA H100 datasheet)
+        fields = [(f, k) for f in (nv.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX,
+                                   nv.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX) for k in range(links)]
+        total = sum(v.value.ullVal for v in nv.nvmlDeviceGetFieldValues(h, fields))
+        assert got[("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", f"{g}/")][0] == total
+        assert got[("DCGM_FI_DEV_PCIE_TX_THROUGHPUT", f"{g}/")][0] == \
+            nv.nvmlDeviceGetPcieThroughput(h, nv.NVML_PCIE_UTIL_TX_BYTES)
+    exporter.stop()
+
+
+def test_board_without_nvlink_omits_the_nvlink_family(sim: SimFactory) -> None:
+    nv, lab = sim("sim:L40S")
+    exporter = Exporter(nv, port=0, hostname="lab1", clock=lab.now)
+    exporter.collect_once()
+    names = {fam.name for fam in text_string_to_metric_families(exporter.scrape().decode())}
+    assert "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL" not in names  # n/a: left out, never a blank
+    assert "DCGM_FI_DEV_ENC_UTIL" in names
+    exporter.stop()
+
+
+def test_gpu_util_families_come_back_after_mig_is_turned_off(sim: SimFactory) -> None:
+    nv, lab = sim("sim:H100-80GB")
+    lab.start("training", device=0)
+    lab.advance(5.0)
+    exporter = Exporter(nv, port=0, hostname="lab1", clock=lab.now)
+    exporter.collect_once()
+    assert ("DCGM_FI_DEV_GPU_UTIL", "0/") in _samples(exporter)
+    h = nv.nvmlDeviceGetHandleByIndex(0)
+    lab.stop(device=0)  # MIG mode changes only on an idle GPU
+    nv.nvmlDeviceSetMigMode(h, nv.NVML_DEVICE_MIG_ENABLE)
+    assert nv.nvmlDeviceGetMigMode(h)[0] == nv.NVML_DEVICE_MIG_ENABLE
+    lab.advance(1.0)
+    exporter.collect_once()
+    exporter.collect_once()
+    got = _samples(exporter)
+    assert ("DCGM_FI_DEV_GPU_UTIL", "0/") not in got  # NVML: NotSupported in MIG mode
+    assert ("DCGM_FI_DEV_MEM_COPY_UTIL", "0/") not in got
+    nv.nvmlDeviceSetMigMode(h, nv.NVML_DEVICE_MIG_DISABLE)
+    lab.start("training", device=0)
+    lab.advance(5.0)
+    exporter.collect_once()  # sees the mode change and asks NVML again
+    lab.advance(1.0)
+    exporter.collect_once()
+    got = _samples(exporter)
+    assert got[("DCGM_FI_DEV_GPU_UTIL", "0/")][0] == 100.0
+    assert ("DCGM_FI_DEV_MEM_COPY_UTIL", "0/") in got
     exporter.stop()
 
 

@@ -227,7 +227,7 @@ def test_replay_starts_on_the_shipped_trace_and_scrubs() -> None:
     assert "100.0 %" in _panel(app, "gpu_util") and "1.0 %" in _panel(app, "sm_active")
     assert "바쁘지만 일하지 않음" in _text(app.signals.value)
     assert "이 로그에 없음" in _panel(app, "temperature")  # HBM temperature not exported
-    line = app.activity.figure.layout.shapes[0]
+    line = next(s for s in app.activity.figure.layout.shapes if s.type == "line")
     assert line.x0 == pytest.approx(50.0)
     app.source.value = "sim-h100_nvidia-smi_scenarios.csv"
     assert "SM 활동이 없습니다" in _text(app.info.value)
@@ -252,15 +252,16 @@ def test_replay_upload_noheader_with_field_list_and_unparsed_rows() -> None:
     data = (FIXTURES / "smi_noheader_nounits.csv").read_bytes() + b"garbage, row\n"
     app.upload.value = _upload("noheader.csv", data)
     assert app.log_import is not None and app.log_import.rows == 5
-    assert "읽지 못한 줄 1개" in _text(app.info.value) and "5:" in _text(app.info.value)
+    assert "읽지 못한 줄 1개" in _text(app.info.value)
+    assert "5번째 줄: 칸이 2개인데 헤더는 5칸입니다" in _text(app.info.value)
 
 
 @pytest.mark.parametrize(("value", "message"), [
-    (_upload("big.csv", b"x" * (ui.MAX_UPLOAD_BYTES + 1)), "파일이 너무 큽니다"),
+    (_upload("big.csv", b"x" * (ui.MAX_UPLOAD_BYTES + 1)), "한 번에 올릴 수 있는 67.1 MB보다"),
     (_upload("run.exe", b"timestamp\n"), "받을 수 없습니다"),
     (_upload("a.csv", b"x") + _upload("b.csv", b"y"), "하나만"),
     (_upload("bin.csv", b"\xff\xfe\x00garbage"), "UTF-8"),
-    (_upload("notes.txt", b"dear diary\ntoday the GPU was hot\n"), "notes.txt, line 1"),
+    (_upload("notes.txt", b"dear diary\ntoday the GPU was hot\n"), "notes.txt 1번째 줄"),
     (({"name": "x.csv", "content": "not bytes"},), "읽지 못했습니다"),
 ])
 def test_replay_bad_uploads_show_korean_errors_and_keep_the_log(value: Any,
@@ -268,7 +269,7 @@ def test_replay_bad_uploads_show_korean_errors_and_keep_the_log(value: Any,
     app = ui.replay_app()
     before = app.log_import
     app._on_upload({"new": value})  # as the widget would, even with values a browser forged
-    assert message in _text(app.error.value)
+    assert message in _text(app.error.value) + _text(app.upload_error.value)
     assert app.log_import is before
     assert app.upload.value == ()
 
@@ -367,7 +368,7 @@ def test_replay_snapshot_shows_what_is_on_the_gpu_now() -> None:
     app.upload.value = _upload("a100.xml", (FIXTURES / "smi_qx_a100_mig.xml").read_bytes())
     shown = _text(app.snapshot.value)
     assert "지금 이 GPU에 있는 것" in shown
-    assert "NVIDIA A100-SXM4-80GB" in shown and "MIG 모드: Enabled" in shown
+    assert "NVIDIA A100-SXM4-80GB" in shown and "MIG 모드(MIG mode): 지금 켜짐(Enabled)" in shown
     assert "GPU 인스턴스(GI) 3" in shown and "19968" in shown
     assert "GPU 4개라고 적혀 있는데 실제로는 1개만" in shown  # attached_gpus 4, one <gpu>
     app.upload.value = _upload("h100.txt", (FIXTURES / "smi_q_h100_mig.txt").read_bytes())

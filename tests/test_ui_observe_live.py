@@ -53,7 +53,7 @@ def test_panel_errors_are_korean_and_keep_the_last_log(url: str | None, step: st
 def test_panel_builds_its_own_replay_when_the_lesson_has_none(
         prometheus_lab: tuple[str, float], monkeypatch: pytest.MonkeyPatch) -> None:
     url, _ = prometheus_lab
-    monkeypatch.setattr(observe, "_CURRENT_REPLAY", None)
+    monkeypatch.setattr(observe.replay, "_CURRENT_REPLAY", None)
     panel = prometheus_panel(url)
     panel.window.value = 300.0
     assert panel.load() is not None

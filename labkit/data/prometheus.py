@@ -42,6 +42,13 @@ import numpy as np
 import pandas as pd
 
 from labkit.observe import CATALOG, DCGM_ALIASES, FRAME_COLUMNS, LogImport, Status
+from labkit.observe.dcgm_blanks import (
+    DCGM_BLANK_KINDS,
+    DCGM_FP64_BLANK,
+    DCGM_INT32_BLANK,
+    blank_reason,
+)
+from labkit.observe.dcgm_blanks import DCGM_INT64_BLANK as _DCGM_INT64_BLANK
 
 __all__ = [
     "MAX_POINTS_PER_SERIES",
@@ -60,16 +67,12 @@ MAX_POINTS_PER_SERIES = 11_000
 MAX_RESPONSE_BYTES = 256 * 1024 * 1024
 #: Seconds to wait for the server.
 TIMEOUT_S = 30.0
-#: DCGM blank sentinels (DCGM 4.6.0 ``dcgm_structs.h``): DCGM_INT64_BLANK = 0x7ffffffffffffff0
-#: and the values after it; DCGM_FP64_BLANK = 140737488355328.0 and after it. The same values
-#: the file reader in ``labkit.observe`` recognises (Prometheus stores float64, so the int64
-#: blanks all read as 9.223372036854776e18 there).
-DCGM_INT64_BLANK = float(0x7FFFFFFFFFFFFFF0)
-DCGM_FP64_BLANK = 140737488355328.0
-_BLANK_REASONS = {0: (Status.NOT_AVAILABLE, "DCGM blank"),
-                  1: (Status.NOT_AVAILABLE, "DCGM not found"),
-                  2: (Status.NOT_SUPPORTED, "DCGM not supported"),
-                  3: (Status.NO_PERMISSION, "DCGM no permission")}
+#: DCGM blank sentinels as float64 (a Prometheus server stores float64, so the four int64
+#: sentinels all read as 2**63 there); the one definition is :mod:`labkit.observe.dcgm_blanks`
+#: (DCGM's ``dcgm_structs.h``).
+DCGM_INT64_BLANK = float(_DCGM_INT64_BLANK)
+_BLANK_REASONS = {offset: (status, blank_reason(kind))
+                  for offset, (status, kind) in DCGM_BLANK_KINDS.items()}
 #: Families the exporter serves that are not catalog metrics (they keep the DCGM name).
 EXTRA_FAMILIES = ("DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_MEM_CLOCK")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)?$")
@@ -448,7 +451,7 @@ def _frame(keep: list[tuple[Device, Mapping[str, str], str, np.ndarray, np.ndarr
 #: (status, reason) of a missing reading, by code; code 0 is a reading with a value.
 _MISSING: tuple[tuple[str, str], ...] = (
     (str(Status.OK), ""), (str(Status.NOT_AVAILABLE), "no value"),
-    (str(Status.NOT_AVAILABLE), "DCGM blank"),
+    (str(Status.NOT_AVAILABLE), blank_reason()),
     *((str(st), why) for st, why in _BLANK_REASONS.values()))
 
 
@@ -463,8 +466,9 @@ def _blanks(raw: np.ndarray, scaled: np.ndarray) -> tuple[np.ndarray, Any, Any]:
     code[~np.isfinite(raw)] = 1
     # int64 blanks: a float64 store (Prometheus) cannot tell 0x7ff...f0 from ...f3 apart
     code[raw >= DCGM_INT64_BLANK] = 2
-    fp = (raw >= DCGM_FP64_BLANK) & (raw < DCGM_FP64_BLANK + len(_BLANK_REASONS))
-    code[fp] = 3 + (raw[fp] - DCGM_FP64_BLANK).astype(np.int8)
+    for base in (DCGM_INT32_BLANK, DCGM_FP64_BLANK):  # exact sentinels keep their kind
+        hit = (raw >= base) & (raw < base + len(_BLANK_REASONS)) & (raw == np.floor(raw))
+        code[hit] = 3 + (raw[hit] - base).astype(np.int8)
     missing = code > 0
     if not missing.any():
         return value, _MISSING[0][0], _MISSING[0][1]

@@ -15,7 +15,9 @@ catalog, :data:`labkit.observe.CATALOG`) polls every ``--interval`` seconds on a
 thread, like dcgm-exporter's collect interval (``-c``; its default is 30 s, ``pkg/cmd/app.go``);
 a scrape only formats the latest readings, so scrapes are cheap and never call NVML. Two
 families the catalog does not read are added on the same thread: ``DCGM_FI_DEV_MEM_CLOCK``
-(``nvmlDeviceGetClockInfo(h, NVML_CLOCK_MEM)``) and, for MIG devices, their memory
+(``nvmlDeviceGetClockInfo(h, NVML_CLOCK_MEM)``), the rest of dcgm-exporter's default counters
+(encoder/decoder utilization, rows remapped for correctable errors, NVLink bandwidth total, PCIe
+throughput; :data:`_EXTRA_FAMILIES`) and, for MIG devices, their memory
 (``nvmlDeviceGetMemoryInfo`` on the MIG device handle) and profiling metrics (GPM of the GPU
 instance, ``nvmlGpmMigSampleGet``; Hopper and newer), as dcgm-exporter reports DCP metrics per
 GPU instance. ``DCGM_FI_DEV_FB_FREE`` is
@@ -151,7 +153,29 @@ _HELP: Mapping[str, tuple[str, str]] = MappingProxyType({
     "DCGM_FI_DEV_ENFORCED_POWER_LIMIT": ("gauge", "Effective power limit (in W)."),
     "DCGM_FI_DEV_FAN_SPEED": ("gauge", "Fan speed (in %)."),
     "DCGM_FI_DEV_MAX_SM_CLOCK": ("gauge", "Maximum SM clock (in MHz)."),
+    "DCGM_FI_DEV_PCIE_TX_THROUGHPUT": (
+        "counter", "Total number of bytes transmitted through PCIe TX (in KB) via NVML."),
+    "DCGM_FI_DEV_PCIE_RX_THROUGHPUT": (
+        "counter", "Total number of bytes received through PCIe RX (in KB) via NVML."),
+    "DCGM_FI_DEV_ENC_UTIL": ("gauge", "Encoder utilization (in %)."),
+    "DCGM_FI_DEV_DEC_UTIL": ("gauge", "Decoder utilization (in %)."),
+    "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS": (
+        "counter", "Number of remapped rows for correctable errors"),
+    "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL": (
+        "counter", "Total number of NVLink bandwidth counters for all lanes"),
 })
+#: Families of ``etc/default-counters.csv`` (NVIDIA/dcgm-exporter @00d6d34) beyond the metric
+#: catalog, each with the exporter-only key it is read into (:meth:`DcgmCollector.on_snapshot`)
+#: or the catalog key of the same NVML reading. ``DCGM_FI_DEV_VGPU_LICENSE_STATUS`` is left
+#: out: the lab has no vGPU (dcgm-exporter omits n/a families too).
+_EXTRA_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("DCGM_FI_DEV_PCIE_TX_THROUGHPUT", "pcie_tx_kb_per_s"),  # nvmlDeviceGetPcieThroughput
+    ("DCGM_FI_DEV_PCIE_RX_THROUGHPUT", "pcie_rx_kb_per_s"),
+    ("DCGM_FI_DEV_ENC_UTIL", "enc_util_pct"),               # nvmlDeviceGetEncoderUtilization
+    ("DCGM_FI_DEV_DEC_UTIL", "dec_util_pct"),               # nvmlDeviceGetDecoderUtilization
+    ("DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "remapped_rows_correctable"),
+    ("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "nvlink_bandwidth_total_kib"),
+)
 
 
 def _families() -> tuple[Family, ...]:
@@ -167,10 +191,14 @@ def _families() -> tuple[Family, ...]:
         if m.key == "sm_clock_mhz":
             kind, text = _HELP["DCGM_FI_DEV_MEM_CLOCK"]
             out.append(Family("DCGM_FI_DEV_MEM_CLOCK", kind, text, "mem_clock_mhz"))
+    for name, key in _EXTRA_FAMILIES:
+        kind, text = _HELP[name]
+        out.append(Family(name, kind, text, key))
     return tuple(out)
 
 
-#: Every family the exporter serves, in catalog order (27 on a GPU that supports them all).
+#: Every family the exporter serves: catalog order, then :data:`_EXTRA_FAMILIES` (33 on a GPU
+#: that supports them all).
 FAMILIES: tuple[Family, ...] = _families()
 
 #: Labels of every series, in dcgm-exporter's order; MIG devices add ``GPU_I_PROFILE`` and
@@ -278,10 +306,7 @@ class _MigGpm:
 
 def _mig_devices(nv: Any, g: int, h: Any, parent: Mapping[str, str], gpm: _MigGpm
                  ) -> list[_MigDevice]:
-    """Return the MIG devices of a GPU with their memory and GPM profiling (none: MIG off)."""
-    mode = nvml.query(nv.nvmlDeviceGetMigMode, h)
-    if not mode or int(mode[0]) != 1:
-        return []
+    """Return the MIG devices of a GPU in MIG mode with their memory and GPM profiling."""
     count = int(nvml.query(nv.nvmlDeviceGetMaxMigDeviceCount, h, default=0) or 0)
     out = []
     for i in range(count):
@@ -302,6 +327,52 @@ def _mig_devices(nv: Any, g: int, h: Any, parent: Mapping[str, str], gpm: _MigGp
                   "fb_total_mib": mem.total / _MIB, **gpm.read(g, h, int(gi))}
         out.append(_MigDevice(MappingProxyType(labels), MappingProxyType(values)))
     return out
+
+
+def _nvlink_total_kib(nv: Any, h: Any) -> float | None:
+    """Return NVLink data TX + RX summed over the GPU's links since driver load, or None.
+
+    ``NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX`` / ``_RX`` (KiB counters per link, ``scopeId`` =
+    link; ``nvml.h``), over ``NVML_FI_DEV_NVLINK_LINK_COUNT`` links. None on a board without
+    NVLink (the family is then left out, as dcgm-exporter leaves out n/a fields). [KiB]
+    """
+    count = nvml.query(nv.nvmlDeviceGetFieldValues, h, [nv.NVML_FI_DEV_NVLINK_LINK_COUNT])
+    if not count or int(count[0].nvmlReturn) != nv.NVML_SUCCESS:
+        return None
+    links = int(count[0].value.uiVal)
+    ids = [(f, link) for f in (nv.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX,
+                               nv.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX) for link in range(links)]
+    values = nvml.query(nv.nvmlDeviceGetFieldValues, h, ids) if ids else None
+    if not values:
+        return None
+    ok = [int(v.value.ullVal) for v in values if int(v.nvmlReturn) == nv.NVML_SUCCESS]
+    return float(sum(ok)) if ok else None
+
+
+def _extra_values(nv: Any, h: Any) -> dict[str, float]:
+    """Return the exporter-only readings of one GPU (a reading NVML cannot give is absent).
+
+    Memory clock (``nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)``) [MHz], encoder and decoder
+    utilization (``nvmlDeviceGetEncoderUtilization`` / ``DecoderUtilization``) [%], rows remapped
+    for correctable errors (``nvmlDeviceGetRemappedRows``, its first value) [count], NVLink
+    bandwidth total (:func:`_nvlink_total_kib`) [KiB].
+    """
+    values: dict[str, float] = {}
+    clock = nvml.query(nv.nvmlDeviceGetClockInfo, h, nv.NVML_CLOCK_MEM)
+    if clock is not None:
+        values["mem_clock_mhz"] = float(clock)
+    for key, call in (("enc_util_pct", nv.nvmlDeviceGetEncoderUtilization),
+                      ("dec_util_pct", nv.nvmlDeviceGetDecoderUtilization)):
+        util = nvml.query(call, h)
+        if util is not None:
+            values[key] = float(util[0])
+    rows = nvml.query(nv.nvmlDeviceGetRemappedRows, h)
+    if rows is not None:
+        values["remapped_rows_correctable"] = float(rows[0])
+    nvlink = _nvlink_total_kib(nv, h)
+    if nvlink is not None:
+        values["nvlink_bandwidth_total_kib"] = nvlink
+    return values
 
 
 class DcgmCollector(Collector):
@@ -327,6 +398,7 @@ class DcgmCollector(Collector):
         self._extra: dict[int, dict[str, float]] = {}
         self._mig: dict[int, list[_MigDevice]] = {}
         self._gpm = _MigGpm(nv)
+        self._mig_mode: dict[int, bool] = {}
         self._lock = threading.Lock()
 
     def on_snapshot(self, _snap: Snapshot | None = None) -> None:
@@ -343,19 +415,25 @@ class DcgmCollector(Collector):
     def _read_extra(self) -> None:
         extra: dict[int, dict[str, float]] = {}
         mig: dict[int, list[_MigDevice]] = {}
+        changed = False
         for g in self.sampler.gpus:
             h, err = nvml.try_query(self.nv.nvmlDeviceGetHandleByIndex, g)
             if h is None or err is not None:
                 continue
-            values: dict[str, float] = {}
-            clock = nvml.query(self.nv.nvmlDeviceGetClockInfo, h, self.nv.NVML_CLOCK_MEM)
-            if clock is not None:
-                values["mem_clock_mhz"] = float(clock)
-            extra[g] = values
-            mig[g] = _mig_devices(self.nv, g, h, self.identity[g], self._gpm)
+            extra[g] = _extra_values(self.nv, h)
+            mode = nvml.query(self.nv.nvmlDeviceGetMigMode, h)
+            mig_on = bool(mode) and int(mode[0]) == 1
+            # MIG on or off changes what NVML supports for the whole GPU (util.gpu, memory copy
+            # util, row remapping: NotSupported under MIG); the sampler remembers NotSupported,
+            # so it must ask again when the mode changes
+            changed |= self._mig_mode.get(g, mig_on) != mig_on
+            self._mig_mode[g] = mig_on
+            mig[g] = _mig_devices(self.nv, g, h, self.identity[g], self._gpm) if mig_on else []
         self._gpm.keep_only({(g, int(d.labels["GPU_I_ID"])) for g, ds in mig.items() for d in ds})
         with self._lock:
             self._extra, self._mig = extra, mig
+        if changed:
+            self.sampler.reprobe()
 
     def _values(self, gpu: int) -> dict[str, float]:
         latest: Mapping[str, Reading] = self.sampler.history.latest(gpu)

@@ -6,15 +6,9 @@ The text is parsed by ``prometheus_client``'s own parser
 here. This module only maps DCGM field names to the catalog, DCGM's blank sentinels to missing
 readings, and repeated series to successive scrapes.
 
-DCGM blank values (``dcgm_structs.h``, DCGM 4.6.0): when DCGM has no value for a field it stores a
-sentinel of the field's type, and dcgm-exporter prints it as a number:
-
-- ``DCGM_INT32_BLANK`` = 0x7ffffff0 (2147483632), ``DCGM_INT64_BLANK`` = 0x7ffffffffffffff0
-  (9223372036854775792), ``DCGM_FP64_BLANK`` = 140737488355328.0 (2**47);
-- each followed by ``..._NOT_FOUND`` (+1), ``..._NOT_SUPPORTED`` (+2) and
-  ``..._NOT_PERMISSIONED`` (+3).
-
-Each becomes a missing reading with the reason "DCGM blank" (and the kind), never the raw number.
+DCGM blank values (the sentinels of ``dcgm_structs.h``, defined once in
+:mod:`labkit.observe.dcgm_blanks`): each becomes a missing reading with the reason "DCGM blank"
+(and the kind), never the raw number.
 
 Used in: notebooks/01_observe.ipynb
 """
@@ -31,30 +25,30 @@ from prometheus_client.parser import text_string_to_metric_families
 from labkit import validate
 from labkit.data.observe.common import check_lines, finish_log, meta_interval, split_meta, where
 from labkit.observe.catalog import CATALOG, DCGM_ALIASES, Metric
+from labkit.observe.dcgm_blanks import (
+    DCGM_BLANK_KINDS,
+    DCGM_FP64_BLANK,
+    DCGM_INT32_BLANK,
+    DCGM_INT64_BLANK,
+    blank_reason,
+)
 from labkit.observe.logs import LogImport, UnparsedRow
 from labkit.observe.readings import Status
 
 __all__ = ["DCGM_BLANKS", "DCGM_IDENTITY_LABELS", "dcgm_blank", "read_dcgm_exporter"]
 
-#: Sentinel bases in ``dcgm_structs.h`` (DCGM 4.6.0): DCGM_INT32_BLANK, DCGM_INT64_BLANK,
-#: DCGM_FP64_BLANK. https://github.com/NVIDIA/DCGM/blob/72fa3fe/dcgmlib/dcgm_structs.h
-_INT32_BLANK = 0x7FFFFFF0
-_INT64_BLANK = 0x7FFFFFFFFFFFFFF0
-_FP64_BLANK = 140737488355328.0
-#: Offset from a base -> (status, kind): ``*_BLANK``, ``*_NOT_FOUND``, ``*_NOT_SUPPORTED``,
-#: ``*_NOT_PERMISSIONED`` (``dcgm_structs.h``).
-_KINDS = {0: (Status.NOT_AVAILABLE, "blank"), 1: (Status.NOT_AVAILABLE, "not found"),
-          2: (Status.NOT_SUPPORTED, "not supported"), 3: (Status.NO_PERMISSION, "no permission")}
 #: Every sentinel value -> (status, reason).
 DCGM_BLANKS: Mapping[float, tuple[Status, str]] = MappingProxyType({
-    **{float(base + offset): (status, f"DCGM blank ({kind})")
-       for base in (_INT32_BLANK, _FP64_BLANK) for offset, (status, kind) in _KINDS.items()},
+    **{float(base + offset): (status, blank_reason(kind))
+       for base in (DCGM_INT32_BLANK, DCGM_FP64_BLANK)
+       for offset, (status, kind) in DCGM_BLANK_KINDS.items()},
     # the four int64 sentinels are one float64 (2**63): printed as a float, the kind is lost
-    float(_INT64_BLANK): (Status.NOT_AVAILABLE, "DCGM blank"),
+    float(DCGM_INT64_BLANK): (Status.NOT_AVAILABLE, blank_reason()),
 })
 _INT_BLANKS: Mapping[int, tuple[Status, str]] = MappingProxyType({
-    base + offset: (status, f"DCGM blank ({kind})")
-    for base in (_INT32_BLANK, _INT64_BLANK) for offset, (status, kind) in _KINDS.items()})
+    base + offset: (status, blank_reason(kind))
+    for base in (DCGM_INT32_BLANK, DCGM_INT64_BLANK)
+    for offset, (status, kind) in DCGM_BLANK_KINDS.items()})
 #: Labels that say which GPU a series is (kept as the device's identity, not a series key).
 DCGM_IDENTITY_LABELS = ("UUID", "modelName", "pci_bus_id", "device", "Hostname", "hostname",
                         "DCGM_FI_DRIVER_VERSION")

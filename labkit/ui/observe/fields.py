@@ -1,0 +1,47 @@
+"""The field picker of lesson 01's replay: a `noheader` log's columns, and a preview of its rows.
+
+Used in: notebooks/01_observe.ipynb
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+
+from labkit.data.observe.smi_csv import COMMON_FIELD_SETS
+from labkit.i18n import t
+from labkit.ui.observe.common import css
+
+__all__ = ["field_set_dropdown", "fields_text", "preview_html"]
+
+
+def fields_text() -> widgets.Text:
+    """Return the text box where a student types a `noheader` log's ``--query-gpu`` fields."""
+    return css(widgets.Text(value="", placeholder="timestamp,index,utilization.gpu",
+                            description=t("observe.replay.fields_label"),
+                            continuous_update=False, layout=widgets.Layout(width="520px"),
+                            style={"description_width": "initial"}), "lk-replay-fields")
+
+
+def field_set_dropdown() -> widgets.Dropdown:
+    """Return the dropdown of common ``--query-gpu`` field sets (``COMMON_FIELD_SETS``)."""
+    return css(widgets.Dropdown(
+        options=[(t("observe.replay.field_set.custom"), "")]
+        + [(t(f"observe.replay.field_set.{k}"), k) for k in COMMON_FIELD_SETS],
+        value="", description=t("observe.replay.field_set_label"),
+        layout=widgets.Layout(width="520px"), style={"description_width": "initial"}),
+        "lk-replay-field-set")
+
+
+def preview_html(text: str, rows: int = 5) -> str:
+    """Return the first rows of an uploaded CSV as a small table (for the field picker)."""
+    from labkit.data.observe import preview_rows
+
+    cells = preview_rows(text, rows=rows)
+    width = max((len(r) for r in cells), default=0)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c[:40])}</td>" for c in r) + "</tr>"
+                   for r in cells)
+    return (t("observe.replay.preview", n=width)
+            + f'<table class="lk-preview" style="font-size:85%">{body}</table>')
+

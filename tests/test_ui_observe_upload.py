@@ -1,0 +1,104 @@
+"""Lesson 01's log upload: files travel in chunks under the websocket's message limit, an
+over-size file is refused in the browser with a Korean message beside the control (its size,
+the limit, how to cut it), and the kernel checks every chunk message as untrusted.
+
+The browser half is tests/browser/test_observe_upload_app.py; here the messages the widget's ES
+module sends (``{"kind": "start" | "chunk" | "too_large", ...}``) are fed to the kernel side.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from labkit.ui import observe as ui
+from labkit.ui.observe.chunked_upload import CHUNK_BYTES, ChunkedUpload
+
+FIXTURES = Path(__file__).parent / "fixtures" / "observe"
+#: labkit's voila and the class hub close a websocket on a message over this (labkit.serve).
+WEBSOCKET_LIMIT = 8 * 1024 * 1024
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+def _send(widget: ChunkedUpload, name: str, data: bytes, chunk: int = CHUNK_BYTES) -> None:
+    """Send ``data`` as the ES module does: start, then one buffer per chunk."""
+    count = max(1, math.ceil(len(data) / chunk))
+    widget._handle_custom_msg({"kind": "start", "name": name, "size": len(data),
+                               "count": count}, [])
+    for i in range(count):
+        widget._handle_custom_msg({"kind": "chunk", "index": i},
+                                  [memoryview(data[i * chunk:(i + 1) * chunk])])
+
+
+def test_the_cap_holds_a_day_of_logs_and_chunks_fit_the_websocket() -> None:
+    # a day of 1 Hz nvidia-smi dmon on 8 GPUs: 691,200 lines of ~65 bytes (issue 16)
+    assert ui.MAX_UPLOAD_BYTES >= 691_200 * 65
+    assert CHUNK_BYTES < WEBSOCKET_LIMIT < ui.MAX_UPLOAD_BYTES
+
+
+def test_a_15_mb_log_uploads_in_chunks_and_replays() -> None:
+    """The operator trial's 15 MB file (it vanished through FileUpload): a real capture's rows
+    repeated to 15 MB."""
+    head, *rows = (FIXTURES / "smi_query_gpu_h100.csv").read_bytes().splitlines(keepends=True)
+    copies = 15_000_000 // len(b"".join(rows)) + 1
+    data = head + b"".join(rows * copies)
+    assert len(data) > 15_000_000
+    app = ui.replay_app()
+    _send(app.upload, "day.csv", data)
+    assert app.log_import is not None and app.log_import.source == "day.csv"
+    assert app.log_import.rows == len(rows) * copies  # every row read
+    assert _text(app.upload_error.value) == "" and _text(app.error.value) == ""
+    assert app.upload.value == ()  # the bytes are dropped after reading
+    app.close()
+
+
+def test_an_over_size_file_is_refused_beside_the_control_in_korean() -> None:
+    app = ui.replay_app()
+    before = app.log_import
+    app.upload._handle_custom_msg({"kind": "too_large", "name": "week.csv",
+                                   "size": 300_000_000}, [])
+    shown = _text(app.upload_error.value)
+    assert "week.csv" in shown and "300.0 MB" in shown and "67.1 MB" in shown
+    assert "head -n" in shown and "-l 5" in shown and "dmon -c" in shown
+    assert app.log_import is before  # the last good log stays
+    app.close()
+
+
+@pytest.mark.parametrize("messages", [
+    # a start that lies about its size: the kernel checks it too
+    [({"kind": "start", "name": "x.csv", "size": 10**12, "count": 10**6}, [])],
+    # a chunk out of order
+    [({"kind": "start", "name": "x.csv", "size": 10, "count": 1}, []),
+     ({"kind": "chunk", "index": 3}, [memoryview(b"0123456789")])],
+    # more bytes than announced
+    [({"kind": "start", "name": "x.csv", "size": 4, "count": 1}, []),
+     ({"kind": "chunk", "index": 0}, [memoryview(b"0123456789")])],
+    # a count that does not fit the size
+    [({"kind": "start", "name": "x.csv", "size": 10, "count": 7}, [])],
+    # garbage
+    [({"kind": "start", "name": "x.csv", "size": "big", "count": True}, [])],
+])
+def test_forged_chunk_messages_are_dropped_with_a_korean_message(
+        messages: list[tuple[dict[str, Any], list[Any]]]) -> None:
+    app = ui.replay_app()
+    before = app.log_import
+    for content, buffers in messages:
+        app.upload._handle_custom_msg(content, buffers)
+    assert app.log_import is before
+    assert app.upload.value == ()
+    assert _text(app.upload_error.value) != ""
+    app.close()
+
+
+def test_chunks_without_a_start_are_ignored() -> None:
+    widget = ChunkedUpload(description="x", accept=".csv", max_bytes=100)
+    widget._handle_custom_msg({"kind": "chunk", "index": 0}, [memoryview(b"abc")])
+    widget._handle_custom_msg("not a dict", [])
+    assert widget.value == () and widget.refused == {}
