@@ -159,7 +159,7 @@ def test_import_reads_configs_and_commands_and_refuses_bad_ones(board: ui.BoardA
          "mig-devices: {7g.79gb: 1}}]}", "7g.79gb"),
         ("version: v2\nmig-configs: {}", "v2"),
         ("version: v1\nmig-configs: [", "YAML"),
-        ("nvidia-smi mig -cgi 19,19,14,9", "1번째 줄 (9): 3g.40gb을(를) 놓을 빈자리가 없습니다"),
+        ("nvidia-smi mig -cgi 19,19,14,9", "1번째 줄 (9): 3g.40gb를 놓을 빈자리가 없습니다"),
         (EXCERPT.read_text(), "이 GPU에 쓸 수 있는 구성: all-disabled, all-enabled, all-1g.10gb"),
     ]:
         panel.paste.value = bad

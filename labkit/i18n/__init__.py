@@ -4,13 +4,19 @@ Korean (``labkit.i18n.ko``) is the course's language and the fallback. Another l
 one more module with a dict of the same keys, registered in :data:`CATALOGS` and chosen with
 ``$LABKIT_LANG``; ``tests/test_messages.py`` checks every used key exists and that every
 catalog has the same keys and placeholders as Korean.
+
+Templates are ``str.format`` templates with one addition: a Korean particle as the format spec
+attaches the form that fits the value (:mod:`labkit.i18n.josa`): ``"{profile:을/를} 놓았습니다"``
+gives "3g.40gb를 놓았습니다", "{basis:이/가}" gives "SM 활동이"; never "을(를)".
 """
 
 from __future__ import annotations
 
 import os
+import string
 from typing import Any
 
+from labkit.i18n import josa
 from labkit.i18n.ko import KO
 from labkit.validate import InputError
 
@@ -24,6 +30,18 @@ def language() -> str:
     """Return the UI language: ``$LABKIT_LANG`` when a catalog exists for it, else Korean."""
     lang = os.environ.get("LABKIT_LANG", DEFAULT_LANGUAGE)
     return lang if lang in CATALOGS else DEFAULT_LANGUAGE
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` plus particle specs: ``{name:이/가}`` is the value and its particle."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec in josa.PARTICLE_NAMES:
+            return josa.attach(format(value, ""), format_spec)
+        return str(super().format_field(value, format_spec))
+
+
+_FORMATTER = _Formatter()
 
 
 def t(key: str, /, **values: Any) -> str:
@@ -40,7 +58,7 @@ def t(key: str, /, **values: Any) -> str:
     template = catalog.get(key, KO.get(key))
     if template is None:
         raise KeyError(f"no UI string for {key!r}")
-    return template.format(**values) if values else template
+    return _FORMATTER.vformat(template, (), values) if values else template
 
 
 def _shown(value: object, width: int = 24) -> object:
