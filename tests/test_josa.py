@@ -34,7 +34,7 @@ def read_number(n: int) -> str:
     """Sino-Korean reading of 0 <= n < 10**20 (만, 억, 조, 경; 일 dropped before 십/백/천/만)."""
     if n == 0:
         return "영"
-    words = []
+    words: list[str] = []
     for k, myriad in enumerate(("", "만", "억", "조", "경")):
         group = n // 10 ** (4 * k) % 10_000
         if not group:
