@@ -69,7 +69,7 @@ def test_a_browser_cannot_change_a_sliders_bounds_or_state(
 
 
 @pytest.mark.parametrize(("state", "words"), [
-    ({"max": 2000.0, "value": 1000.0}, ("10 이하", "입력: 1000")),
+    ({"max": 2000.0, "value": 1000.0}, ("10 이하", "입력: 1,000")),
     ({"value": 10.5}, ("10 이하", "입력: 10.5")),
     ({"min": -50.0, "value": -20.0}, ("0 이상", "입력: -20")),
 ])
@@ -127,7 +127,7 @@ def test_straggler_s_of_1000_after_raising_max_is_refused() -> None:
     assert control.max == 1.5 and straggler.result is good
     assert ledger.fields["straggler"].control.value == hours
     error = straggler.fields["slowdown"].error.value
-    assert "1.5 이하" in error and "입력: 1000" in error
+    assert "1.5 이하" in error and "입력: 1,000" in error
 
 
 # --- debounce ----------------------------------------------------------------------------------

@@ -132,7 +132,7 @@ def test_month_app_sample_and_redraw_and_parameters() -> None:
 
 @pytest.mark.parametrize(
     ("key", "value", "text"),
-    [("trials", 10**9, "20000"), ("trials", 0, "정수"), ("trials", 1500.5, "정수"),
+    [("trials", 10**9, "20,000"), ("trials", 0, "정수"), ("trials", 1500.5, "정수"),
      ("n_gpus", -3, "정수"), ("interval_min", 0, "0보다 커야"), ("sample", 5_000, "표본")],
 )
 def test_month_app_bounds_every_browser_value(key: str, value: float, text: str) -> None:
@@ -208,3 +208,14 @@ def test_exercises_answers_come_from_the_models() -> None:
     from labkit.ui.exercises import Exercise
 
     assert check_answer(Exercise("reliability.ex3", 37.9, 0.5, "%"), "37.9 %")[0] is True
+
+
+def test_month_app_refuses_a_huge_gpu_count_under_the_gpu_box() -> None:
+    """Issue 17: 1e308 GPUs put the error under the write-time slider."""
+    app = ui.month_app()
+    good = app.result
+    app.fields["n_gpus"].control.value = 1e308
+    assert "10,000,000" in app.fields["n_gpus"].error.value
+    assert "1e+308" in app.fields["n_gpus"].error.value
+    assert all(not f.error.value for k, f in app.fields.items() if k != "n_gpus")
+    assert app.result is good

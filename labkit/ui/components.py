@@ -353,8 +353,8 @@ class LiveApp(widgets.VBox, Generic[R]):
             if _overflowed(err, values):  # 1e308 typed in a box: say so, not "input: inf"
                 message, field = t("error.arithmetic"), None
             else:
-                message = error_text(err, prefix=self.error_prefix)  # type: ignore[arg-type]
                 field = self._field_for(getattr(err, "field", ""))
+                message = self._message(err, field)  # type: ignore[arg-type]
             kept = f" {t('common.kept_last')}" if self.result is not None else ""
             if field is not None:
                 field.set_error(message)
@@ -366,6 +366,15 @@ class LiveApp(widgets.VBox, Generic[R]):
         self.render(result)
         for callback in self.on_result:
             callback(result)
+
+    def _message(self, err: ValueError, field: Field | None) -> str:
+        """The Korean text of ``err``, echoing what the student typed where the control holds
+        the model's own quantity (same name; a ``scale`` only changes the unit)."""
+        model_field = getattr(err, "field", "").rsplit(".", 1)[-1]
+        if field is None or field.key != model_field:
+            return error_text(err, prefix=self.error_prefix)
+        return error_text(err, prefix=self.error_prefix, typed=field.control.value,
+                          scale=field.scale)
 
     def reset(self, *_: Any) -> None:
         """Put every control back to its initial value."""

@@ -151,14 +151,22 @@ class ComparisonApp(LiveApp[model.HardwareEquivalent]):
     def render(self, result: model.HardwareEquivalent) -> None:
         other = self.fields["goodput"].value
         more = result.factor - 1
+        needed = fmt.count(result.gpus_needed, 1)
+        if more >= 0:
+            lines = [t("goodput.compare.factor", factor=fmt.ratio(result.factor), sign="+",
+                       pct=fmt.pct(more)),
+                     t("goodput.compare.gpus", needed=needed,
+                       extra=fmt.count(result.extra_gpus, 1)),
+                     t("goodput.compare.money", money=fmt.krw(result.extra_cost_krw))]
+        else:  # the other cluster does better than ours: fewer GPUs, money saved, no "추가 -"
+            lines = [t("goodput.compare.factor_less", factor=fmt.ratio(result.factor),
+                       pct=fmt.pct(-more)),
+                     t("goodput.compare.gpus_fewer", needed=needed,
+                       fewer=fmt.count(-result.extra_gpus, 1)),
+                     t("goodput.compare.money_saved", money=fmt.krw(-result.extra_cost_krw))]
         self.summary.value = "<br>".join([
             t("goodput.compare.reference", pct=fmt.pct(self.reference)),
-            "<b>" + t("goodput.compare.factor", factor=fmt.ratio(result.factor),
-                      sign="+" if more >= 0 else "−", pct=fmt.pct(abs(more))) + "</b>",
-            t("goodput.compare.gpus", needed=fmt.count(result.gpus_needed, 1),
-              extra=fmt.count(result.extra_gpus, 1)),
-            t("goodput.compare.money", money=fmt.krw(result.extra_cost_krw)),
-        ])
+            f"<b>{lines[0]}</b>", *lines[1:]])
         fig = styled_figure(title=t("goodput.compare.chart_title"),
                             yaxis_title=t("goodput.compare.gpus_axis"), showlegend=False,
                             height=320)

@@ -12,6 +12,8 @@ STRINGS: dict[str, str] = {
     "error.positive": "0보다 커야 합니다 (입력: {value}).",
     "error.non_negative": "0 이상이어야 합니다 (입력: {value}).",
     "error.fraction": "허용 범위 {limit:을/를} 벗어났습니다 (입력: {value}).",
+    "error.interval.open_closed": "{low} 초과 {high} 이하",
+    "error.interval.closed": "{low} 이상 {high} 이하",
     "error.at_most": "{limit} 이하여야 합니다 (입력: {value}).",
     "error.at_least": "{limit} 이상이어야 합니다 (입력: {value}).",
     "error.integer": "{limit} 이상의 정수여야 합니다 (입력: {value}).",

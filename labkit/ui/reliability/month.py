@@ -25,7 +25,7 @@ from labkit.ui.components import (
     styled_figure,
 )
 from labkit.ui.goodput import waterfall_figure
-from labkit.ui.reliability.base import _COLORS, UI_MAX_TRIALS, _bounded
+from labkit.ui.reliability.base import _COLORS, _MAX_GPUS, UI_MAX_TRIALS, _bounded
 
 
 # -- 4. the month ---------------------------------------------------------------------------
@@ -95,7 +95,11 @@ class MonthApp(LiveApp[MonthView]):
     def compute(self, values: dict[str, Any]) -> MonthView:
         trials = validate.integer("trials", _bounded("trials", values["trials"], UI_MAX_TRIALS),
                                   minimum=1)
-        kwargs = {**self.defaults.kwargs(), "n_gpus": values["n_gpus"],
+        # the model takes any GPU count; bound it here so 1e308 is refused under this control,
+        # not as a checkpoint write longer than a vanishing job MTBF
+        n_gpus = validate.integer("n_gpus", _bounded("n_gpus", values["n_gpus"], _MAX_GPUS),
+                                  minimum=1)
+        kwargs = {**self.defaults.kwargs(), "n_gpus": n_gpus,
                   "checkpoint_interval_h": values["interval_min"] / 60,
                   "checkpoint_write_h": values["write_s"] / 3600,
                   "restart_h": values["restart_min"] / 60}
