@@ -275,9 +275,34 @@ def test_workload_follows_the_board(board: ui.BoardApp) -> None:
     board.apply_preset("all-1g.10gb")
     r = app.result.results
     assert (r["fifo"].makespan_h, r["mig"].makespan_h) == (7, pytest.approx(1))
-    assert app.chart.figure is not None and app.chart.figure.data[0].y[0] == 7
+    done, oom, no_slot = app.chart.figure.data  # jobs per mode: finished, OOM-killed, unstarted
+    assert list(done.x) == [7, 7, 7, 7] and sum(oom.x) == sum(no_slot.x) == 0
+    notes = [a.text for a in app.chart.figure.layout.annotations]
+    # seven 1-h jobs that use 1 of 7 slices: one after another (FIFO) or taking turns
+    # (time-slicing) 7 h; side by side (MPS, seven 1g.10gb) 1 h
+    assert notes == ["모두 끝남: 7.00 h", "모두 끝남: 7.00 h", "모두 끝남: 1.00 h",
+                     "모두 끝남: 1.00 h"]
     app.fields["memory_gb"].control.value = 15
     assert app.result.results["mps"].oom_jobs == 2 and "메모리가 모자라" in app.notes.value
+
+
+def test_the_outcome_chart_shows_what_ran_and_what_failed_per_mode(board: ui.BoardApp) -> None:
+    """Issue 17: MIG with nothing run showed "0.00 h" as if it won; OOM shortened the bars."""
+    app = ui.workload_app(board)  # empty board: no MIG device for any job
+    modes = list(app.result.results)
+    done, oom, no_slot = app.chart.figure.data
+    mig = modes.index("mig")
+    assert (done.x[mig], no_slot.x[mig]) == (0, 7)
+    notes = [a.text for a in app.chart.figure.layout.annotations]
+    assert notes[mig] == "7개 중 0개만 끝남: 시간 비교 불가" and "0.00 h" not in " ".join(notes)
+    assert "<th>MIG</th><td>— (일부 실패)</td><td>— (일부 실패)</td>" in app.table.value
+    board.apply_preset("all-1g.10gb")
+    app.fields["memory_gb"].control.value = 15  # two of seven jobs do not fit next to others
+    done, oom, no_slot = app.chart.figure.data
+    mps = modes.index("mps")
+    assert (done.x[mps], oom.x[mps]) == (5, 2)
+    notes = [a.text for a in app.chart.figure.layout.annotations]
+    assert notes[mps] == "7개 중 5개만 끝남: 시간 비교 불가"
 
 
 @pytest.mark.parametrize(("key", "value", "text"), [

@@ -318,9 +318,18 @@ class LiveApp(widgets.VBox, Generic[R]):
         return None
 
     def _on_value(self, field: Field, _change: Any) -> None:
-        if not field.from_client:
+        if field.from_client:
+            self.schedule()
+        else:
             self.update()
-            return
+
+    def schedule(self, *_: Any) -> None:
+        """Recompute :data:`DEBOUNCE_S` after the last call while an event loop runs (the
+        kernel's: a browser event is being handled), at once otherwise; latest values win.
+
+        Linked apps call this for changes from another widget (a MIG board click), so the
+        click's own update reaches the browser before the linked recompute runs.
+        """
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a plain script or test): at once

@@ -326,8 +326,9 @@ class BoardApp(widgets.VBox):
         legal = set(lay.legal_starts(profile))
         open_ = set(lay.open_starts(profile))
         for u, b in enumerate(self.start_buttons[:lay.spec.memory_units]):
-            b.button_style = "success" if u in open_ else "warning" if u in legal else ""
-            b.tooltip = explain(lay, profile, u)
+            with b.hold_sync():  # style and tooltip in one message per button
+                b.button_style = "success" if u in open_ else "warning" if u in legal else ""
+                b.tooltip = explain(lay, profile, u)
         gis = lay.sorted_instances()
         self.removes.layout.display = None if gis else "none"
         options = [(f"{gi.profile.name}@{gi.start}", gi.start) for gi in gis]

@@ -54,11 +54,16 @@ class WorkloadView:
 def _workload_table(results: Mapping[str, share.ModeResult]) -> pd.DataFrame:
     rows = []
     for mode, r in results.items():
+        finished = all(run.outcome == "done" for run in r.runs)
+
+        def hours(h: float, finished: bool = finished) -> str:
+            return fmt.hours(h, 2) if finished else t("mig.wl.no_time")
+
         rows.append({
             t("mig.wl.mode"): t(f"mig.mode.{mode}"),
-            t("mig.wl.makespan"): fmt.hours(r.makespan_h, 2),
-            t("mig.wl.jct"): fmt.hours(r.mean_jct_h, 2),
-            t("mig.wl.wait"): fmt.hours(r.mean_wait_h, 2),
+            t("mig.wl.makespan"): hours(r.makespan_h),
+            t("mig.wl.jct"): hours(r.mean_jct_h),
+            t("mig.wl.wait"): hours(r.mean_wait_h),
             t("mig.wl.allocation"): fmt.pct(r.allocation_frac),
             t("mig.wl.useful"): fmt.pct(r.useful_frac),
             t("mig.wl.oom"): fmt.count(r.oom_jobs),
@@ -75,6 +80,52 @@ def _table_html(frame: pd.DataFrame) -> str:
         for i, row in zip(frame.index, frame.to_numpy().tolist(), strict=True))
     return (f'{_TABLE_CSS}<table class="lk-table lk-mig-table" style="font-size:13px">'
             f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+
+
+_OUTCOMES = (("done", "#2e7d32"), ("oom", "#b00020"), ("no_slot", "#adb5bd"))
+
+
+def outcome_figure(results: Mapping[str, share.ModeResult],
+                   fig: go.Figure | None = None) -> go.Figure:
+    """Return, per sharing mode, how many jobs finished, were OOM-killed or never started.
+
+    A stacked horizontal bar per mode (jobs); beside it the time until all jobs finished, for
+    the modes where every job did. A mode where a job failed gets no time: its finished jobs'
+    makespan would look like a win (issue 17: MIG at "0.00 h" when nothing ran). Pass the
+    ``fig`` this returned before to update it in place (building one costs ~25 ms of plotly
+    validation; an update ~5 ms: a board click redraws it).
+    """
+    modes = [t(f"mig.mode.{m}") for m in results]
+    if fig is None:
+        fig = styled_figure(title=t("mig.wl.chart_title"), xaxis_title=t("mig.wl.jobs_axis"),
+                            barmode="stack", height=300, legend={"orientation": "h", "y": -0.3},
+                            margin={"l": 150, "r": 230, "t": 50, "b": 50})
+        fig.update_yaxes(autorange="reversed")
+        for outcome, color in _OUTCOMES:
+            fig.add_trace(go.Bar(
+                orientation="h", name=t(f"mig.wl.outcome.{outcome}"), marker={"color": color},
+                textposition="inside", insidetextanchor="middle",
+                hovertemplate="%{y}: %{x}" + t("mig.wl.jobs_unit")
+                + "<extra>%{fullData.name}</extra>"))
+    notes = []
+    for mode, r in zip(modes, results.values(), strict=True):
+        done = sum(1 for run in r.runs if run.outcome == "done")
+        every = done == len(r.runs)
+        notes.append({"x": 1.01, "xref": "paper", "y": mode, "yref": "y", "showarrow": False,
+                      "xanchor": "left", "font": {"color": "#222" if every else "#b00020"},
+                      "text": t("mig.wl.all_done", h=fmt.hours(r.makespan_h, 2)) if every
+                      else t("mig.wl.not_all_done", done=done, n=len(r.runs))})
+    n_max = max((len(r.runs) for r in results.values()), default=1)
+    with fig.batch_update():
+        for trace, (outcome, _color) in zip(fig.data, _OUTCOMES, strict=True):
+            counts = [sum(1 for run in r.runs if run.outcome == outcome)
+                      for r in results.values()]
+            trace.x, trace.y = counts, modes
+            trace.text = [str(c) if c else "" for c in counts]
+        fig.layout.annotations = notes
+        fig.layout.xaxis.range = [0, n_max]
+        fig.layout.xaxis.dtick = 1 if n_max <= 12 else None
+    return fig
 
 
 class WorkloadApp(LiveApp[WorkloadView]):
@@ -107,8 +158,8 @@ class WorkloadApp(LiveApp[WorkloadView]):
         self.update()
 
     def _board_changed(self, layout: Layout) -> None:
-        if layout.key() != self._shown:
-            self.update()
+        if layout.key() != self._shown:  # after the click's own board update (components)
+            self.schedule()
 
     @property
     def mig_layout(self) -> Layout:
@@ -144,23 +195,8 @@ class WorkloadApp(LiveApp[WorkloadView]):
             if no_slot:
                 notes.append(t("mig.wl.note_no_slot", mode=t(f"mig.mode.{mode}"), n=no_slot))
         self.notes.value = "<br>".join(html.escape(n) for n in notes)
-        modes = [t(f"mig.mode.{m}") for m in result.results]
-        series = [[getattr(r, attr) for r in result.results.values()]
-                  for attr in ("makespan_h", "mean_jct_h", "mean_wait_h")]
-        fig = self._figure
-        if fig is None:  # built once; later results only replace the bars' numbers
-            fig = styled_figure(title=t("mig.wl.chart_title"), yaxis_title=t("mig.wl.hours"),
-                                barmode="group", height=340)
-            for key, color in (("mig.wl.makespan", "#3b6fb6"), ("mig.wl.jct", "#ffb703"),
-                               ("mig.wl.wait", "#adb5bd")):
-                fig.add_trace(go.Bar(x=modes, name=t(key), textposition="outside",
-                                     marker={"color": color}))
-            self._figure = fig
-        with fig.batch_update():
-            for trace, ys in zip(fig.data, series, strict=True):
-                trace.y = ys
-                trace.text = [fmt.hours(y, 2) for y in ys]
-        self.chart.show(fig)
+        self._figure = outcome_figure(result.results, self._figure)
+        self.chart.show(self._figure)
 
 
 def workload_app(board: BoardApp | None = None) -> WorkloadApp:
