@@ -181,3 +181,26 @@ def test_the_percent_slider_states_its_range_in_percent(ledger: ui.WorksheetApp)
     slider.value = 250
     error = compare.fields["goodput"].error.value
     assert "허용 범위 0 초과 100 이하를 벗어났습니다 (입력: 250)" in error
+
+
+def test_the_waterfall_axis_starts_where_the_losses_are_and_says_so(
+    ledger: ui.WorksheetApp,
+) -> None:
+    """Issue 17: from 0, 80 h of losses on 720 h were slivers."""
+    low, high = ledger.chart.figure.layout.yaxis.range
+    assert low == 600 and 720 < high <= 760  # 640 h effective - half of the 80 h lost, rounded
+    assert "600 h에서 시작" in ledger.chart.figure.layout.annotations[0].text
+    ledger.fields["failure_stops"].control.value = 500  # most of the month lost: axis from 0
+    assert ledger.chart.figure.layout.yaxis.range[0] == 0
+    assert not ledger.chart.figure.layout.annotations
+
+
+def test_the_comparison_chart_is_the_1_over_goodput_curve(ledger: ui.WorksheetApp) -> None:
+    compare = ui.comparison_app(ledger)
+    curve, ours, theirs = compare.chart.figure.data
+    assert len(curve.x) > 100 and curve.x[0] == 30 and curve.x[-1] == 100
+    n, ref = 4_096, 640 / 720  # the worksheet: 4,096 GPUs at 88.9 %
+    for x, y in zip(curve.x, curve.y, strict=True):
+        assert y == pytest.approx(n * ref / (x / 100))
+    assert (ours.x[0], ours.y[0]) == (pytest.approx(100 * ref), pytest.approx(n))
+    assert theirs.x[0] == pytest.approx(70) and theirs.y[0] == pytest.approx(n * ref / 0.7)
