@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -179,9 +180,10 @@ def test_real_data_builders() -> None:
 
 def test_number_tables_hold_the_cases() -> None:
     scaling = ui.scaling_numbers().to_string()
-    for value in ("50,677 h", "3.093 h", "2.781 h", "12.37 h", "58.19 (± 7.63)", "0.7238",
-                  "4.268e-04", "0.379", "3.789"):
+    for value in ("50,677 h", "3.093 h", "2.781 h", "12.37 h", "58.19 (± 7.63)", "72.38 %",
+                  "0.0427 %", "37.9 %", "3.789", "0.000474회 (약 2,112일에 한 번)"):
         assert value in scaling
+    assert not re.search(r"\d[eE][+-]?\d", scaling)  # no scientific notation (issue 17)
     interval = ui.interval_numbers().to_string()
     for value in ("116.69", "116.690", "56.714", "9.167", "49.742", "53.67"):
         assert value in interval

@@ -32,6 +32,7 @@ from labkit.ui.components import (
     FigureOutput,
     LiveApp,
     number_field,
+    people_table,
     slider_field,
     styled_figure,
 )
@@ -213,8 +214,7 @@ def gpus_curve(result: model.HardwareEquivalent, reference: float, other: float,
     g = np.linspace(low, high, 141)
     fig = styled_figure(title=t("goodput.compare.chart_title"),
                         xaxis_title=t("goodput.compare.x"),
-                        yaxis_title=t("goodput.compare.gpus_axis"), height=340,
-                        legend={"orientation": "h", "y": -0.3})
+                        yaxis_title=t("goodput.compare.gpus_axis"), height=340)
     fig.add_trace(go.Scatter(x=100 * g, y=n * reference / g, mode="lines",
                              name=t("goodput.compare.curve"), line={"color": "#3b6fb6"},
                              hovertemplate="%{x:.1f} % → %{y:,.0f}<extra></extra>"))
@@ -345,7 +345,8 @@ def seed_numbers(seed: WorksheetSeed | None = None) -> pd.DataFrame:
         (t("goodput.straggler.slowdown"), f"{s:.4f}"),
     ]
     column = t("goodput.seed.col_line")
-    return pd.DataFrame(rows, columns=[column, t("goodput.seed.col_value")]).set_index(column)
+    return people_table(
+        pd.DataFrame(rows, columns=[column, t("goodput.seed.col_value")]).set_index(column))
 
 
 def exercises() -> widgets.VBox:

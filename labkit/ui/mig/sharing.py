@@ -18,7 +18,13 @@ from labkit import sharing as share
 from labkit.i18n import t
 from labkit.mig import Layout
 from labkit.ui import format as fmt
-from labkit.ui.components import FigureOutput, LiveApp, number_field, styled_figure
+from labkit.ui.components import (
+    FigureOutput,
+    LiveApp,
+    number_field,
+    people_table,
+    styled_figure,
+)
 from labkit.ui.exercises import Exercise, exercise_set
 from labkit.ui.mig.board import _TABLE_CSS, CHALLENGE, DEFAULT_MODEL, BoardApp
 
@@ -40,7 +46,8 @@ def sharing_modes() -> pd.DataFrame:
     """
     rows = [[t(f"mig.modes.{row}.{mode}") for mode in _MODE_KEYS] for row in _ROW_KEYS]
     index = pd.Index([t(f"mig.modes.{row}") for row in _ROW_KEYS], name=t("mig.modes.col"))
-    return pd.DataFrame(rows, index=index, columns=[t(f"mig.mode.{m}") for m in _MODE_KEYS])
+    return people_table(pd.DataFrame(rows, index=index,
+                                     columns=[t(f"mig.mode.{m}") for m in _MODE_KEYS]))
 
 
 @dataclass(frozen=True)
@@ -97,9 +104,10 @@ def outcome_figure(results: Mapping[str, share.ModeResult],
     """
     modes = [t(f"mig.mode.{m}") for m in results]
     if fig is None:
-        fig = styled_figure(title=t("mig.wl.chart_title"), xaxis_title=t("mig.wl.jobs_axis"),
-                            barmode="stack", height=300, legend={"orientation": "h", "y": -0.3},
-                            margin={"l": 150, "r": 230, "t": 50, "b": 50})
+        fig = styled_figure(title={"text": t("mig.wl.chart_title"), "y": 0.97, "yanchor": "top"},
+                            xaxis_title=t("mig.wl.jobs_axis"), barmode="stack", height=340,
+                            legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+                            margin={"l": 150, "r": 230, "t": 100, "b": 50})
         fig.update_yaxes(autorange="reversed")
         for outcome, color in _OUTCOMES:
             fig.add_trace(go.Bar(
@@ -222,7 +230,7 @@ def case1_numbers() -> pd.DataFrame:
     jobs = share.class_jobs(7, 8 * 1024, 1.0, 1 / 7)
     results = share.compare(jobs, gpu_memory_mib=seven.model.memory_total_mib,
                             slots=share.mig_slots(seven))
-    return _workload_table(results)
+    return people_table(_workload_table(results))
 
 
 def layout_counts(models: Sequence[str] = ("H100-80GB", "A30", "RTX-PRO-6000")) -> pd.DataFrame:
@@ -238,7 +246,7 @@ def layout_counts(models: Sequence[str] = ("H100-80GB", "A30", "RTX-PRO-6000")) 
                      t("mig.count.profiles"): len(spec.profiles),
                      t("mig.count.valid"): len(mig.valid_layouts(m)),
                      t("mig.count.maximal"): len(mig.maximal_layouts(m))})
-    return pd.DataFrame(rows).set_index(t("mig.count.model"))
+    return people_table(pd.DataFrame(rows).set_index(t("mig.count.model")))
 
 
 def exercises() -> widgets.VBox:

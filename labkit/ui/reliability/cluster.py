@@ -22,6 +22,7 @@ from labkit.ui.components import (
     FigureOutput,
     LiveApp,
     number_field,
+    people_table,
     slider_field,
     styled_figure,
 )
@@ -141,7 +142,9 @@ def scaling_numbers() -> pd.DataFrame:
     all_mtbf = model.observed_gpu_mtbf_h(466, 16_384, 54 * 24)
     rows = [
         (t("reliability.num.gpu_mtbf"), f"{mtbf:,.0f} h ({mtbf / 24 / 365.25:.2f}년)"),
-        (t("reliability.num.per_gpu_day"), f"{24 / mtbf:.4e}"),
+        (t("reliability.num.per_gpu_day"),
+         t("reliability.num.per_gpu_day_value", rate=f"{24 / mtbf:.6f}",
+           days=f"{mtbf / 24:,.0f}")),
         (t("reliability.num.per_node"), f"{model.rate_per_1000_node_days(mtbf):.3f}"),
         (t("reliability.num.job_mtbf", n="16,384"), f"{model.job_mtbf_h(16_384, mtbf):.3f} h"),
         (t("reliability.num.job_mtbf_all"), f"{model.job_mtbf_h(16_384, all_mtbf):.3f} h"),
@@ -150,11 +153,11 @@ def scaling_numbers() -> pd.DataFrame:
          f"{model.expected_interruptions(4_096, mtbf, 720):.2f} "
          f"(± {math.sqrt(model.expected_interruptions(4_096, mtbf, 720)):.2f})"),
         (t("reliability.num.free", n="16,384", h=1),
-         f"{model.interruption_free_probability(16_384, mtbf, 1):.4f}"),
+         fmt.pct(model.interruption_free_probability(16_384, mtbf, 1), 2)),
         (t("reliability.num.free", n="16,384", h=24),
-         f"{model.interruption_free_probability(16_384, mtbf, 24):.3e}"),
+         fmt.pct(model.interruption_free_probability(16_384, mtbf, 24), 4)),
         (t("reliability.num.free", n="4,096", h=12),
-         f"{model.interruption_free_probability(4_096, mtbf, 12):.3f}"),
+         fmt.pct(model.interruption_free_probability(4_096, mtbf, 12), 1)),
         (t("reliability.num.job_mtbf", n="8"), f"{model.job_mtbf_h(8, mtbf):,.0f} h"),
     ]
     return _table(rows)
@@ -262,13 +265,14 @@ def interval_numbers() -> pd.DataFrame:
     rows = []
     for cost, mtbf, published in cases:
         rows.append({
-            "δ (분)": f"{cost:g}", "M (분)": f"{mtbf:,.0f}",
-            "Young": round(model.young_interval(cost, mtbf), 2),
-            "Daly": round(model.daly_interval(cost, mtbf), 2),
-            t("reliability.num.exact"): round(model.optimal_interval(cost, mtbf), 3),
-            t("reliability.num.published"): "" if math.isnan(published) else f"{published:g}",
+            t("reliability.num.cost_min"): f"{cost:g}",
+            t("reliability.num.mtbf_min"): f"{mtbf:,.0f}",
+            t("reliability.num.young_min"): f"{model.young_interval(cost, mtbf):.2f}",
+            t("reliability.num.daly_min"): f"{model.daly_interval(cost, mtbf):.2f}",
+            t("reliability.num.exact_min"): f"{model.optimal_interval(cost, mtbf):.3f}",
+            t("reliability.num.published_min"): "—" if math.isnan(published) else f"{published:g}",
         })
-    return pd.DataFrame(rows).set_index(["δ (분)", "M (분)"])
+    return people_table(pd.DataFrame(rows))
 
 
 # -- 3. ETTR --------------------------------------------------------------------------------
@@ -364,9 +368,9 @@ def ettr_numbers() -> pd.DataFrame:
             t("reliability.ettr.n_gpus"): f"{n:,}",
             t("reliability.interval.interval"): f"{interval}분",
             t("reliability.num.reported"): reported,
-            "meta": f"{model.expected_ettr(*args, method='meta'):.3f}",
-            "exact": f"{model.expected_ettr(*args, method='exact'):.3f}",
+            t("reliability.num.ettr_meta"): f"{model.expected_ettr(*args, method='meta'):.3f}",
+            t("reliability.num.ettr_exact"): f"{model.expected_ettr(*args, method='exact'):.3f}",
         })
-    return pd.DataFrame(rows).set_index(t("reliability.ettr.n_gpus"))
+    return people_table(pd.DataFrame(rows))
 
 

@@ -21,6 +21,7 @@ from labkit.ui.components import (
     FigureOutput,
     LiveApp,
     number_field,
+    people_table,
     slider_field,
     styled_figure,
 )
@@ -170,8 +171,8 @@ def month_numbers() -> pd.DataFrame:
              f"{expected.losses[name]:.2f} h") for name in model.LEDGER_COLUMNS]
     rows.append(("Goodput", fmt.pct(seed.goodput, 2), fmt.pct(expected.goodput, 2)))
     column = t("reliability.col_item")
-    return pd.DataFrame(rows, columns=[column, t("reliability.num.worksheet"),
-                                       t("reliability.num.model")]).set_index(column)
+    return people_table(pd.DataFrame(rows, columns=[column, t("reliability.num.worksheet"),
+                                                    t("reliability.num.model")]))
 
 
 # -- 5. event log ---------------------------------------------------------------------------
@@ -214,13 +215,14 @@ class EventLogApp(LiveApp[LogView]):
         table = result.table()
         table = table[table["seconds"] > 0]
         fig = styled_figure(title=t("reliability.log.title", total=f"{result.total_s:g}"),
-                            xaxis_title=t("reliability.log.x"), height=300, barmode="stack",
-                            legend={"orientation": "h", "y": -0.35})
+                            xaxis_title=t("reliability.log.x"), height=340, barmode="stack")
+        # the legend stays at the right, clear of the axis title (issue 17: it sat on it)
+        fig.update_yaxes(showticklabels=False)
         palette = ["#2e7d32", "#8d6e63", "#a1887f", "#e09f3e", "#f2c14e", "#5c6bc0", "#7986cb",
                    "#d1495b", "#9c27b0", "#26a69a", "#9e9e9e"]
         colors = dict(zip([b.value for b in eventlog.Bucket], palette, strict=True))
         for row in table.itertuples():
-            fig.add_trace(go.Bar(y=["job"], x=[row.seconds], orientation="h",
+            fig.add_trace(go.Bar(y=[t("reliability.log.job")], x=[row.seconds], orientation="h",
                                  name=t(f"reliability.bucket.{row.bucket}"),
                                  marker={"color": colors[row.bucket]},
                                  text=[f"{row.seconds:g}s"], textposition="inside"))
@@ -247,10 +249,10 @@ def eventlog_app() -> EventLogApp:
 def eventlog_numbers() -> pd.DataFrame:
     """Return check case 11B's breakdown: seconds and % of the 49-s job per bucket."""
     table = eventlog.job_goodput(eventlog.disrupted_run_log()).table()
-    return pd.DataFrame({
+    return people_table(pd.DataFrame({
         t("reliability.col_item"): [t(f"reliability.bucket.{b}") for b in table["bucket"]],
-        "s": table["seconds"].map(lambda v: f"{v:g}"),
-        "%": (100 * table["fraction"]).map(lambda v: f"{v:.3f}"),
-    }).set_index(t("reliability.col_item"))
+        t("reliability.num.seconds"): table["seconds"].map(lambda v: f"{v:g}"),
+        t("reliability.num.share_pct"): (100 * table["fraction"]).map(lambda v: f"{v:.3f}"),
+    }))
 
 
