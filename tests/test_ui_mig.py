@@ -109,7 +109,7 @@ def test_board_model_change_rebuilds_the_controls(board: ui.BoardApp, model: str
     assert board.start_buttons[:len(pool)] == pool  # buttons are reused, never closed
     assert board.profile_select.value == first
     assert find_by_class(board, f"lk-board-start-{units - 1}") is shown[-1]
-    assert board.preset_select.options[0] == f"all-{first}"
+    assert board.preset_select.options[0][1] == f"all-{first}"
 
 
 def test_board_reproduces_the_guides_order_example(board: ui.BoardApp) -> None:

@@ -170,7 +170,8 @@ def test_real_data_builders() -> None:
     fig = find_by_class(llama, "lk-llama3-chart").figure
     assert sum(sum(tr.x) for tr in fig.data) == 419
     text = ui.llama3_numbers().to_string()
-    for value in ("419", "94.9 %", "Faulty GPU: 35.3 % vs 30.1 %", "268/419 = 64.0 %", "58.7 %"):
+    for value in ("419", "94.9 %", "GPU 고장: 횟수로 계산하면 35.3 %, 논문 인쇄값 30.1 %",
+                  "268/419 = 64.0 %", "58.7 %"):
         assert value in text
     rates = find_by_class(ui.failure_rates(), "lk-rates-chart").figure
     assert len(rates.data) == 4

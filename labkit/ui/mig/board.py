@@ -154,6 +154,15 @@ def fragmentation_html(layout: Layout, frag: mig.Fragmentation | None = None) ->
             + "</span>")
 
 
+def preset_label(key: str) -> str:
+    """A mig-parted preset name for people: ``all-1g.10gb`` -> "전부 1g.10gb (all-1g.10gb)"."""
+    if key == "all-balanced":
+        return t("mig.preset.balanced", key=key)
+    if key.startswith("all-"):
+        return t("mig.preset.all", profile=key.removeprefix("all-"), key=key)
+    return t("mig.preset.mixed", profiles=key.replace("+", " + "), key=key)
+
+
 class BoardApp(widgets.VBox):
     """The MIG board (see :func:`board_app`).
 
@@ -240,7 +249,7 @@ class BoardApp(widgets.VBox):
         self.profile_select.value = names[0]
         self.profile_select.observe(self._on_profile, names="value")
         choices = mig.presets(self.mig_layout.model)
-        self.preset_select.options = list(choices)
+        self.preset_select.options = [(preset_label(k), k) for k in choices]
         self.preset_select.value = next(iter(choices))
 
     # -- actions ---------------------------------------------------------------------------------

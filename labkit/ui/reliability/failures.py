@@ -4,6 +4,8 @@ exercises.
 
 from __future__ import annotations
 
+import re
+
 import ipywidgets as widgets
 import pandas as pd
 import plotly.graph_objects as go
@@ -11,7 +13,7 @@ import plotly.graph_objects as go
 from labkit import eventlog
 from labkit import reliability as model
 from labkit.data import reliability as data
-from labkit.i18n import t
+from labkit.i18n import KO, t
 from labkit.ui import format as fmt
 from labkit.ui.components import (
     FigureOutput,
@@ -31,15 +33,16 @@ def llama3_causes() -> widgets.VBox:
                         margin={"l": 230, "r": 30, "t": 50, "b": 50})
     palette = {"GPU": "#d1495b", "Host": "#e09f3e", "Network": "#3b6fb6",
                "Dependency": "#2e7d32", "Unplanned Maintenance": "#8d6e63", "Unknown": "#9e9e9e"}
+    labels = {c: component_label(c) for c in table["component"]}
     for category, rows in order.groupby("category", sort=False):
         fig.add_trace(go.Bar(
-            y=rows["component"], x=rows["interruptions"], orientation="h",
+            y=[labels[c] for c in rows["component"]], x=rows["interruptions"], orientation="h",
             name=t(f"reliability.llama3.cat.{_slug(str(category))}"),
             marker={"color": palette[str(category)]},
             text=[f"{c} ({p:.1f} %)" for c, p in zip(rows["interruptions"],
                                                      rows["computed_pct"], strict=True)],
             textposition="outside"))
-    fig.update_yaxes(categoryorder="array", categoryarray=list(order["component"]))
+    fig.update_yaxes(categoryorder="array", categoryarray=[labels[c] for c in order["component"]])
     fig.update_xaxes(range=[0, float(table["interruptions"].max()) * 1.3])
     chart = FigureOutput("lk-llama3-chart")
     chart.show(fig)
@@ -52,6 +55,12 @@ def _slug(text: str) -> str:
     return text.lower().replace(" ", "_")
 
 
+def component_label(component: str) -> str:
+    """Return the Korean name of a Llama 3 Table 5 component (the paper's name if none)."""
+    key = "reliability.llama3.component." + re.sub(r"[^a-z0-9]+", "_", component.lower()).strip("_")
+    return t(key) if key in KO else component
+
+
 def llama3_numbers() -> pd.DataFrame:
     """Return check case 3: the sums of Llama 3 Table 5 and the row that does not match."""
     table = model.interruption_shares(data.load_llama3_interruptions())
@@ -62,7 +71,8 @@ def llama3_numbers() -> pd.DataFrame:
         (t("reliability.llama3.sum"), f"{total:g}"),
         (t("reliability.llama3.printed_sum"), f"{table.attrs['printed_total_pct']:g} %"),
         (t("reliability.llama3.mismatch"),
-         "; ".join(f"{r.component}: {r.computed_pct:.1f} % vs {r.printed_pct:g} %"
+         "; ".join(t("reliability.llama3.mismatch_row", component=component_label(r.component),
+                     computed=f"{r.computed_pct:.1f} %", printed=f"{r.printed_pct:g} %")
                    for r in bad.itertuples())),
         (t("reliability.llama3.gpu_count"),
          f"{int(gpu['interruptions'].sum())}/{total:g} = "

@@ -231,7 +231,8 @@ class EventLogApp(LiveApp[LogView]):
         self.summary.value = "<b>" + t(
             "reliability.log.result", pct=fmt.pct(result.goodput, 3),
             n=result.disruptions, step=result.last_productive_step) + "</b>"
-        events = "".join(f"<tr><td>{_event_text(e)}</td></tr>" for e in view.log)
+        # the log as the goodput package writes it: code, not prose (field names stay)
+        events = "".join(f"<tr><td><code>{_event_text(e)}</code></td></tr>" for e in view.log)
         self.log_view.value = (f"<details><summary>{t('reliability.log.show')}</summary>"
                                f"<table style='font-family:monospace'>{events}</table></details>")
 
