@@ -16,8 +16,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PURE = [*sorted((ROOT / "labkit" / "mig").glob("*.py")), ROOT / "labkit" / "gpumodels.py"]
-ROOM = [*PURE, *(ROOT / "labkit" / p for p in ("gpu/mig_live.py", "data/mig.py", "ui/mig.py",
-                                              "ui/mig_explain.py"))]
+ROOM = [*PURE, *(ROOT / "labkit" / p for p in ("gpu/mig_live.py", "data/mig.py",
+                                              "ui/mig_explain.py")),
+        *sorted((ROOT / "labkit" / "ui" / "mig").glob("*.py"))]
 BANNED = ("ipywidgets", "plotly", "pynvml", "IPython", "yaml", "threading", "time", "ctypes",
           "os", "pathlib", "subprocess", "socket", "labkit.gpu", "labkit.ui", "labkit.serve",
           "labkit.hub", "labkit.data")

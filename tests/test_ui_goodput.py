@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -139,3 +140,67 @@ def test_exercise_widget_check_button_gives_feedback() -> None:
     answer.value = "1.125"
     button.click()
     assert "정답" in feedback.value
+
+
+def test_too_many_reserved_hours_are_refused_under_the_reserved_box(
+    ledger: ui.WorksheetApp,
+) -> None:
+    """Issue 17: 9,000 h reserved said "손실을 모두 더하면 … (8784 h)보다 큽니다"."""
+    ledger.fields["reserved_h"].control.value = 9000
+    error = ledger.fields["reserved_h"].error.value
+    assert "8,784 h" in error and "입력: 9,000 h" in error and "손실" not in error
+    assert all(not f.error.value for k, f in ledger.fields.items() if k != "reserved_h")
+
+
+def test_losses_past_the_reserved_hours_name_the_line_and_echo_it(
+    ledger: ui.WorksheetApp,
+) -> None:
+    ledger.fields["rewind"].control.value = 700
+    error = ledger.fields["rewind"].error.value
+    assert "예약된 시간(720 h)" in error and "입력: 700 h" in error
+
+
+def test_a_cluster_better_than_ours_needs_fewer_gpus_never_minus_extra(
+    ledger: ui.WorksheetApp,
+) -> None:
+    """Issue 17: the straggler slider at its max made the comparison say "추가 -465.9장"."""
+    compare = ui.comparison_app(ledger)
+    straggler = ui.straggler_app(ledger)
+    straggler.fields["slowdown"].control.value = straggler.fields["slowdown"].control.max
+    assert compare.result.extra_gpus < 0  # our goodput fell below the other cluster's
+    text = compare.summary.value
+    assert not re.search(r"[-−]\s*\d", text)
+    fewer = -compare.result.extra_gpus
+    assert f"{fewer:,.1f}장 적게" in text and "아끼는 장비 비용" in text
+
+
+def test_the_percent_slider_states_its_range_in_percent(ledger: ui.WorksheetApp) -> None:
+    compare = ui.comparison_app(ledger)
+    slider = compare.fields["goodput"].control
+    slider.max = 1e6  # server side (a browser cannot: tests/test_ui_components.py)
+    slider.value = 250
+    error = compare.fields["goodput"].error.value
+    assert "허용 범위 0 초과 100 이하를 벗어났습니다 (입력: 250)" in error
+
+
+def test_the_waterfall_axis_starts_where_the_losses_are_and_says_so(
+    ledger: ui.WorksheetApp,
+) -> None:
+    """Issue 17: from 0, 80 h of losses on 720 h were slivers."""
+    low, high = ledger.chart.figure.layout.yaxis.range
+    assert low == 600 and 720 < high <= 760  # 640 h effective - half of the 80 h lost, rounded
+    assert "600 h에서 시작" in ledger.chart.figure.layout.annotations[0].text
+    ledger.fields["failure_stops"].control.value = 500  # most of the month lost: axis from 0
+    assert ledger.chart.figure.layout.yaxis.range[0] == 0
+    assert not ledger.chart.figure.layout.annotations
+
+
+def test_the_comparison_chart_is_the_1_over_goodput_curve(ledger: ui.WorksheetApp) -> None:
+    compare = ui.comparison_app(ledger)
+    curve, ours, theirs = compare.chart.figure.data
+    assert len(curve.x) > 100 and curve.x[0] == 30 and curve.x[-1] == 100
+    n, ref = 4_096, 640 / 720  # the worksheet: 4,096 GPUs at 88.9 %
+    for x, y in zip(curve.x, curve.y, strict=True):
+        assert y == pytest.approx(n * ref / (x / 100))
+    assert (ours.x[0], ours.y[0]) == (pytest.approx(100 * ref), pytest.approx(n))
+    assert theirs.x[0] == pytest.approx(70) and theirs.y[0] == pytest.approx(n * ref / 0.7)

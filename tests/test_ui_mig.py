@@ -109,7 +109,7 @@ def test_board_model_change_rebuilds_the_controls(board: ui.BoardApp, model: str
     assert board.start_buttons[:len(pool)] == pool  # buttons are reused, never closed
     assert board.profile_select.value == first
     assert find_by_class(board, f"lk-board-start-{units - 1}") is shown[-1]
-    assert board.preset_select.options[0] == f"all-{first}"
+    assert board.preset_select.options[0][1] == f"all-{first}"
 
 
 def test_board_reproduces_the_guides_order_example(board: ui.BoardApp) -> None:
@@ -159,7 +159,7 @@ def test_import_reads_configs_and_commands_and_refuses_bad_ones(board: ui.BoardA
          "mig-devices: {7g.79gb: 1}}]}", "7g.79gb"),
         ("version: v2\nmig-configs: {}", "v2"),
         ("version: v1\nmig-configs: [", "YAML"),
-        ("nvidia-smi mig -cgi 19,19,14,9", "1번째 줄 (9): 3g.40gb을(를) 놓을 빈자리가 없습니다"),
+        ("nvidia-smi mig -cgi 19,19,14,9", "1번째 줄 (9): 3g.40gb를 놓을 빈자리가 없습니다"),
         (EXCERPT.read_text(), "이 GPU에 쓸 수 있는 구성: all-disabled, all-enabled, all-1g.10gb"),
     ]:
         panel.paste.value = bad
@@ -275,9 +275,34 @@ def test_workload_follows_the_board(board: ui.BoardApp) -> None:
     board.apply_preset("all-1g.10gb")
     r = app.result.results
     assert (r["fifo"].makespan_h, r["mig"].makespan_h) == (7, pytest.approx(1))
-    assert app.chart.figure is not None and app.chart.figure.data[0].y[0] == 7
+    done, oom, no_slot = app.chart.figure.data  # jobs per mode: finished, OOM-killed, unstarted
+    assert list(done.x) == [7, 7, 7, 7] and sum(oom.x) == sum(no_slot.x) == 0
+    notes = [a.text for a in app.chart.figure.layout.annotations]
+    # seven 1-h jobs that use 1 of 7 slices: one after another (FIFO) or taking turns
+    # (time-slicing) 7 h; side by side (MPS, seven 1g.10gb) 1 h
+    assert notes == ["모두 끝남: 7.00 h", "모두 끝남: 7.00 h", "모두 끝남: 1.00 h",
+                     "모두 끝남: 1.00 h"]
     app.fields["memory_gb"].control.value = 15
     assert app.result.results["mps"].oom_jobs == 2 and "메모리가 모자라" in app.notes.value
+
+
+def test_the_outcome_chart_shows_what_ran_and_what_failed_per_mode(board: ui.BoardApp) -> None:
+    """Issue 17: MIG with nothing run showed "0.00 h" as if it won; OOM shortened the bars."""
+    app = ui.workload_app(board)  # empty board: no MIG device for any job
+    modes = list(app.result.results)
+    done, oom, no_slot = app.chart.figure.data
+    mig = modes.index("mig")
+    assert (done.x[mig], no_slot.x[mig]) == (0, 7)
+    notes = [a.text for a in app.chart.figure.layout.annotations]
+    assert notes[mig] == "7개 중 0개만 끝남: 시간 비교 불가" and "0.00 h" not in " ".join(notes)
+    assert "<th>MIG</th><td>— (일부 실패)</td><td>— (일부 실패)</td>" in app.table.value
+    board.apply_preset("all-1g.10gb")
+    app.fields["memory_gb"].control.value = 15  # two of seven jobs do not fit next to others
+    done, oom, no_slot = app.chart.figure.data
+    mps = modes.index("mps")
+    assert (done.x[mps], oom.x[mps]) == (5, 2)
+    notes = [a.text for a in app.chart.figure.layout.annotations]
+    assert notes[mps] == "7개 중 5개만 끝남: 시간 비교 불가"
 
 
 @pytest.mark.parametrize(("key", "value", "text"), [

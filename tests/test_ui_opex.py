@@ -106,7 +106,7 @@ def test_browser_forced_values_are_validated(room: ui.RoomApp) -> None:
         control.value = first
     kept = room.result
     room.fields["terms"].control.value = "2026-03-03\n" * 5_000  # too long: rejected unparsed
-    assert room.result is kept and "4000 이하" in room.fields["terms"].error.value
+    assert room.result is kept and "4,000 이하" in room.fields["terms"].error.value
 
 
 def test_server_choice_brings_its_price_and_mig_slices(room: ui.RoomApp) -> None:

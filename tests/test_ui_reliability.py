@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -132,7 +133,7 @@ def test_month_app_sample_and_redraw_and_parameters() -> None:
 
 @pytest.mark.parametrize(
     ("key", "value", "text"),
-    [("trials", 10**9, "20000"), ("trials", 0, "정수"), ("trials", 1500.5, "정수"),
+    [("trials", 10**9, "20,000"), ("trials", 0, "정수"), ("trials", 1500.5, "정수"),
      ("n_gpus", -3, "정수"), ("interval_min", 0, "0보다 커야"), ("sample", 5_000, "표본")],
 )
 def test_month_app_bounds_every_browser_value(key: str, value: float, text: str) -> None:
@@ -169,7 +170,8 @@ def test_real_data_builders() -> None:
     fig = find_by_class(llama, "lk-llama3-chart").figure
     assert sum(sum(tr.x) for tr in fig.data) == 419
     text = ui.llama3_numbers().to_string()
-    for value in ("419", "94.9 %", "Faulty GPU: 35.3 % vs 30.1 %", "268/419 = 64.0 %", "58.7 %"):
+    for value in ("419", "94.9 %", "GPU 고장: 횟수로 계산하면 35.3 %, 논문 인쇄값 30.1 %",
+                  "268/419 = 64.0 %", "58.7 %"):
         assert value in text
     rates = find_by_class(ui.failure_rates(), "lk-rates-chart").figure
     assert len(rates.data) == 4
@@ -179,9 +181,10 @@ def test_real_data_builders() -> None:
 
 def test_number_tables_hold_the_cases() -> None:
     scaling = ui.scaling_numbers().to_string()
-    for value in ("50,677 h", "3.093 h", "2.781 h", "12.37 h", "58.19 (± 7.63)", "0.7238",
-                  "4.268e-04", "0.379", "3.789"):
+    for value in ("50,677 h", "3.093 h", "2.781 h", "12.37 h", "58.19 (± 7.63)", "72.38 %",
+                  "0.0427 %", "37.9 %", "3.789", "0.000474회 (약 2,112일에 한 번)"):
         assert value in scaling
+    assert not re.search(r"\d[eE][+-]?\d", scaling)  # no scientific notation (issue 17)
     interval = ui.interval_numbers().to_string()
     for value in ("116.69", "116.690", "56.714", "9.167", "49.742", "53.67"):
         assert value in interval
@@ -208,3 +211,14 @@ def test_exercises_answers_come_from_the_models() -> None:
     from labkit.ui.exercises import Exercise
 
     assert check_answer(Exercise("reliability.ex3", 37.9, 0.5, "%"), "37.9 %")[0] is True
+
+
+def test_month_app_refuses_a_huge_gpu_count_under_the_gpu_box() -> None:
+    """Issue 17: 1e308 GPUs put the error under the write-time slider."""
+    app = ui.month_app()
+    good = app.result
+    app.fields["n_gpus"].control.value = 1e308
+    assert "10,000,000" in app.fields["n_gpus"].error.value
+    assert "1e+308" in app.fields["n_gpus"].error.value
+    assert all(not f.error.value for k, f in app.fields.items() if k != "n_gpus")
+    assert app.result is good

@@ -3,8 +3,18 @@
 The pattern (see ``labkit/ui/goodput.py``): an app owns labelled :class:`Field` controls; on any
 change :class:`LiveApp` reads them, calls the pure model, and either renders the result or shows
 the model's error in Korean beside the control that caused it, keeping the last good result on
-screen. Browsers can set any widget value (past a slider's limits, on hidden or disabled
-widgets), so the model's own checks are the validation; nothing trusts the control's bounds.
+screen.
+
+A browser can send any widget state (a slider's ``max``, a disabled control's value, a value
+past the limits). A :class:`Field` takes only ``value`` (``index`` for a selection) from the
+browser: a change of any other trait is dropped and the server's state sent back, a value
+outside the server's ``min``/``max`` is refused with a Korean message under the control (and
+the browser's view put back). The models still check every input themselves.
+
+Value changes from the browser are debounced: stepping a slider with the arrow keys sends one
+message per key; the app recomputes once, :data:`DEBOUNCE_S` after the last one, with the last
+value (latest value wins, no queue). Changes made by code (a linked app, a test, a notebook
+cell) recompute at once, and so does everything when no event loop runs.
 
 Plots are plain ``plotly.graph_objects.Figure`` objects displayed into an ``ipywidgets.Output``
 (:class:`FigureOutput`), not ``FigureWidget``: lighter per kernel and no binary comm messages
@@ -15,6 +25,7 @@ Every control carries a CSS class ``lk-<app>-<key>`` so tests and benchmarks can
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import math
@@ -22,6 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar, cast
 
 import ipywidgets as widgets
+import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -29,12 +41,15 @@ from labkit.i18n import error_text, t
 from labkit.validate import InputError
 
 __all__ = [
+    "DEBOUNCE_S",
     "FONT_FAMILY",
     "Field",
     "FigureOutput",
     "LiveApp",
+    "PeopleTable",
     "find_by_class",
     "number_field",
+    "people_table",
     "slider_field",
     "styled_figure",
 ]
@@ -43,6 +58,13 @@ R = TypeVar("R")
 
 FONT_FAMILY = "Noto Sans CJK KR, Noto Sans KR, Malgun Gothic, Apple SD Gothic Neo, sans-serif"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
+#: Quiet time after the last value change from the browser before an app recomputes [s]. Arrow
+#: keys auto-repeat every ~33 ms (30 Hz, the X server's default repeat rate) and a student
+#: steps by hand every ~100-200 ms; 0.15 s joins a burst, and keeps control -> chart well under
+#: issue 17's 300 ms goal when the model is fast.
+DEBOUNCE_S = 0.15
+#: The only traits a browser may change on a Field's control.
+CLIENT_TRAITS = frozenset({"value", "index"})
 
 
 def styled_figure(**layout: Any) -> go.Figure:
@@ -136,6 +158,25 @@ class Field:
             layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
         )
         self.default = control.value
+        #: True while a state update from the browser is being applied to the control.
+        self.from_client = False
+        # ``set_state`` is ipywidgets' public entry for state sent by a browser (Widget.set_state,
+        # called by _handle_msg for every "update" message); wrapping it on this instance filters
+        # what the browser may change before anything is set.
+        control.set_state = functools.partial(  # type: ignore[method-assign]
+            _guarded_set_state, self, control.set_state)
+
+    def refuse(self, value: Any) -> str | None:
+        """Return the Korean message if ``value`` (control units) lies outside the control's
+        ``min``/``max`` as the server set them, else None."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        low, high = getattr(self.control, "min", None), getattr(self.control, "max", None)
+        if high is not None and not value <= high:  # NaN fails both
+            return error_text(InputError(self.key, "at_most", value, "", limit=float(high)))
+        if low is not None and not value >= low:
+            return error_text(InputError(self.key, "at_least", value, "", limit=float(low)))
+        return None
 
     @property
     def value(self) -> Any:
@@ -153,6 +194,39 @@ class Field:
     def clear_error(self) -> None:
         """Remove any message."""
         self.error.value = ""
+
+
+def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
+                       sync_data: dict[str, Any]) -> None:
+    """Apply a browser's state update to ``field.control``: ``value``/``index`` only, and a
+    value only within the server's bounds; send the server's state back for the rest."""
+    control = field.control
+    allowed = {k: v for k, v in sync_data.items() if k in CLIENT_TRAITS}
+    restore = [k for k in sync_data if k not in CLIENT_TRAITS and k in control.keys]
+    if "value" in allowed:
+        value = allowed["value"]
+        from_json = control.trait_metadata("value", "from_json")
+        if from_json is not None:
+            try:
+                value = from_json(value, control)
+            except (TypeError, ValueError):
+                pass
+        message = field.refuse(value)
+        if message is not None:
+            del allowed["value"]
+            restore.append("value")
+            field.set_error(message)
+    if control.disabled if hasattr(control, "disabled") else False:
+        restore += list(allowed)  # a disabled control takes nothing from the browser
+        allowed = {}
+    field.from_client = True
+    try:
+        if allowed:
+            original(allowed)
+    finally:
+        field.from_client = False
+    if restore:
+        control.send_state(sorted(set(restore)))
 
 
 def number_field(
@@ -217,9 +291,12 @@ class LiveApp(widgets.VBox, Generic[R]):
         self.result: R | None = None
         self.status = widgets.HTML("")
         self.status.add_class(f"lk-{name}-status")
+        #: How many times :meth:`compute` ran (benchmarks and tests count recomputes).
+        self.computes = 0
+        self._pending: asyncio.TimerHandle | None = None
         for f in self.fields.values():
             f.control.add_class(f"lk-{name}-{f.key}")
-            f.control.observe(self.update, names="value")
+            f.control.observe(functools.partial(self._on_value, f), names="value")
         self.on_result: list[Callable[[R], None]] = []
 
     # -- to implement -------------------------------------------------------------------------
@@ -243,20 +320,53 @@ class LiveApp(widgets.VBox, Generic[R]):
                 return self.fields[key]
         return None
 
+    def _on_value(self, field: Field, _change: Any) -> None:
+        if field.from_client:
+            self.schedule()
+        else:
+            self.update()
+
+    def schedule(self, *_: Any) -> None:
+        """Recompute :data:`DEBOUNCE_S` after the last call while an event loop runs (the
+        kernel's: a browser event is being handled), at once otherwise; latest values win.
+
+        Linked apps call this for changes from another widget (a MIG board click), so the
+        click's own update reaches the browser before the linked recompute runs.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a plain script or test): at once
+            self.update()
+            return
+        if self._pending is not None:
+            self._pending.cancel()
+        self._pending = loop.call_later(DEBOUNCE_S, self.flush)
+
+    def flush(self) -> None:
+        """Run a recompute that waits for the browser to stop sending (no-op if none waits)."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+            self.update()
+
     def update(self, *_: Any) -> None:
         """Recompute from the controls; render, or show the error and keep the last result."""
+        if self._pending is not None:  # this recompute already reads the latest values
+            self._pending.cancel()
+            self._pending = None
         for f in self.fields.values():
             f.clear_error()
         self.status.value = ""
         values = self.values()
+        self.computes += 1
         try:
             result = self.compute(values)
         except (ValueError, ArithmeticError) as err:
             if _overflowed(err, values):  # 1e308 typed in a box: say so, not "input: inf"
                 message, field = t("error.arithmetic"), None
             else:
-                message = error_text(err, prefix=self.error_prefix)  # type: ignore[arg-type]
                 field = self._field_for(getattr(err, "field", ""))
+                message = self._message(err, field)  # type: ignore[arg-type]
             kept = f" {t('common.kept_last')}" if self.result is not None else ""
             if field is not None:
                 field.set_error(message)
@@ -268,6 +378,15 @@ class LiveApp(widgets.VBox, Generic[R]):
         self.render(result)
         for callback in self.on_result:
             callback(result)
+
+    def _message(self, err: ValueError, field: Field | None) -> str:
+        """The Korean text of ``err``, echoing what the student typed where the control holds
+        the model's own quantity (same name; a ``scale`` only changes the unit)."""
+        model_field = getattr(err, "field", "").rsplit(".", 1)[-1]
+        if field is None or field.key != model_field:
+            return error_text(err, prefix=self.error_prefix)
+        return error_text(err, prefix=self.error_prefix, typed=field.control.value,
+                          scale=field.scale)
 
     def reset(self, *_: Any) -> None:
         """Put every control back to its initial value."""
@@ -289,6 +408,34 @@ def _overflowed(err: Exception, values: dict[str, Any]) -> bool:
     if not (isinstance(value, float) and math.isinf(value)):
         return False
     return all(math.isfinite(v) for v in values.values() if isinstance(v, float))
+
+
+class PeopleTable(pd.DataFrame):
+    """A DataFrame shown for people: no index column (the row labels are the first column,
+    under their Korean header), no scientific notation (cells are formatted text).
+
+    Still a DataFrame for code and tests (``.loc[label]``, ``.to_string()``).
+    """
+
+    @property
+    def _constructor(self) -> type[PeopleTable]:
+        return PeopleTable
+
+    def _shown(self) -> pd.DataFrame:
+        if isinstance(self.index, pd.RangeIndex) and self.index.name is None:
+            return pd.DataFrame(self)
+        return pd.DataFrame(self).reset_index()
+
+    def __repr__(self) -> str:
+        return self._shown().to_string(index=False)
+
+    def _repr_html_(self) -> str:
+        return self._shown().to_html(index=False, classes="lk-table", border=0)
+
+
+def people_table(frame: pd.DataFrame) -> PeopleTable:
+    """Return ``frame`` as a :class:`PeopleTable` (same data, shown without the index)."""
+    return PeopleTable(frame)
 
 
 def find_by_class(root: widgets.Widget, css_class: str) -> widgets.Widget:

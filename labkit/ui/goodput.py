@@ -27,7 +27,15 @@ from labkit import goodput as model
 from labkit.data.goodput import WorksheetSeed, load_worksheet_seed
 from labkit.i18n import t
 from labkit.ui import format as fmt
-from labkit.ui.components import FigureOutput, LiveApp, number_field, slider_field, styled_figure
+from labkit.ui.components import (
+    Field,
+    FigureOutput,
+    LiveApp,
+    number_field,
+    people_table,
+    slider_field,
+    styled_figure,
+)
 from labkit.ui.exercises import Exercise, exercise_set
 
 __all__ = [
@@ -75,8 +83,30 @@ def waterfall_figure(ws: model.Worksheet) -> go.Figure:
         increasing={"marker": {"color": "#3b6fb6"}},
         connector={"line": {"color": "#999"}},
     ))
-    fig.update_yaxes(range=[0, ws.reserved_h * 1.12])
+    # Start the axis where the story is: the losses are a few % of the reserved hours, slivers
+    # on an axis from 0. The axis starts below the effective hours by half the total loss
+    # (rounded down to a round number), and says so.
+    lost = ws.reserved_h - ws.effective_h
+    low = _round_down(ws.effective_h - max(lost, 0.02 * ws.reserved_h) * 0.5)
+    top = ws.reserved_h + max(lost, 0.02 * ws.reserved_h) * 0.25
+    fig.update_yaxes(range=[low, top])
+    if low > 0:
+        fig.add_annotation(text=t("goodput.axis_from", h=fmt.hours(low)), xref="paper",
+                           yref="paper", x=0, y=1.0, xanchor="left", yanchor="bottom",
+                           showarrow=False, font={"size": 11, "color": "#555"})
     return fig
+
+
+def _round_down(h: float) -> float:
+    """``h`` rounded down to 1, 2 or 5 x a power of ten of a tenth of it (0 if negative)."""
+    if h <= 0:
+        return 0.0
+    step = 10 ** math.floor(math.log10(h / 10)) if h >= 10 else 1.0
+    for k in (5, 2, 1):
+        if step * k <= h / 10:
+            step *= k
+            break
+    return math.floor(h / step) * step
 
 
 class WorksheetApp(LiveApp[model.Worksheet]):
@@ -151,26 +181,53 @@ class ComparisonApp(LiveApp[model.HardwareEquivalent]):
     def render(self, result: model.HardwareEquivalent) -> None:
         other = self.fields["goodput"].value
         more = result.factor - 1
+        needed = fmt.count(result.gpus_needed, 1)
+        if more >= 0:
+            lines = [t("goodput.compare.factor", factor=fmt.ratio(result.factor), sign="+",
+                       pct=fmt.pct(more)),
+                     t("goodput.compare.gpus", needed=needed,
+                       extra=fmt.count(result.extra_gpus, 1)),
+                     t("goodput.compare.money", money=fmt.krw(result.extra_cost_krw))]
+        else:  # the other cluster does better than ours: fewer GPUs, money saved, no "추가 -"
+            lines = [t("goodput.compare.factor_less", factor=fmt.ratio(result.factor),
+                       pct=fmt.pct(-more)),
+                     t("goodput.compare.gpus_fewer", needed=needed,
+                       fewer=fmt.count(-result.extra_gpus, 1)),
+                     t("goodput.compare.money_saved", money=fmt.krw(-result.extra_cost_krw))]
         self.summary.value = "<br>".join([
             t("goodput.compare.reference", pct=fmt.pct(self.reference)),
-            "<b>" + t("goodput.compare.factor", factor=fmt.ratio(result.factor),
-                      sign="+" if more >= 0 else "−", pct=fmt.pct(abs(more))) + "</b>",
-            t("goodput.compare.gpus", needed=fmt.count(result.gpus_needed, 1),
-              extra=fmt.count(result.extra_gpus, 1)),
-            t("goodput.compare.money", money=fmt.krw(result.extra_cost_krw)),
-        ])
-        fig = styled_figure(title=t("goodput.compare.chart_title"),
-                            yaxis_title=t("goodput.compare.gpus_axis"), showlegend=False,
-                            height=320)
-        n = result.gpus_needed - result.extra_gpus
-        fig.add_trace(go.Bar(
-            x=[t("goodput.compare.ours", pct=fmt.pct(self.reference)),
-               t("goodput.compare.theirs", pct=fmt.pct(other))],
-            y=[n, result.gpus_needed], text=[fmt.count(n), fmt.count(result.gpus_needed, 1)],
-            textposition="outside", marker={"color": ["#3b6fb6", "#d1495b"]},
-        ))
-        fig.update_yaxes(range=[0, max(n, result.gpus_needed) * 1.15])
-        self.chart.show(fig)
+            f"<b>{lines[0]}</b>", *lines[1:]])
+        self.chart.show(gpus_curve(result, self.reference, other, self.fields["goodput"]))
+
+
+
+def gpus_curve(result: model.HardwareEquivalent, reference: float, other: float,
+               field: Field) -> go.Figure:
+    """Return GPUs needed for our effective GPU-hours vs the other cluster's goodput: the curve
+    n x reference / goodput over the slider's range, our cluster and the chosen one marked.
+
+    The curve is 1/goodput scaled: halving goodput doubles the hardware.
+    """
+    n = result.gpus_needed - result.extra_gpus
+    low = max(float(field.control.min) / field.scale, 0.01)
+    high = float(field.control.max) / field.scale
+    g = np.linspace(low, high, 141)
+    fig = styled_figure(title=t("goodput.compare.chart_title"),
+                        xaxis_title=t("goodput.compare.x"),
+                        yaxis_title=t("goodput.compare.gpus_axis"), height=340)
+    fig.add_trace(go.Scatter(x=100 * g, y=n * reference / g, mode="lines",
+                             name=t("goodput.compare.curve"), line={"color": "#3b6fb6"},
+                             hovertemplate="%{x:.1f} % → %{y:,.0f}<extra></extra>"))
+    for name, x, y, color in ((t("goodput.compare.ours", pct=fmt.pct(reference)), reference, n,
+                               "#3b6fb6"),
+                              (t("goodput.compare.theirs", pct=fmt.pct(other)), other,
+                               result.gpus_needed, "#d1495b")):
+        fig.add_trace(go.Scatter(x=[100 * x], y=[y], mode="markers+text", name=name,
+                                 text=[t("goodput.compare.point", n=fmt.count(y, 1))],
+                                 textposition="top right", marker={"size": 12, "color": color},
+                                 hovertemplate=f"{name}: %{{y:,.1f}}<extra></extra>"))
+    fig.update_xaxes(ticksuffix=" %")
+    return fig
 
 
 def comparison_app(ledger: WorksheetApp | None = None,
@@ -288,7 +345,8 @@ def seed_numbers(seed: WorksheetSeed | None = None) -> pd.DataFrame:
         (t("goodput.straggler.slowdown"), f"{s:.4f}"),
     ]
     column = t("goodput.seed.col_line")
-    return pd.DataFrame(rows, columns=[column, t("goodput.seed.col_value")]).set_index(column)
+    return people_table(
+        pd.DataFrame(rows, columns=[column, t("goodput.seed.col_value")]).set_index(column))
 
 
 def exercises() -> widgets.VBox:

@@ -51,3 +51,27 @@ def test_reliability_app_interval_slider_moves_the_chosen_point(page, voila_url)
     assert plot_json(page, "lk-interval-chart") == after
     assert_no_traceback(page)
     screenshot(page, "04_reliability")
+
+
+def test_ten_arrow_key_steps_recompute_once_with_the_last_value(page, voila_url):  # type: ignore[no-untyped-def]
+    """Issue 17: one recompute per key queued seconds of work; now the latest value wins."""
+    open_lesson(page, voila_url, "04_reliability.ipynb")
+    page.wait_for_selector(".lk-interval-chart .js-plotly-plot .main-svg")
+    page.wait_for_function(
+        "() => document.querySelector('.lk-interval-summary')?.innerText.includes('60.0분')")
+    # every text the summary shows from now on (one per recompute that reaches the page)
+    page.evaluate(
+        "() => { const el = document.querySelector('.lk-interval-summary');"
+        " window.lkShown = []; new MutationObserver(() => {"
+        " const text = el.innerText; if (window.lkShown.at(-1) !== text) window.lkShown.push(text);"
+        " }).observe(el, {childList: true, subtree: true, characterData: true}); }")
+    handle = page.locator(".lk-interval-interval_min .noUi-handle").first
+    handle.focus()
+    for _ in range(10):
+        handle.press("ArrowRight")
+    page.wait_for_function(
+        "() => document.querySelector('.lk-interval-summary').innerText.includes('70.0분')")
+    page.wait_for_timeout(1500)  # a queued recompute would arrive in this time
+    shown = page.evaluate("() => window.lkShown")
+    assert len(shown) == 1 and "70.0분" in shown[0], shown
+    assert_no_traceback(page)

@@ -2,7 +2,11 @@
 
 Register: 합니다체 for every widget label, message and lesson text;
 the English technical term in parentheses the first time a lesson uses it: 가동률(utilization).
-Keys are dotted (``"goodput.loss.rewind"``); placeholders are ``str.format`` fields.
+No 해라체 (…한다, …이다., …인가?) and no 해요체 questions (…까요?): statements end in …니다, questions
+in …니까?, requests in …세요 (tests/test_catalog_register.py checks every string).
+Keys are dotted (``"goodput.loss.rewind"``); placeholders are ``str.format`` fields, and a
+particle after a value is a format spec that picks its form: ``"{profile:을/를}"`` (never
+"을(를)"; see :mod:`labkit.i18n.josa`).
 One module per lesson or part of the product; :data:`KO` is their union (a key defined twice
 is an error at import).
 """

@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "hub.share.kind.whole": "GPU 한 장 전체(whole GPU)",
     "hub.share.kind.shared": "함께 쓰는 GPU(time-slicing)",
     "hub.share.no_slice": "남은 GPU 몫이 없습니다: 이 서버의 {kind} {count}개를 명단(roster)에서 앞선 학생들이 모두 받았습니다(명단 {position}번째). 선생님께 알려 주세요. 선생님은 MIG 배치를 바꾸거나(python -m labkit.hub plan) GPU 정책을 'shared'로 바꿀 수 있습니다.",
-    "hub.share.no_gpu": "이 서버에는 나눠 줄 {kind}가 없습니다. 선생님께 알려 주세요(GPU 정책을 'auto'나 'shared'로 바꾸거나 운영자에게 MIG 설정을 요청하세요).",
+    "hub.share.no_gpu": "이 서버에는 나눠 줄 {kind:이/가} 없습니다. 선생님께 알려 주세요(GPU 정책을 'auto'나 'shared'로 바꾸거나 운영자에게 MIG 설정을 요청하세요).",
     "hub.share.nvml": "실습 GPU를 읽을 수 없어 GPU 몫을 정하지 못했습니다: {reason}. 선생님께 알려 주세요.",
     # --- class hub: each student's disk (labkit.hub.disk, the spawn page) ---------------------
     "hub.disk.full": "서버 디스크에 내 홈(home) 공간 {size} MiB를 만들 자리가 없습니다(남은 공간 {free} MiB, 허브용으로 {reserve} MiB를 남겨 둡니다). 선생님께 알려 주세요.",

@@ -118,7 +118,7 @@ STRINGS: dict[str, str] = {
     "orch.ex1.explain": "(1 + 2 + … + 7) ÷ 7 = 4 h. MIG 1g.10gb 조각 7개로 나누면 모두 1 h에 끝납니다.",
     "orch.ex2.q": "8-GPU 노드 하나에 J1(6 GPU, 4 h), J2(8 GPU, 2 h), J3(2 GPU, 4 h), J4(2 GPU, 2 h)가 0시에 이 순서로 들어왔습니다. EASY 백필일 때 할당률(allocation)은 몇 %입니까?",
     "orch.ex2.hint": "J3은 J2의 예약 시각(4 h)까지 끝나므로 먼저 들어갈 수 있습니다. 할당률 = Σ(GPU × 시간) ÷ (8 × makespan).",
-    "orch.ex2.explain": "makespan 8 h, 52 GPU-시간 ÷ 64 = 81.25 %. FIFO라면 10 h, 65 %입니다.",
+    "orch.ex2.explain": "전체 완료 시간(makespan) 8 h, 52 GPU-시간 ÷ 64 = 81.25 %. FIFO라면 10 h, 65 %입니다.",
     "orch.ex3.q": "같은 작업에서 J3만 5시간이라면, 예약 없이 들어갈 수 있는 작업부터 넣는 탐욕적 건너뛰기(greedy)에서 J2는 몇 시간 기다립니까?",
     "orch.ex3.hint": "작은 작업이 먼저 계속 들어가면 8 GPU가 한꺼번에 비는 순간이 늦어집니다.",
     "orch.ex3.explain": "J2는 6 h에 시작합니다. EASY(4 h)보다 2 h 늦습니다. 작은 작업이 끝없이 오면 영영 못 들어갈 수도 있어 예약이 필요합니다.",

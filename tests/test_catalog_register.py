@@ -1,0 +1,170 @@
+"""Every catalog string in the course's one register, 합니다체, and in Korean.
+
+Rules (labkit/i18n/ko/__init__.py states the register):
+
+- 합니다체 statements end in ``-ㅂ니다/-습니다`` (…니다.), questions in ``-ㅂ니까/-습니까`` (…까?),
+  requests in ``-(으)세요`` / ``-(으)십시오``. A sentence that ends in 다 not preceded by 니
+  (짧아진다, 다르다, 했다) is 해라체; a question that does not end in 까 (같은가?, 걸까요?) is
+  해라체 or 해요체. A sentence ends at ., !, ?, a line break, ``<br>`` or the end of the string.
+- English outside parentheses only as the course's technical vocabulary (acronyms, model and
+  tool names, metric names: :data:`TERMS`); no internal values (snake_case identifiers, None,
+  nan, null, True/False, NVML's blank sentinels, file names) anywhere a student reads.
+
+Command lines and configuration a teacher or operator types are code, not prose: they are listed
+in :data:`CODE_KEYS` with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from labkit.i18n.ko import KO
+
+#: Sentence-final 다 not after 니 (합니다체 ends in 니다).
+HAERACHE = re.compile(r"(?<!니)다(?=\s*(?:[.!…]|$|<br|\n))")
+#: A question mark not after 까 (합니다체 questions end in 니까).
+QUESTION = re.compile(r"(?<!까)\s*\?")
+#: Keys whose 다/? is not a sentence ending in another register (reason each).
+REGISTER_ALLOWED = {
+    "observe.summary.busy": "a noun-form label, '바쁘지만 일하지 않음?'",
+}
+
+#: The course's technical vocabulary that may stand outside parentheses (after the lesson
+#: introduced it): tools, products, people and organisations, metric and command names.
+TERMS = {
+    "goodput", "badput", "Goodput",
+    "nvidia-smi", "util.gpu", "util.memory", "dcgm-exporter", "mig-parted", "nvidia-mig-parted",
+    "query-gpu", "dmon", "sudo", "voila", "JupyterLab", "Prometheus", "Grafana", "Slurm",
+    "PowerShell", "labkit",
+    "NVIDIA", "Llama", "Meta", "Lenovo", "MLPerf", "Epoch", "Xid", "Young", "Daly",
+    "me",  # the MIG profile suffix "+me" / "-me" (media extensions)
+    "exp",  # the exponential function in a formula
+    "tokens/s", "kWh", "kW", "GiB", "MiB", "Hz",
+    "PCIe", "QoS",  # acronyms in their own mixed case
+    "SwPowerCap",  # NVML's clock-event reason, as nvidia-smi -q prints it
+    "n/a",  # the house's mark for a value NVML cannot give (shown with the reason)
+}
+#: Keys that hold a command, a URL, a file or a setting the teacher/operator types (code).
+CODE_KEYS = {
+    "hub.plan.apply": "the mig-parted command the teacher runs",
+    "mig.import.placeholder": "an example mig-parted file, as typed",
+    "mig.import.title": "names the nvidia-smi mig -cgi command",
+    "observe.log_error.encoding": "the PowerShell command that re-saves a log as UTF-8",
+    "observe.live.error.bad_url": "URL schemes and an example address",
+    "observe.live.error.bad_window": "Prometheus duration syntax (15s, 1m)",
+    "hub.share.no_slice": "the hub's GPU policy value the teacher sets ('shared')",
+    "hub.share.no_gpu": "the hub's GPU policy values the teacher sets ('auto', 'shared')",
+    "hub.k8s.error": "values.yaml: the Helm file the operator edits",
+    "observe.replay.format.nvidia-smi-q": "the nvidia-smi -q command",
+    "observe.replay.format.nvidia-smi-q-xml": "the nvidia-smi -q -x command",
+    "observe.log_error.xml": "the nvidia-smi -q -x command",
+    "observe.log_error.layout": "the nvidia-smi and dcgm-exporter commands to re-run",
+    "observe.replay.field_set_label": "the --query-gpu option",
+    "observe.log_error.no_header": "the --query-gpu option",
+    "mig.live.allowed": "the environment variable the teacher sets",
+    "mig.live.why.disabled": "the environment variable the teacher sets",
+    "common.banner.reason.BadSpec": "the environment variable LABKIT_GPU",
+    "common.banner.missing": "the environment variable LABKIT_GPU",
+    "observe.replay.field_set.nvidia_logging": "nvidia-smi --query-gpu field names",
+    "observe.replay.format.prometheus": "Prometheus' query_range API, the format's name",
+}
+INTERNAL = [
+    (re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b"), "snake_case identifier"),
+    (re.compile(r"\b(?:None|nan|NaN|null|True|False|undefined)\b"), "Python/JS value"),
+    (re.compile(r"\d{16,}"), "raw sentinel"),
+    (re.compile(r"[\w-]+\.(?:py|csv|ya?ml|json|ipynb|toml|txt)(?![A-Za-z])"), "file name"),
+]
+WORD = re.compile(r"(?<![-\w/.])[A-Za-z][A-Za-z0-9]*(?:[.\-/+@][A-Za-z0-9]+)*")
+
+
+def _prose(text: str) -> str:
+    """The text a student reads: no tags, entities, placeholders or parenthesized asides."""
+    text = re.sub(r"<[^>]+>", " ", text)
+    text = re.sub(r"&[a-z]+;|&#\d+;", " ", text)
+    text = re.sub(r"\{[^{}]*\}", " X ", text)
+    out, depth = [], 0
+    for ch in text:
+        if ch in "(（":
+            depth += 1
+        elif ch in ")）":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def english_outside_parentheses(text: str) -> list[str]:
+    """English words outside parentheses that are not the course's technical vocabulary."""
+    found = []
+    for m in WORD.finditer(_prose(text)):
+        word = m.group(0)
+        if word in TERMS or word.isupper() or len(word) == 1 or any(c.isdigit() for c in word):
+            continue  # acronyms (GPU, SM), variables (S, u), models and versions (H100, v5.0)
+        found.append(word)
+    return found
+
+
+def internal_values(text: str) -> list[str]:
+    plain = re.sub(r"\{[^{}]*\}", " ", re.sub(r"<[^>]+>", " ", text))
+    return [f"{m.group(0)} ({why})" for pattern, why in INTERNAL for m in pattern.finditer(plain)]
+
+
+def test_the_register_is_written_in_the_catalog_header() -> None:
+    import labkit.i18n.ko as ko
+
+    assert "합니다체" in (ko.__doc__ or "")
+
+
+def test_every_catalog_string_is_in_hamnida_style() -> None:
+    wrong = {}
+    for key, text in KO.items():
+        if key in REGISTER_ALLOWED:
+            continue
+        plain = _prose(text) if "(" in text else re.sub(r"<[^>]+>", " ", text)
+        hits = [plain[max(0, m.start() - 10):m.end()] for m in HAERACHE.finditer(plain)]
+        hits += [plain[max(0, m.start() - 10):m.end()] for m in QUESTION.finditer(plain)]
+        if hits:
+            wrong[key] = hits
+    assert not wrong, wrong
+
+
+def test_no_english_words_outside_parentheses_in_the_catalog() -> None:
+    wrong = {key: words for key, text in KO.items() if key not in CODE_KEYS
+             and (words := english_outside_parentheses(text))}
+    assert not wrong, wrong
+
+
+def test_no_internal_values_in_the_catalog() -> None:
+    wrong = {key: found for key, text in KO.items() if key not in CODE_KEYS
+             and (found := internal_values(text))}
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(("text", "register_ok"), [
+    ("간격은 짧아진다", False), ("방법이 다르다.", False), ("작업을 했다<br>다음", False),
+    ("간격이 짧아집니다.", True), ("같은 모델입니까?", True), ("무엇을 걸까요?", False),
+    ("같은가? (기준선)", False), ("줄이세요.", True), ("바다", False),
+])
+def test_the_register_rule_tells_the_styles_apart(text: str, register_ok: bool) -> None:
+    found = HAERACHE.search(text) or QUESTION.search(_prose(text))
+    assert (found is None) == register_ok
+
+
+@pytest.mark.parametrize(("text", "english"), [
+    ("closed 부문입니다", ["closed"]), ("클로즈드 부문(closed division)입니다", []),
+    ("GPU 3장과 SM 활동", []), ("H100-80GB의 3g.40gb", []), ("goodput이 오릅니다", []),
+    ("constructed by labkit", ["constructed", "by"]), ("<b>{value}</b> Offline", ["Offline"]),
+    ("nvidia-smi -q -x로 뽑습니다", []),
+])
+def test_the_english_rule_finds_words_outside_parentheses(text: str, english: list[str]) -> None:
+    assert english_outside_parentheses(text) == english
+
+
+@pytest.mark.parametrize(("text", "n"), [
+    ("gpu_util 값", 1), ("값: None", 1), ("nan h", 1), ("9223372036854775792", 1),
+    ("worksheet.yaml을 읽습니다", 1), ("{busy_frac} 입니다", 0), ("3g.40gb", 0),
+])
+def test_the_internal_value_rule(text: str, n: int) -> None:
+    assert len(internal_values(text)) == n

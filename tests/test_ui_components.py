@@ -1,0 +1,218 @@
+"""The controls every lesson app uses: what a browser may change, and debounced recomputes.
+
+A browser's changes reach the kernel as comm "update" messages, which ipywidgets applies with
+``Widget.set_state(state)``; these tests call ``set_state`` with the same dictionaries a browser
+sends, inside a running asyncio loop where the kernel would have one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import ipywidgets as widgets
+import pytest
+
+from labkit import validate
+from labkit.ui import goodput
+from labkit.ui.components import DEBOUNCE_S, Field, LiveApp, number_field, slider_field
+
+
+class Echo(LiveApp[float]):
+    """Doubles ``x``; counts its own compute calls (independent of LiveApp's counter)."""
+
+    def __init__(self, *fields: Field) -> None:
+        super().__init__("echo", fields)
+        self.calls: list[float] = []
+        self.shown: list[float] = []
+        self.children = [f.box for f in self.fields.values()]
+        self.update()
+
+    def compute(self, values: dict[str, Any]) -> float:
+        self.calls.append(values["x"])
+        return 2 * validate.non_negative("x", values["x"])
+
+    def render(self, result: float) -> None:
+        self.shown.append(result)
+
+
+def _slider_app() -> Echo:
+    return Echo(slider_field("x", "엑스", 1.0, min=0.0, max=10.0, step=0.5))
+
+
+def _sent(control: widgets.Widget, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    sent: list[list[str]] = []
+    monkeypatch.setattr(control, "send_state", lambda key=None: sent.append(list(key or [])))
+    return sent
+
+
+# --- a browser cannot widen a control ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "state",
+    [{"max": 2000.0, "value": 1000.0}, {"min": -50.0, "value": -20.0},
+     {"max": 2000.0}, {"step": 100.0}, {"disabled": True}, {"readout_format": ".0e"}],
+)
+def test_a_browser_cannot_change_a_sliders_bounds_or_state(
+    state: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = _slider_app()
+    control = app.fields["x"].control
+    before = {k: getattr(control, k) for k in ("min", "max", "step", "disabled",
+                                               "readout_format", "value")}
+    sent = _sent(control, monkeypatch)
+    control.set_state(state)
+    assert {k: getattr(control, k) for k in before} == before
+    assert set(sent[0]) == set(state)  # the browser's view is put back
+    assert app.calls == [1.0] and app.result == 2.0
+
+
+@pytest.mark.parametrize(("state", "words"), [
+    ({"max": 2000.0, "value": 1000.0}, ("10 이하", "입력: 1,000")),
+    ({"value": 10.5}, ("10 이하", "입력: 10.5")),
+    ({"min": -50.0, "value": -20.0}, ("0 이상", "입력: -20")),
+])
+def test_a_value_past_the_servers_bounds_is_refused_in_korean_under_the_control(
+    state: dict[str, Any], words: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = _slider_app()
+    sent = _sent(app.fields["x"].control, monkeypatch)
+    app.fields["x"].control.set_state(state)
+    error = app.fields["x"].error.value
+    assert all(w in error for w in words), error
+    assert "value" in sent[0]
+    assert app.fields["x"].control.value == 1.0 and app.calls == [1.0]
+
+
+def test_a_value_within_bounds_from_the_browser_is_taken() -> None:
+    app = _slider_app()
+    app.fields["x"].control.set_state({"value": 7.5})
+    assert app.calls == [1.0, 7.5] and app.result == 15.0  # no event loop: at once
+
+
+def test_a_disabled_control_takes_no_value_from_the_browser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = _slider_app()
+    control = app.fields["x"].control
+    control.disabled = True  # the server may change its own controls
+    sent = _sent(control, monkeypatch)
+    control.set_state({"disabled": False, "value": 3.0})
+    assert control.disabled and control.value == 1.0 and app.calls == [1.0]
+    assert set(sent[0]) == {"disabled", "value"}
+
+
+def test_server_code_still_changes_bounds_and_values() -> None:
+    app = _slider_app()
+    control = app.fields["x"].control
+    control.max = 20.0
+    control.value = 15.0
+    assert app.calls == [1.0, 15.0] and app.result == 30.0
+
+
+def test_a_free_number_box_passes_any_number_to_the_model() -> None:
+    app = Echo(number_field("x", "엑스", 1.0))
+    app.fields["x"].control.set_state({"value": -3.0})
+    assert app.calls == [1.0, -3.0] and "0 이상" in app.fields["x"].error.value
+
+
+def test_straggler_s_of_1000_after_raising_max_is_refused() -> None:
+    """Issue 17: a client raised the straggler slider's max and pushed S = 1,000."""
+    ledger = goodput.worksheet_app()
+    straggler = goodput.straggler_app(ledger)
+    control = straggler.fields["slowdown"].control
+    good, hours = straggler.result, ledger.fields["straggler"].control.value
+    control.set_state({"max": 2000.0, "value": 1000.0})
+    assert control.max == 1.5 and straggler.result is good
+    assert ledger.fields["straggler"].control.value == hours
+    error = straggler.fields["slowdown"].error.value
+    assert "1.5 이하" in error and "입력: 1,000" in error
+
+
+# --- debounce ----------------------------------------------------------------------------------
+
+
+def _steps(app: Echo, values: list[float], gap_s: float) -> None:
+    async def browser() -> None:
+        for v in values:  # one comm message per arrow key
+            app.fields["x"].control.set_state({"value": v})
+            await asyncio.sleep(gap_s)
+        await asyncio.sleep(3 * DEBOUNCE_S)
+
+    asyncio.run(browser())
+
+
+def test_ten_arrow_key_steps_recompute_once_with_the_last_value() -> None:
+    app = _slider_app()
+    steps = [1.0 + 0.5 * k for k in range(1, 11)]
+    _steps(app, steps, gap_s=0.033)  # 30 Hz key repeat
+    assert app.calls == [1.0, 6.0]
+    assert app.shown[-1] == 12.0 and app.computes == 2
+
+
+def test_steps_slower_than_the_debounce_each_recompute() -> None:
+    app = _slider_app()
+    _steps(app, [2.0, 3.0], gap_s=2 * DEBOUNCE_S)
+    assert app.calls == [1.0, 2.0, 3.0]
+
+
+def test_code_that_sets_a_value_recomputes_at_once_even_in_a_running_loop() -> None:
+    app = _slider_app()
+
+    async def cell() -> None:
+        app.fields["x"].control.value = 4.0
+        assert app.result == 8.0
+
+    asyncio.run(cell())
+    assert app.calls == [1.0, 4.0]
+
+
+def test_flush_runs_a_waiting_recompute() -> None:
+    app = _slider_app()
+
+    async def browser() -> None:
+        app.fields["x"].control.set_state({"value": 9.0})
+        assert app.calls == [1.0]
+        app.flush()
+        assert app.calls == [1.0, 9.0]
+        await asyncio.sleep(2 * DEBOUNCE_S)
+
+    asyncio.run(browser())
+    assert app.calls == [1.0, 9.0]
+
+
+# --- tables for people -----------------------------------------------------------------------
+
+
+def test_a_people_table_shows_its_row_labels_as_a_column_not_an_index() -> None:
+    import pandas as pd
+
+    from labkit.ui.components import people_table
+
+    frame = pd.DataFrame({"항목": ["가", "나"], "값": ["1 h", "2 h"]}).set_index("항목")
+    table = people_table(frame)
+    assert table.loc["나", "값"] == "2 h"  # still a DataFrame for code
+    assert repr(table).splitlines()[0].split() == ["항목", "값"]  # one header row
+    body = table._repr_html_().split("<tbody>")[1]
+    assert "<th" not in body and "<td>가</td>" in body  # no index cells
+
+
+@pytest.mark.parametrize("builder", [
+    "mig.layout_counts", "mig.sharing_modes", "mig.case1_numbers", "goodput.seed_numbers",
+    "reliability.scaling_numbers", "reliability.llama3_numbers", "reliability.stepfun_numbers",
+    "reliability.interval_numbers", "reliability.ettr_numbers", "reliability.month_numbers",
+    "reliability.eventlog_numbers",
+])
+def test_lesson_tables_02_to_04_are_for_people(builder: str) -> None:
+    """Issue 17: no index column, no scientific notation, Korean headers."""
+    import importlib
+    import re
+
+    module, name = builder.split(".")
+    table = getattr(importlib.import_module(f"labkit.ui.{module}"), name)()
+    html_text = table._repr_html_()
+    assert "<th" not in html_text.split("<tbody>")[1]
+    assert not re.search(r"\d[eE][+-]?\d", repr(table))
+    headers = [str(c) for c in table._shown().columns]
+    assert all(re.search(r"[가-힣]", h) or h in ("MPS", "MIG") for h in headers), headers
