@@ -37,11 +37,11 @@ BUILD = ROOT / "build" / "mutation"
 #: Model module -> (files to mutate, the tests that own it).
 MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "goodput": (("labkit/goodput.py",), ("tests/test_goodput.py",)),
-    "tariff": (("labkit/tariff.py",), ("tests/test_tariff.py",)),
-    "economics": (("labkit/economics.py",), ("tests/test_economics.py",)),
-    "benchmarks": (("labkit/benchmarks.py",), ("tests/test_benchmarks.py",)),
+    "tariff": (("labkit/tariff/*",), ("tests/test_tariff.py",)),
+    "economics": (("labkit/economics/*",), ("tests/test_economics.py",)),
+    "benchmarks": (("labkit/benchmarks/*",), ("tests/test_benchmarks.py",)),
     "opex": (("labkit/opex.py",), ("tests/test_opex.py",)),
-    "reliability": (("labkit/reliability.py",), ("tests/test_reliability.py",)),
+    "reliability": (("labkit/reliability/*",), ("tests/test_reliability.py",)),
     "mig": (("labkit/mig/*",), ("tests/test_mig.py", "tests/test_mig_placement.py",
                                 "tests/test_mig_oracle.py")),
     "scheduling": (("labkit/scheduling/*",), ("tests/test_scheduling.py",)),
