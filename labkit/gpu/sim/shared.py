@@ -72,7 +72,8 @@ from labkit.gpu.sim.device import (
     SimDevice,
     Workload,
 )
-from labkit.gpu.sim.lab import SimulatedLab, _Fault
+from labkit.gpu.sim.lab import SimulatedLab
+from labkit.gpu.sim.lab_faults import _Fault
 from labkit.gpumodels import GpuModel
 
 __all__ = ["ENV_DIR", "ENV_LAB", "STATE_VERSION", "SharedLab", "lab_dir", "lab_name",
