@@ -142,24 +142,56 @@ def monthly_bill(
                                   "tariff must be a labkit.tariff.Tariff (see load_tariff)")
     contract = validate.positive("contract_kw", contract_kw)
     local, kw, step_s = _check_load(load_kw)
+    band, month_key = _bands(tariff, local, _holiday_days(holidays))
+    n = len(kw)
+
+    # months are contiguous blocks of the sorted series
+    starts = np.flatnonzero(np.r_[True, month_key[1:] != month_key[:-1]])
+    keys = month_key[starts]
+    kwh = kw * (step_s / 3600)
+    kwh_band = np.stack([np.add.reduceat(np.where(band == i, kwh, 0.0), starts)
+                         for i in range(3)], axis=1)
+    demand = _month_demand(tariff, local.asi8, kw, band, step_s, starts)
+
+    # months covered: days and coverage of the month
+    periods = pd.PeriodIndex([pd.Period(year=int(k // 12), month=int(k % 12 + 1), freq="M")
+                              for k in keys], name="month")
+    days = np.diff(np.r_[starts, n]) * step_s / 86_400
+    coverage = days / np.asarray(periods.days_in_month, dtype=float)
+
+    history = _demand_history(keys, demand, prior_demand_kw, repeat_year)
+    billing = _billing_demand(tariff, keys, history, contract)
+    columns: dict[str, Any] = {"days": days, "kwh": kwh_band.sum(axis=1)}
+    if tariff.tou:
+        for i, b in enumerate(Band):
+            columns[f"kwh_{b}"] = kwh_band[:, i]
+    columns |= {"demand_kw": demand, "billing_kw": billing, "over_contract": demand > contract}
+    columns |= _charges(tariff, keys, billing, coverage, kwh_band)
+    frame = pd.DataFrame(columns, index=periods)
+    frame.attrs["class_name"] = tariff.class_name
+    frame.attrs["verified"] = tariff.verified
+    return frame
+
+
+def _holiday_days(holidays: Iterable[date | str | pd.Timestamp]) -> np.ndarray:
+    """The holidays as sorted midnight timestamps [ns]."""
     try:
-        holiday_days = np.array(sorted({pd.Timestamp(d).normalize().value for d in holidays}),
-                                dtype=np.int64)
+        return np.array(sorted({pd.Timestamp(d).normalize().value for d in holidays}),
+                        dtype=np.int64)
     except (TypeError, ValueError) as err:
         raise validate.InputError("holidays", "other", str(err),
                                   f"holidays must be dates: {err}") from None
-    ns = local.asi8
-    n = len(ns)
-    step_h = step_s / 3600
 
-    # calendar features of every sample
+
+def _bands(tariff: Tariff, local: pd.DatetimeIndex, holiday_days: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Return (the band index of every sample, its month as year x 12 + month - 1)."""
+    ns = local.asi8
     day_ns = ns - ns % (86_400 * _NS_PER_S)
-    days_since_epoch = day_ns // (86_400 * _NS_PER_S)
-    dow = (days_since_epoch + 3) % 7  # 1970-01-01 was a Thursday (3); Monday = 0
+    dow = (day_ns // (86_400 * _NS_PER_S) + 3) % 7  # 1970-01-01 was a Thursday (3); Monday = 0
     hour = (ns // (3600 * _NS_PER_S)) % 24
     month_num = np.asarray(local.month)
-    year = np.asarray(local.year)
-    month_key = year * 12 + month_num - 1
+    month_key = np.asarray(local.year) * 12 + month_num - 1
 
     season_code = np.array([list(Season).index(s) for s in tariff.season_of_month])[month_num - 1]
     band_codes = {b: i for i, b in enumerate(Band)}
@@ -171,64 +203,61 @@ def monthly_bill(
                     band_codes[tariff.schedule.saturday_peak_band], band)
     off = (dow == 6) | np.isin(day_ns, holiday_days)
     band = np.where(off, band_codes[tariff.schedule.sunday_holiday_band], band)
+    return band, month_key
 
-    # months are contiguous blocks of the sorted series
-    starts = np.flatnonzero(np.r_[True, month_key[1:] != month_key[:-1]])
-    keys = month_key[starts]
-    n_months = len(starts)
-    kwh = kw * step_h
-    kwh_band = np.stack([np.add.reduceat(np.where(band == i, kwh, 0.0), starts)
-                         for i in range(3)], axis=1)
-    kwh_month = kwh_band.sum(axis=1)
 
-    # demand: average over demand_interval_min windows, in the demand bands only
+def _month_demand(tariff: Tariff, ns: np.ndarray, kw: np.ndarray, band: np.ndarray,
+                  step_s: int, starts: np.ndarray) -> np.ndarray:
+    """Each month's largest ``demand_interval_min`` average, in the demand bands only. [kW]"""
     window_s = tariff.demand_interval_min * 60
-    eligible = np.isin(band, [band_codes[b] for b in tariff.demand_bands])
+    eligible = np.isin(band, [list(Band).index(b) for b in tariff.demand_bands])
     if step_s >= window_s:
         window_kw = kw
         window_ok = eligible
-        window_month = np.arange(n)
+        window_month = np.arange(len(kw))
     else:
         window_id = (ns - ns[0] + (ns[0] % (window_s * _NS_PER_S))) // (window_s * _NS_PER_S)
         w_starts = np.flatnonzero(np.r_[True, window_id[1:] != window_id[:-1]])
-        counts = np.diff(np.r_[w_starts, n])
+        counts = np.diff(np.r_[w_starts, len(kw)])
         window_kw = np.add.reduceat(kw, w_starts) / counts
         window_ok = eligible[w_starts]
         window_month = w_starts
     demand_src = np.where(window_ok, window_kw, 0.0)
-    w_month_starts = np.searchsorted(window_month, starts)
-    demand = np.maximum.reduceat(demand_src, w_month_starts)
+    return np.maximum.reduceat(demand_src, np.searchsorted(window_month, starts))
 
-    # months covered: days and coverage of the month
-    periods = pd.PeriodIndex([pd.Period(year=int(k // 12), month=int(k % 12 + 1), freq="M")
-                              for k in keys], name="month")
-    samples = np.diff(np.r_[starts, n])
-    days_in_month = np.asarray(periods.days_in_month, dtype=float)
-    days = samples * step_s / 86_400
-    coverage = days / days_in_month
 
-    # billing demand: ratchet over the last 12 months, then the floor
+def _demand_history(keys: np.ndarray, demand: np.ndarray,
+                    prior_demand_kw: Mapping[str | pd.Period, float] | None,
+                    repeat_year: bool) -> dict[int, float]:
+    """Month key -> demand [kW]: the prior months given, the series' own, a repeated year."""
     history: dict[int, float] = {}
-    if prior_demand_kw:
-        for k, v in prior_demand_kw.items():
-            try:
-                p = pd.Period(k, freq="M")
-            except (TypeError, ValueError) as err:
-                raise validate.InputError("prior_demand_kw", "other", k,
-                                          f"prior_demand_kw keys must be months: {err}") from None
-            history[p.year * 12 + p.month - 1] = validate.non_negative(
-                f"prior_demand_kw.{p}", v)
+    for k, v in (prior_demand_kw or {}).items():
+        try:
+            p = pd.Period(k, freq="M")
+        except (TypeError, ValueError) as err:
+            raise validate.InputError("prior_demand_kw", "other", k,
+                                      f"prior_demand_kw keys must be months: {err}") from None
+        history[p.year * 12 + p.month - 1] = validate.non_negative(f"prior_demand_kw.{p}", v)
     for k, d in zip(keys.tolist(), demand.tolist(), strict=True):
         history[k] = d
     if repeat_year:
+        n_months = len(keys)
         if n_months != 12 or keys[-1] - keys[0] != 11:
             raise validate.InputError(
                 "repeat_year", "other", n_months,
                 f"repeat_year needs exactly 12 consecutive months, the series has {n_months}")
         for k, d in zip(keys.tolist(), demand.tolist(), strict=True):
             history.setdefault(k - 12, d)
+    return history
+
+
+def _billing_demand(tariff: Tariff, keys: np.ndarray, history: dict[int, float],
+                    contract: float) -> np.ndarray:
+    """요금적용전력 of each month: the ratchet over the last 12 months, then the floor. [kW]"""
+    if tariff.base_basis == "contract":
+        return np.full(len(keys), contract)
     ratchet = set(tariff.ratchet_months)
-    billing = np.empty(n_months)
+    billing = np.empty(len(keys))
     for i, k in enumerate(keys.tolist()):
         best = history[k]
         for back in range(1, 12):
@@ -236,39 +265,29 @@ def monthly_bill(
             if (past % 12) + 1 in ratchet and past in history:
                 best = max(best, history[past])
         billing[i] = max(best, tariff.floor_frac * contract)
-    if tariff.base_basis == "contract":
-        billing = np.full(n_months, contract)
+    return billing
 
-    # the lines of the bill, rounded as KEPCO does
-    base = _trunc(billing * tariff.base_krw_per_kw_month * coverage)
+
+def _charges(tariff: Tariff, keys: np.ndarray, billing: np.ndarray, coverage: np.ndarray,
+             kwh_band: np.ndarray) -> dict[str, np.ndarray]:
+    """The lines of the bill in KRW, rounded as KEPCO does (see the module docstring)."""
+    kwh_month = kwh_band.sum(axis=1)
+    lines = {"base_krw": _trunc(billing * tariff.base_krw_per_kw_month * coverage)}
     month_season = [tariff.season(int(k % 12 + 1)) for k in keys]
     price = np.array([[tariff.energy_krw_per_kwh[s][b] for b in Band] for s in month_season])
     if tariff.tou:
         energy_band = _trunc(kwh_band * price)
+        for i, b in enumerate(Band):
+            lines[f"energy_{b}_krw"] = energy_band[:, i]
         energy = energy_band.sum(axis=1)
     else:
-        energy_band = None
         energy = _trunc(kwh_month * price[:, 0])
     climate = _trunc(kwh_month * tariff.climate_krw_per_kwh)
     fuel = _trunc(kwh_month * tariff.fuel_krw_per_kwh)
+    base = lines["base_krw"]
     subtotal = base + energy + climate + fuel
     vat = _round_half_up(subtotal * tariff.vat_frac)
     fund = _trunc(subtotal * tariff.fund_levy_frac, 10)
-    total = _trunc(subtotal + vat + fund, 10)
-
-    columns: dict[str, Any] = {"days": days, "kwh": kwh_month}
-    if tariff.tou:
-        for i, b in enumerate(Band):
-            columns[f"kwh_{b}"] = kwh_band[:, i]
-    columns |= {"demand_kw": demand, "billing_kw": billing, "over_contract": demand > contract,
-                "base_krw": base}
-    if energy_band is not None:
-        for i, b in enumerate(Band):
-            columns[f"energy_{b}_krw"] = energy_band[:, i]
-    columns |= {"energy_krw": energy, "climate_krw": climate, "fuel_krw": fuel,
-                "subtotal_krw": subtotal, "vat_krw": vat, "fund_levy_krw": fund,
-                "total_krw": total}
-    frame = pd.DataFrame(columns, index=periods)
-    frame.attrs["class_name"] = tariff.class_name
-    frame.attrs["verified"] = tariff.verified
-    return frame
+    return lines | {"energy_krw": energy, "climate_krw": climate, "fuel_krw": fuel,
+                    "subtotal_krw": subtotal, "vat_krw": vat, "fund_levy_krw": fund,
+                    "total_krw": _trunc(subtotal + vat + fund, 10)}

@@ -272,13 +272,24 @@ class Sampler:
         slow_due = t - dev.last_slow_t >= self.slow_interval_s
         if slow_due:
             dev.last_slow_t = t
+        if self._read_calls(dev, t, out, slow_due):
+            return
+        if slow_due and self._field_keys and self._read_fields(dev, t, out):
+            return
+        if self._gpm_keys and self._read_gpm(dev, t, out):
+            return
+        if "xid" in self._wanted:
+            out[(g, "xid")] = dev.xid_registered or Reading(dev.xid)
+
+    def _read_calls(self, dev: _Device, t: float, out: dict[tuple[int, str], Reading],
+                    slow_due: bool) -> bool:
+        """Run the reader table's calls due now; return True if the GPU is now lost."""
         for call, metrics, read, tier in self._readers:
             if tier == "slow" and not slow_due:
                 continue
-            sticky = [m for m in metrics if m in dev.disabled]
-            if sticky:
+            if any(m in dev.disabled for m in metrics):
                 for m in metrics:
-                    out[(g, m)] = dev.disabled[m]
+                    out[(dev.index, m)] = dev.disabled[m]
                 continue
             try:
                 values = read(self.nv, dev.handle)
@@ -286,18 +297,11 @@ class Sampler:
                 if not self._is_nvml_error(err):
                     raise
                 if self._fail(dev, t, metrics, err, out, call):
-                    return
+                    return True
                 continue
             for m in metrics:
-                out[(g, m)] = Reading(values[m])
-        if slow_due and self._field_keys:
-            if self._read_fields(dev, t, out):
-                return
-        if self._gpm_keys:
-            if self._read_gpm(dev, t, out):
-                return
-        if "xid" in self._wanted:
-            out[(g, "xid")] = dev.xid_registered or Reading(dev.xid)
+                out[(dev.index, m)] = Reading(values[m])
+        return False
 
     def _fail(self, dev: _Device, t: float, metrics: Iterable[str], err: BaseException,
               out: dict[tuple[int, str], Reading], call: str) -> bool:
@@ -395,6 +399,11 @@ class Sampler:
             for k in self._gpm_keys:
                 out[(g, k)] = Reading.missing(Status.PENDING, "GpmWarmup")
             return False
+        return self._gpm_metrics(dev, t, out)
+
+    def _gpm_metrics(self, dev: _Device, t: float, out: dict[tuple[int, str], Reading]) -> bool:
+        """Get the GPM metrics between the previous and the new sample; True if the GPU is lost."""
+        g, gpm = dev.index, dev.gpm
         mg = self.nv.c_nvmlGpmMetricsGet_t()
         mg.version = self.nv.NVML_GPM_METRICS_GET_VERSION
         mg.numMetrics = len(self._gpm_keys)
