@@ -11,7 +11,9 @@ Usage::
 
 With no MODULE, every entry of :data:`MODULES`. Prints, per module, killed / total and the
 surviving mutants (``mutmut show NAME`` in the scratch folder shows a diff), and writes
-``build/mutation/summary.json``.
+``build/mutation/summary.json``. Mutants listed in :data:`EQUIVALENT` (no input tells them from
+the original; each with its reason) are counted apart: the score is killed / (total -
+equivalent), and an equivalent that a test kills after all is reported, to be removed.
 
 References
 ----------
@@ -49,6 +51,12 @@ MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                 ("tests/test_sharing.py",)),
 }
 
+#: Module -> {mutant name: why no input can tell it from the original}. Only true equivalents
+#: (the same result for every input), never "hard to test"; a mutant name is mutmut's
+#: (``labkit.tariff.bill.x_monthly_bill__mutmut_12``), so an entry follows the code it names.
+EQUIVALENT: dict[str, dict[str, str]] = {
+}
+
 #: mutmut's exit codes (mutmut.stats.status_by_exit_code) that count as killed: a failing test
 #: (1; 3 for an internal pytest error) or a run past its time limit (36 and SIGXCPU: the mutant
 #: made the code loop). 0 is a survivor, 33 a mutant no selected test reaches.
@@ -66,11 +74,14 @@ class Score:
     total: int
     survived: tuple[str, ...]
     not_covered: tuple[str, ...]
+    equivalent: tuple[str, ...] = ()
+    killed_equivalent: tuple[str, ...] = ()
 
     @property
     def fraction(self) -> float:
-        """Killed / total (1.0 when there is no mutant). [fraction]"""
-        return self.killed / self.total if self.total else 1.0
+        """Killed / (total - equivalent) (1.0 when there is no other mutant). [fraction]"""
+        scored = self.total - len(self.equivalent)
+        return self.killed / scored if scored else 1.0
 
 
 def _pyproject(only: tuple[str, ...], tests: tuple[str, ...]) -> str:
@@ -100,13 +111,23 @@ def _scratch(name: str) -> Path:
     return work
 
 
+def score(name: str, codes: dict[str, int | None],
+          equivalent: dict[str, str] | None = None) -> Score:
+    """Score one module from mutmut's exit code per mutant, equivalents counted apart."""
+    same = equivalent or {}
+    killed = {k for k, c in codes.items() if c in KILLED}
+    return Score(name, len(killed), len(codes),
+                 tuple(k for k, c in codes.items() if c == SURVIVED and k not in same),
+                 tuple(k for k, c in codes.items() if c == NOT_REACHED and k not in same),
+                 tuple(k for k in codes if k in same and k not in killed),
+                 tuple(sorted(killed & set(same))))
+
+
 def _score(name: str, work: Path) -> Score:
     codes: dict[str, int | None] = {}
     for meta in sorted((work / "mutants").rglob("*.meta")):
         codes.update(json.loads(meta.read_text())["exit_code_by_key"])
-    return Score(name, sum(1 for c in codes.values() if c in KILLED), len(codes),
-                 tuple(k for k, c in codes.items() if c == SURVIVED),
-                 tuple(k for k, c in codes.items() if c == NOT_REACHED))
+    return score(name, codes, EQUIVALENT.get(name))
 
 
 def run(name: str, max_children: int) -> Score:
@@ -133,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown module(s) {unknown}; known: {', '.join(MODULES)}")
     scores = [run(m, args.max_children) for m in (args.modules or list(MODULES))]
     for s in scores:
-        print(f"{s.module}: {s.killed}/{s.total} killed ({s.fraction:.1%})")
+        print(f"{s.module}: {s.killed}/{s.total - len(s.equivalent)} killed ({s.fraction:.1%}); "
+              f"{len(s.equivalent)} equivalent of {s.total} mutants")
+        for mutant in s.killed_equivalent:
+            print(f"  listed as equivalent but killed: {mutant} (remove it from EQUIVALENT)")
         for mutant in s.survived:
             print(f"  survived: {mutant}")
         for mutant in s.not_covered:
