@@ -51,13 +51,15 @@ def _check_load(load_kw: Any) -> tuple[pd.DatetimeIndex, np.ndarray, int]:
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.argmax(bad))
-        raise validate.InputError("load_kw", "finite", values[i],
-                                  f"load_kw must be finite; {index[i]} is {values[i]!r}")
+        x = float(values[i])
+        raise validate.InputError("load_kw", "finite", x,
+                                  f"load_kw must be finite; {index[i]} is {x!r}")
     neg = values < 0
     if neg.any():
         i = int(np.argmax(neg))
-        raise validate.InputError("load_kw", "non_negative", values[i],
-                                  f"load_kw must be >= 0 kW; {index[i]} is {values[i]!r}")
+        x = float(values[i])
+        raise validate.InputError("load_kw", "non_negative", x,
+                                  f"load_kw must be >= 0 kW; {index[i]} is {x!r}")
     local = index.tz_convert(TZ).tz_localize(None).as_unit("ns")
     if len(index) == 1:
         raise validate.InputError("load_kw", "other", 1,
@@ -72,7 +74,7 @@ def _check_load(load_kw: Any) -> tuple[pd.DatetimeIndex, np.ndarray, int]:
             f"load_kw must be evenly spaced in time (no gaps, duplicates or unsorted stamps); "
             f"the step changes at {index[where + 1]}")
     step_s = step_ns / _NS_PER_S
-    if step_s != int(step_s) or step_s > 3600 or 3600 % int(step_s):
+    if step_s != int(step_s) or 3600 % int(step_s):  # a step over an hour leaves 3600
         raise validate.InputError(
             "load_kw", "other", f"{step_s:g} s",
             f"load_kw must be hourly or finer, with a step that divides one hour; got {step_s:g} s")
@@ -241,8 +243,8 @@ def _demand_history(keys: np.ndarray, demand: np.ndarray,
     for k, d in zip(keys.tolist(), demand.tolist(), strict=True):
         history[k] = d
     if repeat_year:
-        n_months = len(keys)
-        if n_months != 12 or keys[-1] - keys[0] != 11:
+        n_months = len(keys)  # consecutive: _check_load refuses gaps
+        if n_months != 12:
             raise validate.InputError(
                 "repeat_year", "other", n_months,
                 f"repeat_year needs exactly 12 consecutive months, the series has {n_months}")
