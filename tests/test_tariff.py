@@ -388,6 +388,32 @@ def test_billing_demand_averages_fifteen_minutes(gap: T.Tariff) -> None:
     assert bool(row["over_contract"])
 
 
+def test_billing_demand_averages_each_window_not_only_the_first(gap: T.Tariff) -> None:
+    # one-minute data, Monday 2026-04-06 10:00-10:59 at 10 kW but 100 kW for the minute 10:20:
+    # the window 10:15-10:30 averages (100 + 14 x 10) / 15 = 16 kW, the others 10 kW
+    index = pd.date_range("2026-04-06 10:00", periods=60, freq="min", tz="Asia/Seoul")
+    load = pd.Series([100.0 if i == 20 else 10.0 for i in range(60)], index=index)
+    assert T.monthly_bill(gap, load, 100).iloc[0]["demand_kw"] == pytest.approx(16)
+
+
+def test_demand_at_contract_power_is_not_over_it(gap: T.Tariff) -> None:
+    # a Monday at 10 kW on a 10 kW contract: demand equals contract power, not above it
+    row = T.monthly_bill(gap, hourly("2026-04-06", 10.0, 24), 10).iloc[0]
+    assert row["demand_kw"] == 10 and not bool(row["over_contract"])
+    assert bool(T.monthly_bill(gap, hourly("2026-04-06", 10.5, 24), 10).iloc[0]["over_contract"])
+
+
+def test_rounding_counts_float_noise_under_a_millionth_as_the_next_won() -> None:
+    # a charge is truncated to the won after removing float noise (below 1e-6 of the unit):
+    # 0.29 x 100 is 28.999999999999996 in floats and bills 29; 2.9999996 is 3; 2.999 is 2;
+    # to 10 won, 1239.999996 -> 1240 and 1239.9 -> 1230
+    from labkit.tariff.bill import _round_half_up, _trunc
+    assert _trunc(np.array([0.29 * 100, 2.9999996, 2.999])).tolist() == [29, 3, 2]
+    assert _trunc(np.array([1239.999996, 1239.9]), 10).tolist() == [1240, 1230]
+    # VAT rounds half away from zero after the same clean-up: 2.4999996 is 2.5 -> 3
+    assert _round_half_up(np.array([2.4999996, 2.4999, 2.5, -2.5])).tolist() == [3, 2, 3, -3]
+
+
 def test_billing_demand_ratchet_carries_summer_peak(gap: T.Tariff) -> None:
     # July at 40 kW, Aug-Oct at 10 kW (contract 100, floor 30): the July peak bills until June
     load = pd.concat([hourly("2026-07-01", 40.0, 744), hourly("2026-08-01", 10.0, 31 * 24),

@@ -159,7 +159,7 @@ def monthly_bill(
     periods = pd.PeriodIndex([pd.Period(year=int(k // 12), month=int(k % 12 + 1), freq="M")
                               for k in keys], name="month")
     days = np.diff(np.r_[starts, n]) * step_s / 86_400
-    coverage = days / np.asarray(periods.days_in_month, dtype=float)
+    coverage = days / np.asarray(periods.days_in_month)
 
     history = _demand_history(keys, demand, prior_demand_kw, repeat_year)
     billing = _billing_demand(tariff, keys, history, contract)
