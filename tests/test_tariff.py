@@ -594,6 +594,9 @@ BAD_INPUTS = [
         ({"energy_krw_per_kwh": {s: {b: -1 for b in T.Band} for s in T.Season}},
          "energy_krw_per_kwh.summer.light", "non_negative"),
         ({"season_of_month": ("winter",) * 11}, "season_of_month", "other"),
+        # a flat class bills one rate: the bands may not differ
+        ({"energy_krw_per_kwh": {s: {"light": 90, "mid": 100, "peak": 100} for s in T.Season}},
+         "energy_krw_per_kwh.summer", "other"),
         ({"climate_krw_per_kwh": math.nan}, "climate_krw_per_kwh", "finite"),
         ({"fuel_krw_per_kwh": math.inf}, "fuel_krw_per_kwh", "finite"),
         ({"fund_levy_frac": 2}, "fund_levy_frac", "fraction"),

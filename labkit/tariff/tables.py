@@ -217,6 +217,11 @@ class Tariff:
             rates[season] = MappingProxyType({
                 b: validate.non_negative(f"energy_krw_per_kwh.{season}.{b}", per_band.get(b))
                 for b in Band})
+            if not self.tou and len(set(rates[season].values())) > 1:
+                raise validate.InputError(
+                    f"energy_krw_per_kwh.{season}", "other", dict(per_band),
+                    f"{self.class_name}: a flat class has one energy rate per season, the same "
+                    f"for every band; got {({b.value: v for b, v in rates[season].items()})}")
         object.__setattr__(self, "energy_krw_per_kwh", MappingProxyType(rates))
         if len(self.season_of_month) != 12:
             raise validate.InputError("season_of_month", "other", self.season_of_month,
