@@ -396,6 +396,13 @@ def test_billing_demand_averages_each_window_not_only_the_first(gap: T.Tariff) -
     assert T.monthly_bill(gap, load, 100).iloc[0]["demand_kw"] == pytest.approx(16)
 
 
+def test_bill_names_its_tariff_class_and_whether_the_table_is_verified(gap: T.Tariff) -> None:
+    frame = T.monthly_bill(gap, DAY, 10)
+    assert frame.attrs == {"class_name": GAP, "verified": False}  # the 2026-06-01 file: false
+    checked = T.monthly_bill(replace(gap, verified=True), DAY, 10)
+    assert checked.attrs == {"class_name": GAP, "verified": True}
+
+
 def test_demand_at_contract_power_is_not_over_it(gap: T.Tariff) -> None:
     # a Monday at 10 kW on a 10 kW contract: demand equals contract power, not above it
     row = T.monthly_bill(gap, hourly("2026-04-06", 10.0, 24), 10).iloc[0]
@@ -610,6 +617,11 @@ BAD_INPUTS = [
         ({"base_basis": "kwh"}, "base_basis", "choice"),
     ]],
     (lambda: load_tariff(GAP).season(0), "month", "integer"),
+    # a TOU schedule needs 24 hourly bands per season, by season
+    (lambda: T.TouSchedule("s", ("light",) * 24), "weekday.summer", "other", None,  # type: ignore[arg-type]
+     "schedule s: summer needs 24 hourly bands"),
+    (lambda: T.TouSchedule("s", {x: ("light",) * 23 for x in T.Season}), "weekday.summer",  # type: ignore[misc]
+     "other", ("light",) * 23, "schedule s: summer needs 24 hourly bands"),
     (lambda: load_tariff(GAP).season(13), "month", "at_most", 13,
      "month must be <= 12 (12), got 13"),
     (lambda: bill(DAY, repeat_year=True), "repeat_year", "other", 1,
