@@ -403,6 +403,16 @@ def test_bill_names_its_tariff_class_and_whether_the_table_is_verified(gap: T.Ta
     assert checked.attrs == {"class_name": GAP, "verified": True}
 
 
+def test_zero_levies_floors_and_a_one_minute_demand_interval_are_valid(gap: T.Tariff) -> None:
+    # no VAT, no fund levy, no floor, 1-minute demand: a Monday at 4 kW on a 100 kW contract
+    # bills billing demand 4 kW (no 30 % floor) and no VAT or levy
+    free = replace(gap, vat_frac=0, fund_levy_frac=0, floor_frac=0, school_floor_frac=0,
+                   demand_interval_min=1)
+    row = T.monthly_bill(free, hourly("2026-04-06", 4.0, 24), 100).iloc[0]
+    assert (row["billing_kw"], row["vat_krw"], row["fund_levy_krw"]) == (4, 0, 0)
+    assert row["total_krw"] == row["subtotal_krw"] - row["subtotal_krw"] % 10
+
+
 def test_demand_at_contract_power_is_not_over_it(gap: T.Tariff) -> None:
     # a Monday at 10 kW on a 10 kW contract: demand equals contract power, not above it
     row = T.monthly_bill(gap, hourly("2026-04-06", 10.0, 24), 10).iloc[0]
@@ -595,12 +605,15 @@ BAD_INPUTS = [
     (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other",
      "Unknown datetime string format, unable to parse: not a day",
      "holidays must be dates: Unknown datetime string format"),
-    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule) for kw, field, rule in [
+    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule, *detail)
+      for kw, field, rule, *detail in [
         ({"base_krw_per_kw_month": -1}, "base_krw_per_kw_month", "non_negative"),
-        ({"energy_krw_per_kwh": {}}, "energy_krw_per_kwh.summer", "other"),
+        ({"energy_krw_per_kwh": {}}, "energy_krw_per_kwh.summer", "other", None,
+         f"{GAP}: no energy rates for summer"),
         ({"energy_krw_per_kwh": {s: {b: -1 for b in T.Band} for s in T.Season}},
          "energy_krw_per_kwh.summer.light", "non_negative"),
-        ({"season_of_month": ("winter",) * 11}, "season_of_month", "other"),
+        ({"season_of_month": ("winter",) * 11}, "season_of_month", "other", ("winter",) * 11,
+         "season_of_month needs 12 entries"),
         # a flat class bills one rate: the bands may not differ
         ({"energy_krw_per_kwh": {s: {"light": 90, "mid": 100, "peak": 100} for s in T.Season}},
          "energy_krw_per_kwh.summer", "other"),
@@ -611,8 +624,10 @@ BAD_INPUTS = [
         ({"floor_frac": 1.5}, "floor_frac", "fraction"),
         ({"school_floor_frac": 2}, "school_floor_frac", "fraction"),
         ({"demand_interval_min": 0}, "demand_interval_min", "integer"),
-        ({"demand_interval_min": 7}, "demand_interval_min", "other"),
-        ({"ratchet_months": (13,)}, "ratchet_months", "at_most"),  # "<= 12 (12)": below
+        ({"demand_interval_min": 7}, "demand_interval_min", "other", 7,
+         "demand_interval_min must divide 60"),
+        ({"ratchet_months": (13,)}, "ratchet_months", "at_most", 13,
+         "ratchet_months must be <= 12 (12), got 13"),
         ({"ratchet_months": (0,)}, "ratchet_months", "integer"),
         ({"base_basis": "kwh"}, "base_basis", "choice"),
     ]],
@@ -631,11 +646,21 @@ BAD_INPUTS = [
     (lambda: bill(DAY, prior_demand_kw={"2025-12": -1}), "prior_demand_kw.2025-12",
      "non_negative"),
     # hours 15-21 in no band; hour 7 twice; hour 25; not a range; no such band
-    (lambda: T.parse_hour_ranges("t", {"light": ["22-08"], "mid": ["08-15"]}), "t", "other"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22-08"], "mid": ["08-15"]}), "t", "other",
+     [15, 16, 17, 18, 19, 20, 21], "t: hours [15, 16, 17, 18, 19, 20, 21] are in no band"),
     (lambda: T.parse_hour_ranges("t", {"light": ["22-08", "07-09"], "mid": ["09-22"]}),
-     "t.light", "other"),
-    (lambda: T.parse_hour_ranges("t", {"light": ["25-08"]}), "t.light", "other"),
-    (lambda: T.parse_hour_ranges("t", {"light": ["22"]}), "t.light", "other"),
+     "t.light", "other", "07-09", "t.light: hour 7 is already in band light"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["25-08"]}), "t.light", "other", "25-08",
+     "t.light: bad hour range '25-08'"),
+    # hour 24 starts nothing; a range ends at 24 at the latest; an empty range
+    (lambda: T.parse_hour_ranges("t", {"light": ["24-08"]}), "t.light", "other", "24-08",
+     "t.light: bad hour range '24-08'"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22-25"]}), "t.light", "other", "22-25",
+     "t.light: bad hour range '22-25'"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["05-05"]}), "t.light", "other", "05-05",
+     "t.light: bad hour range '05-05'"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22"]}), "t.light", "other", "22",
+     "t.light: hour range must look like '22-08', got '22'"),
     (lambda: T.parse_hour_ranges("t", {"dark": ["00-24"]}), "t.dark", "choice"),
 ]
 
@@ -657,5 +682,8 @@ def test_bad_input_raises_a_value_error_naming_the_field_and_rule(row: tuple) ->
 
 def test_parse_hour_ranges_whole_day_and_midnight() -> None:
     assert T.parse_hour_ranges("t", {"light": ["00-24"]}) == (T.Band.LIGHT,) * 24
+    # "22-00" is 22:00-24:00 (two hours)
+    hours = T.parse_hour_ranges("t", {"light": ["22-00", "00-08"], "mid": ["08-22"]})
+    assert [h for h, b in enumerate(hours) if b == T.Band.LIGHT] == [*range(8), 22, 23]
     hours = T.parse_hour_ranges("t", {"light": ["22-08"], "mid": ["08-22"]})
     assert hours[23] == hours[0] == hours[7] == T.Band.LIGHT and hours[8] == T.Band.MID
