@@ -680,6 +680,19 @@ def test_bad_input_raises_a_value_error_naming_the_field_and_rule(row: tuple) ->
         assert str(err.value).startswith(words), str(err.value)
 
 
+def test_tou_schedule_from_plain_strings_holds_bands_read_only() -> None:
+    weekday = {x: ("light",) * 8 + ("mid",) * 16 for x in T.Season}
+    sched = T.TouSchedule("s", weekday, "peak", "mid")  # type: ignore[arg-type]
+    assert {type(b) for h in sched.weekday.values() for b in h} == {T.Band}
+    assert type(sched.saturday_peak_band) is T.Band and type(sched.sunday_holiday_band) is T.Band
+    assert sched.hours_per_band(T.Season.SUMMER) == {T.Band.LIGHT: 8, T.Band.MID: 16,
+                                                     T.Band.PEAK: 0}
+    with pytest.raises(TypeError):
+        sched.weekday[T.Season.SUMMER] = ()  # type: ignore[index]
+    weekday[T.Season.SUMMER] = ("peak",) * 24  # the caller's dict is copied, not kept
+    assert sched.weekday[T.Season.SUMMER][0] == T.Band.LIGHT
+
+
 def test_parse_hour_ranges_whole_day_and_midnight() -> None:
     assert T.parse_hour_ranges("t", {"light": ["00-24"]}) == (T.Band.LIGHT,) * 24
     # "22-00" is 22:00-24:00 (two hours)
