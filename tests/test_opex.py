@@ -193,6 +193,87 @@ def test_summary_table_has_every_key_number(tariff, calendar, h100) -> None:  # 
     assert not table["unit"].isna().any()
 
 
+SUMMARY_KEYS = [  # the export's rows: (key, unit), in order
+    ("tariff_class", ""), ("tariff_verified", ""), ("servers", "servers"), ("gpus", "GPUs"),
+    ("pue", ""), ("contract_kw", "kW"), ("peak_facility_kw", "kW"),
+    ("mean_utilization_frac", "fraction"), ("energy_kwh", "kWh"),
+    ("electricity_krw", "KRW/year"), ("capital_krw", "KRW/year"), ("staff_krw", "KRW/year"),
+    ("maintenance_krw", "KRW/year"), ("facility_krw", "KRW/year"), ("opex_krw", "KRW/year"),
+    ("tco_krw", "KRW/year"), ("cost_per_calendar_gpu_h_krw", "KRW/GPU-h"),
+    ("cost_per_used_gpu_h_krw", "KRW/GPU-h"), ("students_per_gpu", "students"),
+    ("cost_per_student_h_krw", "KRW/student-h"), ("cost_per_m_tokens_krw", "KRW/1M tokens"),
+    ("rent_same_work_krw", "KRW/year"), ("api_same_work_krw", "KRW/year"),
+    ("idle_krw", "KRW/year"), ("idle_share_frac", "fraction"),
+    ("idle_share_electricity_frac", "fraction"),
+]
+
+
+def test_summary_table_rows_units_and_the_design_they_came_from(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    design = opex.RoomDesign(h100, n_servers=2, pue=1.4)
+    result = opex.evaluate(design, tariff, calendar, loadprofile.Usage())
+    table = opex.summary_table(result)
+    assert list(zip(table["key"], table["unit"], strict=True)) == SUMMARY_KEYS
+    v = table.set_index("key")["value"]
+    # the inputs: 2 servers of 8 GPUs at PUE 1.4, the class asked for (file: not verified)
+    assert (v["tariff_class"], v["tariff_verified"], v["servers"], v["gpus"], v["pue"]) == (
+        GAP, False, 2, 16, 1.4)
+    # the year adds up: opex = electricity + staff + maintenance; TCO adds capital + facility;
+    # the electricity is the 12 bills' amounts due
+    assert v["opex_krw"] == pytest.approx(v["electricity_krw"] + v["staff_krw"]
+                                          + v["maintenance_krw"])
+    assert v["tco_krw"] == pytest.approx(v["opex_krw"] + v["capital_krw"] + v["facility_krw"])
+    assert v["electricity_krw"] == result.bills["total_krw"].sum()
+    assert v["energy_kwh"] == pytest.approx(result.load_kw.sum())  # hourly kW -> kWh
+    # VAT 10 % + fund levy 2.7 % (module docstring of labkit.tariff, KEPCO)
+    assert result.levy_frac == pytest.approx(0.127)
+
+
+def test_sensitivity_rows_name_their_range_base_and_ends(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    design, usage = opex.RoomDesign(h100), loadprofile.Usage()
+    table = opex.sensitivity(design, tariff, calendar, usage)
+    assert list(table.columns) == ["key", "low", "high", "base_value", "low_krw", "high_krw",
+                                   "base_krw", "swing_krw"]
+    assert list(table.index) == list(range(len(opex.SENSITIVITY_RANGES)))
+    base = opex.evaluate(design, tariff, calendar, usage).tco_krw
+    rows = table.set_index("key")
+    for swing in opex.SENSITIVITY_RANGES:
+        row = rows.loc[swing.key]
+        assert (row["low"], row["high"], row["base_krw"]) == (swing.low, swing.high, base)
+        assert row["swing_krw"] == pytest.approx(abs(row["high_krw"] - row["low_krw"]))
+    # where each input stands now: the server at its own price (scale 1), the design's PUE,
+    # the usage's class share
+    assert rows.loc["capex_scale", "base_value"] == 1.0
+    assert rows.loc["pue", "base_value"] == design.pue
+    assert rows.loc["class_frac", "base_value"] == usage.class_frac
+    # the low end of the server price: 200/300 of it, evaluated in full
+    cheap = replace(design, server=replace(
+        h100, server_capex_krw=h100.server_capex_krw * 200 / 300))
+    assert rows.loc["capex_scale", "low_krw"] == pytest.approx(
+        opex.evaluate(cheap, tariff, calendar, usage).tco_krw)
+
+
+def test_ties_keep_the_order_of_the_ranges(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    # two inputs that change nothing (swing 0) stay in the order given
+    still = (opex.Swing("staff_fte", 0.2, 0.2), opex.Swing("pue", 1.5, 1.5))
+    design = opex.RoomDesign(h100, staff_fte=0.2, pue=1.5)
+    table = opex.sensitivity(design, tariff, calendar, loadprofile.Usage(), ranges=still)
+    assert list(table["key"]) == ["staff_fte", "pue"]
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("derate", 0.5), ("capex_scale", 1.5), ("staff_fte", 0.5), ("depreciation_years", 6)])
+def test_money_only_inputs_reprice_like_a_full_evaluation(  # type: ignore[no-untyped-def]
+        tariff, calendar, h100, key: str, value: float) -> None:
+    # the oracle is the full path: new load, new bills, new breakdown
+    design, usage = opex.RoomDesign(h100), loadprofile.Usage()
+    base = opex.evaluate(design, tariff, calendar, usage)
+    d, u = opex._vary(design, usage, key, value)
+    fast = opex.summary_table(opex._reprice(base, d, tariff)).set_index("key")["value"]
+    full = opex.summary_table(opex.evaluate(d, tariff, calendar, u)).set_index("key")["value"]
+    for k in full.index:
+        assert fast[k] == pytest.approx(full[k]), k
+
+
 # --- data --------------------------------------------------------------------------------------
 
 def test_servers_come_from_data_economics() -> None:
@@ -265,20 +346,24 @@ BAD_INPUTS = [
     (lambda h, t, c: opex.ServerSpec("x", -1, 8, 10.2, 3000), "server_capex_krw",
      "non_negative"),
     (lambda h, t, c: opex.RoomDesign("8×H100"), "server", "other"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
-    (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+    (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other",  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+     "str", "design must be a RoomDesign"),
     (lambda h, t, c: opex.evaluate(opex.RoomDesign(h), t, "2026", loadprofile.Usage()),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
      "calendar", "other"),
 ]
 
 
-@pytest.mark.parametrize(("call", "field", "rule"), BAD_INPUTS,
+@pytest.mark.parametrize("row", BAD_INPUTS,
                          ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
 def test_bad_input_raises_a_value_error_naming_the_field_and_rule(  # type: ignore[no-untyped-def]
-        h100, tariff, calendar, call, field: str, rule: str) -> None:
+        h100, tariff, calendar, row) -> None:
+    call, field, rule, *detail = row
     with pytest.raises(InputError) as err:
         call(h100, tariff, calendar)
     assert isinstance(err.value, ValueError)
     assert (err.value.field, err.value.rule) == (field, rule)
+    if detail:  # the rejected value as reported, and how the message starts
+        assert err.value.value == detail[0] and str(err.value).startswith(detail[1])
 
 
 def test_evaluate_leap_year_calendar(tariff, h100) -> None:  # type: ignore[no-untyped-def]
