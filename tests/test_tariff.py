@@ -565,6 +565,12 @@ BILL_ROWS = [
      "2026-01-01 00:00:00+09:00", "load_kw must be evenly spaced"),
     (stamps([1.0, 2.0, 3.0], 0 * H, 0 * H, H), 10, "load_kw", "other",
      "2026-01-01 00:00:00+09:00", "load_kw must be evenly spaced"),
+    # two stamps alike: a step of 0
+    (stamps([1.0, 2.0], H, H), 10, "load_kw", "other", "2026-01-01 01:00:00+09:00",
+     "load_kw must be evenly spaced"),
+    # even 1 ns steps are even, but finer than a second
+    (stamps([1.0, 2.0, 3.0], 0 * NS, NS, 2 * NS), 10, "load_kw", "other", "1e-09 s",
+     "load_kw must be hourly or finer"),
     # steps of 1 ns then 2 ns: the change is at the third stamp
     (stamps([1.0, 2.0, 3.0], 0 * NS, NS, 3 * NS), 10, "load_kw", "other",
      str(T0 + 3 * NS), "load_kw must be evenly spaced"),
@@ -605,18 +611,21 @@ BAD_INPUTS = [
     (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other",
      "Unknown datetime string format, unable to parse: not a day",
      "holidays must be dates: Unknown datetime string format"),
-    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule, *detail)
+    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule, *detail)  # type: ignore[var-annotated]
       for kw, field, rule, *detail in [
         ({"base_krw_per_kw_month": -1}, "base_krw_per_kw_month", "non_negative"),
         ({"energy_krw_per_kwh": {}}, "energy_krw_per_kwh.summer", "other", None,
          f"{GAP}: no energy rates for summer"),
+        ({"energy_krw_per_kwh": {s: 5 for s in T.Season}}, "energy_krw_per_kwh.summer", "other",
+         5, f"{GAP}: no energy rates for summer"),
         ({"energy_krw_per_kwh": {s: {b: -1 for b in T.Band} for s in T.Season}},
          "energy_krw_per_kwh.summer.light", "non_negative"),
         ({"season_of_month": ("winter",) * 11}, "season_of_month", "other", ("winter",) * 11,
          "season_of_month needs 12 entries"),
         # a flat class bills one rate: the bands may not differ
         ({"energy_krw_per_kwh": {s: {"light": 90, "mid": 100, "peak": 100} for s in T.Season}},
-         "energy_krw_per_kwh.summer", "other"),
+         "energy_krw_per_kwh.summer", "other", {"light": 90, "mid": 100, "peak": 100},
+         f"{GAP}: a flat class has one energy rate per season, the same for every band"),
         ({"climate_krw_per_kwh": math.nan}, "climate_krw_per_kwh", "finite"),
         ({"fuel_krw_per_kwh": math.inf}, "fuel_krw_per_kwh", "finite"),
         ({"fund_levy_frac": 2}, "fund_levy_frac", "fraction"),

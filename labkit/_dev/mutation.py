@@ -51,10 +51,38 @@ MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                 ("tests/test_sharing.py",)),
 }
 
+_ZIP_SAME_LENGTH = ("keys and demand hold one entry per month (demand is reduced over the same "
+                    "month starts), so strict=True never fires")
+
 #: Module -> {mutant name: why no input can tell it from the original}. Only true equivalents
 #: (the same result for every input), never "hard to test"; a mutant name is mutmut's
 #: (``labkit.tariff.bill.x_monthly_bill__mutmut_12``), so an entry follows the code it names.
 EQUIVALENT: dict[str, dict[str, str]] = {
+    "tariff": {
+        "labkit.tariff.bill.x__holiday_days__mutmut_2":
+            "holidays are int timestamps, so numpy picks int64 anyway; an empty set gives an "
+            "empty float array, which np.isin matches against nothing either way",
+        "labkit.tariff.bill.x__holiday_days__mutmut_4": "as _holiday_days__mutmut_2",
+        "labkit.tariff.bill.x__bands__mutmut_10":
+            "day_ns is a whole number of days in ns (< 2**53), so day_ns / 86.4e12 is that "
+            "integer exactly; % 7 and the == tests give the same weekday",
+        "labkit.tariff.bill.x__month_demand__mutmut_12":
+            "step == window: the window branch puts each sample in its own window, so the "
+            "window means are the samples themselves",
+        "labkit.tariff.bill.x__demand_history__mutmut_34": "zip: " + _ZIP_SAME_LENGTH,
+        "labkit.tariff.bill.x__demand_history__mutmut_37": "zip: " + _ZIP_SAME_LENGTH,
+        "labkit.tariff.bill.x__demand_history__mutmut_38": "zip: " + _ZIP_SAME_LENGTH,
+        "labkit.tariff.bill.x__demand_history__mutmut_57": "zip: " + _ZIP_SAME_LENGTH,
+        "labkit.tariff.bill.x__demand_history__mutmut_60": "zip: " + _ZIP_SAME_LENGTH,
+        "labkit.tariff.bill.x__demand_history__mutmut_61": "zip: " + _ZIP_SAME_LENGTH,
+        "labkit.tariff.bill.x__billing_demand__mutmut_16":
+            "back = 0 looks at the month itself, whose demand already starts the maximum",
+        "labkit.tariff.bill.x__charges__mutmut_30":
+            "a flat tariff's bands share one rate (Tariff refuses otherwise), so column 1 is "
+            "column 0",
+        "labkit.tariff.bill.x_monthly_bill__mutmut_94":
+            "k is a month count >= 0 below 2**53: int(k / 12) == k // 12",
+    },
 }
 
 #: mutmut's exit codes (mutmut.stats.status_by_exit_code) that count as killed: a failing test
