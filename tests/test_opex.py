@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import date
 
 import pytest
@@ -274,6 +274,30 @@ def test_money_only_inputs_reprice_like_a_full_evaluation(  # type: ignore[no-un
         assert fast[k] == pytest.approx(full[k]), k
 
 
+def test_server_and_room_take_their_edge_values_and_normalize_types(h100) -> None:  # type: ignore[no-untyped-def]
+    server = opex.ServerSpec("x", 0, 8.0, 10, 1, 7.0)  # type: ignore[arg-type]
+    assert [(type(v), v) for v in (server.server_capex_krw, server.gpus_per_server,
+                                   server.max_it_power_kw, server.tokens_per_s_per_gpu,
+                                   server.mig_instances_per_gpu)] == [
+        (float, 0.0), (int, 8), (float, 10.0), (float, 1.0), (int, 7)]
+    # every boundary the docstring allows: 64 servers, PUE 1, nothing idle, free staff, ...
+    room = opex.RoomDesign(h100, n_servers=64.0, pue=1, idle_frac=0, contract_kw=20,  # type: ignore[arg-type]
+                           school_exception=1, staff_fte=10, staff_krw_per_fte_year=0,  # type: ignore[arg-type]
+                           maintenance_frac=0, facility_upgrade_krw=0, facility_years=1,
+                           depreciation_years=1, cost_of_capital=0, students_per_gpu=3.0,  # type: ignore[arg-type]
+                           derate=1, rent_krw_per_gpu_hour=0, api_krw_per_m_tokens=0)
+    got = {f.name: getattr(room, f.name) for f in fields(room) if f.name != "server"}
+    assert got == {"n_servers": 64, "pue": 1.0, "idle_frac": 0.0, "contract_kw": 20.0,
+                   "school_exception": True, "staff_fte": 10.0, "staff_krw_per_fte_year": 0.0,
+                   "maintenance_frac": 0.0, "facility_upgrade_krw": 0.0, "facility_years": 1.0,
+                   "depreciation_years": 1.0, "cost_of_capital": 0.0, "students_per_gpu": 3,
+                   "derate": 1.0, "rent_krw_per_gpu_hour": 0.0, "api_krw_per_m_tokens": 0.0}
+    assert {k: type(v) for k, v in got.items()} == {
+        k: (int if k in ("n_servers", "students_per_gpu") else bool if k == "school_exception"
+            else float) for k in got}
+    assert opex.RoomDesign(h100).contract_kw is None  # the default: from the peak
+
+
 # --- data --------------------------------------------------------------------------------------
 
 def test_servers_come_from_data_economics() -> None:
@@ -345,7 +369,21 @@ BAD_INPUTS = [
       for kw, field, rule in ROOM_ROWS],
     (lambda h, t, c: opex.ServerSpec("x", -1, 8, 10.2, 3000), "server_capex_krw",
      "non_negative"),
-    (lambda h, t, c: opex.RoomDesign("8×H100"), "server", "other"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+    # each server figure by its own name
+    (lambda h, t, c: opex.ServerSpec("x", 1, 0, 10.2, 3000), "gpus_per_server", "integer"),
+    (lambda h, t, c: opex.ServerSpec("x", 1, 8, 0, 3000), "max_it_power_kw", "positive"),
+    (lambda h, t, c: opex.ServerSpec("x", 1, 8, 10.2, 0), "tokens_per_s_per_gpu", "positive"),
+    (lambda h, t, c: opex.ServerSpec("x", 1, 8, 10.2, 1, 0), "mig_instances_per_gpu",
+     "integer"),
+    (lambda h, t, c: opex.RoomDesign("8×H100"), "server", "other", "str",  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+     "server must be a ServerSpec"),
+    # the limits, named in the message
+    (lambda h, t, c: opex.RoomDesign(h, n_servers=65), "n_servers", "at_most", 65,
+     "n_servers must be <= 64 (64), got 65"),
+    (lambda h, t, c: opex.RoomDesign(h, staff_fte=10.5), "staff_fte", "at_most", 10.5,
+     "staff_fte must be <= 10 (10), got 10.5"),
+    (lambda h, t, c: opex.RoomDesign(h, pue=0.8), "pue", "at_least", 0.8,
+     "pue must be >= 1, got 0.8"),
     (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other",  # type: ignore[arg-type, dict-item]  # bad input, on purpose
      "str", "design must be a RoomDesign"),
     (lambda h, t, c: opex.evaluate(opex.RoomDesign(h), t, "2026", loadprofile.Usage()),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
