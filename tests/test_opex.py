@@ -274,6 +274,59 @@ def test_money_only_inputs_reprice_like_a_full_evaluation(  # type: ignore[no-un
         assert fast[k] == pytest.approx(full[k]), k
 
 
+def test_room_cluster_carries_the_room_and_the_levied_base_charge(tariff, h100) -> None:  # type: ignore[no-untyped-def]
+    design = opex.RoomDesign(h100, n_servers=3, depreciation_years=5, cost_of_capital=0.04)
+    c = design.cluster(tariff)
+    assert (c.servers, c.depreciation_years, c.cost_of_capital) == (3, 5, 0.04)
+    # the base charge is billed with VAT 10 % and the fund levy 2.7 % on top (KEPCO)
+    assert c.base_charge_krw_per_kw_month == pytest.approx(tariff.base_krw_per_kw_month * 1.127)
+
+
+def test_evaluate_keeps_its_usage_and_a_room_without_load_has_no_energy_line(  # type: ignore[no-untyped-def]
+        tariff, calendar, h100) -> None:
+    usage = flat(0.0)
+    result = opex.evaluate(opex.RoomDesign(h100, idle_frac=0), tariff, calendar, usage)
+    assert result.usage == usage and float(result.load_kw.sum()) == 0
+    assert result.breakdown.energy_krw == 0  # no kWh; the 10-won rounding is not energy
+
+
+def test_a_repeating_year_bills_each_month_at_the_ratchet_months_peak(  # type: ignore[no-untyped-def]
+        tariff, calendar, h100) -> None:
+    # the year repeats, so every month looks back over all the others: billing demand is the
+    # largest of its own demand, the ratchet months' (Jul-Sep, Dec-Feb) and 30 % of contract
+    result = opex.evaluate(opex.RoomDesign(h100, n_servers=2), tariff, calendar,
+                           loadprofile.Usage())
+    bills = result.bills
+    ratchet = max(d for m, d in zip(bills.index.month, bills["demand_kw"], strict=True)
+                  if m in (7, 8, 9, 12, 1, 2))
+    floor = 0.3 * result.design.contract
+    for own, billed in zip(bills["demand_kw"], bills["billing_kw"], strict=True):
+        assert billed == pytest.approx(max(own, ratchet, floor))
+
+
+def test_idle_costs_by_brute_force(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    # hour by hour: the idle share (1 - u) of the fixed costs and of the electricity, where idle
+    # electricity is the base charge spread over the hours plus the idle draw (max IT kW x
+    # servers x idle share x PUE) at that month's energy price (amount due less the levied
+    # base charge, per kWh)
+    design = opex.RoomDesign(h100, n_servers=2, idle_frac=0.25, pue=1.6)
+    r = opex.evaluate(design, tariff, calendar, loadprofile.Usage())
+    b = r.breakdown
+    u = r.utilization["util_frac"].to_numpy()
+    hours = len(u)
+    price = {}
+    for month, row in r.bills.iterrows():
+        price[month.month] = (row["total_krw"] - row["base_krw"] * 1.127) / row["kwh"]
+    idle_kw = h100.max_it_power_kw * 2 * 0.25 * 1.6
+    fixed = (b.capital_krw + b.staff_krw + b.maintenance_krw + b.facility_krw) / hours
+    electricity = total = 0.0
+    for stamp, ui in zip(r.utilization.index, u, strict=True):
+        e = (1 - ui) * (b.base_charge_krw / hours + idle_kw * price[stamp.month])
+        electricity += e
+        total += (1 - ui) * fixed + e
+    assert r.idle_costs() == pytest.approx((total, electricity))
+
+
 def test_server_and_room_take_their_edge_values_and_normalize_types(h100) -> None:  # type: ignore[no-untyped-def]
     server = opex.ServerSpec("x", 0, 8.0, 10, 1, 7.0)  # type: ignore[arg-type]
     assert [(type(v), v) for v in (server.server_capex_krw, server.gpus_per_server,
