@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import date
 
 import pytest
@@ -193,6 +193,164 @@ def test_summary_table_has_every_key_number(tariff, calendar, h100) -> None:  # 
     assert not table["unit"].isna().any()
 
 
+SUMMARY_KEYS = [  # the export's rows: (key, unit), in order
+    ("tariff_class", ""), ("tariff_verified", ""), ("servers", "servers"), ("gpus", "GPUs"),
+    ("pue", ""), ("contract_kw", "kW"), ("peak_facility_kw", "kW"),
+    ("mean_utilization_frac", "fraction"), ("energy_kwh", "kWh"),
+    ("electricity_krw", "KRW/year"), ("capital_krw", "KRW/year"), ("staff_krw", "KRW/year"),
+    ("maintenance_krw", "KRW/year"), ("facility_krw", "KRW/year"), ("opex_krw", "KRW/year"),
+    ("tco_krw", "KRW/year"), ("cost_per_calendar_gpu_h_krw", "KRW/GPU-h"),
+    ("cost_per_used_gpu_h_krw", "KRW/GPU-h"), ("students_per_gpu", "students"),
+    ("cost_per_student_h_krw", "KRW/student-h"), ("cost_per_m_tokens_krw", "KRW/1M tokens"),
+    ("rent_same_work_krw", "KRW/year"), ("api_same_work_krw", "KRW/year"),
+    ("idle_krw", "KRW/year"), ("idle_share_frac", "fraction"),
+    ("idle_share_electricity_frac", "fraction"),
+]
+
+
+def test_summary_table_rows_units_and_the_design_they_came_from(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    design = opex.RoomDesign(h100, n_servers=2, pue=1.4)
+    result = opex.evaluate(design, tariff, calendar, loadprofile.Usage())
+    table = opex.summary_table(result)
+    assert list(zip(table["key"], table["unit"], strict=True)) == SUMMARY_KEYS
+    v = table.set_index("key")["value"]
+    # the inputs: 2 servers of 8 GPUs at PUE 1.4, the class asked for (file: not verified)
+    assert (v["tariff_class"], v["tariff_verified"], v["servers"], v["gpus"], v["pue"]) == (
+        GAP, False, 2, 16, 1.4)
+    # the year adds up: opex = electricity + staff + maintenance; TCO adds capital + facility;
+    # the electricity is the 12 bills' amounts due
+    assert v["opex_krw"] == pytest.approx(v["electricity_krw"] + v["staff_krw"]
+                                          + v["maintenance_krw"])
+    assert v["tco_krw"] == pytest.approx(v["opex_krw"] + v["capital_krw"] + v["facility_krw"])
+    assert v["electricity_krw"] == result.bills["total_krw"].sum()
+    assert v["energy_kwh"] == pytest.approx(result.load_kw.sum())  # hourly kW -> kWh
+    # VAT 10 % + fund levy 2.7 % (module docstring of labkit.tariff, KEPCO)
+    assert result.levy_frac == pytest.approx(0.127)
+
+
+def test_sensitivity_rows_name_their_range_base_and_ends(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    design, usage = opex.RoomDesign(h100), loadprofile.Usage()
+    table = opex.sensitivity(design, tariff, calendar, usage)
+    assert list(table.columns) == ["key", "low", "high", "base_value", "low_krw", "high_krw",
+                                   "base_krw", "swing_krw"]
+    assert list(table.index) == list(range(len(opex.SENSITIVITY_RANGES)))
+    base = opex.evaluate(design, tariff, calendar, usage).tco_krw
+    rows = table.set_index("key")
+    for swing in opex.SENSITIVITY_RANGES:
+        row = rows.loc[swing.key]
+        assert (row["low"], row["high"], row["base_krw"]) == (swing.low, swing.high, base)
+        assert row["swing_krw"] == pytest.approx(abs(row["high_krw"] - row["low_krw"]))
+    # where each input stands now: the server at its own price (scale 1), the design's PUE,
+    # the usage's class share
+    assert rows.loc["capex_scale", "base_value"] == 1.0
+    assert rows.loc["pue", "base_value"] == design.pue
+    assert rows.loc["class_frac", "base_value"] == usage.class_frac
+    # the low end of the server price: 200/300 of it, evaluated in full
+    cheap = replace(design, server=replace(
+        h100, server_capex_krw=h100.server_capex_krw * 200 / 300))
+    assert rows.loc["capex_scale", "low_krw"] == pytest.approx(
+        opex.evaluate(cheap, tariff, calendar, usage).tco_krw)
+
+
+def test_ties_keep_the_order_of_the_ranges(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    # two inputs that change nothing (swing 0) stay in the order given
+    still = (opex.Swing("staff_fte", 0.2, 0.2), opex.Swing("pue", 1.5, 1.5))
+    design = opex.RoomDesign(h100, staff_fte=0.2, pue=1.5)
+    table = opex.sensitivity(design, tariff, calendar, loadprofile.Usage(), ranges=still)
+    assert list(table["key"]) == ["staff_fte", "pue"]
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("derate", 0.5), ("capex_scale", 1.5), ("staff_fte", 0.5), ("depreciation_years", 6)])
+def test_money_only_inputs_reprice_like_a_full_evaluation(  # type: ignore[no-untyped-def]
+        tariff, calendar, h100, key: str, value: float) -> None:
+    # the oracle is the full path: new load, new bills, new breakdown
+    design, usage = opex.RoomDesign(h100), loadprofile.Usage()
+    base = opex.evaluate(design, tariff, calendar, usage)
+    d, u = opex._vary(design, usage, key, value)
+    fast = opex.summary_table(opex._reprice(base, d, tariff)).set_index("key")["value"]
+    full = opex.summary_table(opex.evaluate(d, tariff, calendar, u)).set_index("key")["value"]
+    for k in full.index:
+        assert fast[k] == pytest.approx(full[k]), k
+
+
+def test_room_cluster_carries_the_room_and_the_levied_base_charge(tariff, h100) -> None:  # type: ignore[no-untyped-def]
+    design = opex.RoomDesign(h100, n_servers=3, depreciation_years=5, cost_of_capital=0.04)
+    c = design.cluster(tariff)
+    assert (c.servers, c.depreciation_years, c.cost_of_capital) == (3, 5, 0.04)
+    # the base charge is billed with VAT 10 % and the fund levy 2.7 % on top (KEPCO)
+    assert c.base_charge_krw_per_kw_month == pytest.approx(tariff.base_krw_per_kw_month * 1.127)
+
+
+def test_evaluate_keeps_its_usage_and_a_room_without_load_has_no_energy_line(  # type: ignore[no-untyped-def]
+        tariff, calendar, h100) -> None:
+    usage = flat(0.0)
+    result = opex.evaluate(opex.RoomDesign(h100, idle_frac=0), tariff, calendar, usage)
+    assert result.usage == usage and float(result.load_kw.sum()) == 0
+    assert result.breakdown.energy_krw == 0  # no kWh; the 10-won rounding is not energy
+
+
+def test_a_repeating_year_bills_each_month_at_the_ratchet_months_peak(  # type: ignore[no-untyped-def]
+        tariff, calendar, h100) -> None:
+    # the year repeats, so every month looks back over all the others: billing demand is the
+    # largest of its own demand, the ratchet months' (Jul-Sep, Dec-Feb) and 30 % of contract
+    result = opex.evaluate(opex.RoomDesign(h100, n_servers=2), tariff, calendar,
+                           loadprofile.Usage())
+    bills = result.bills
+    ratchet = max(d for m, d in zip(bills.index.month, bills["demand_kw"], strict=True)
+                  if m in (7, 8, 9, 12, 1, 2))
+    floor = 0.3 * result.design.contract
+    for own, billed in zip(bills["demand_kw"], bills["billing_kw"], strict=True):
+        assert billed == pytest.approx(max(own, ratchet, floor))
+
+
+def test_idle_costs_by_brute_force(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    # hour by hour: the idle share (1 - u) of the fixed costs and of the electricity, where idle
+    # electricity is the base charge spread over the hours plus the idle draw (max IT kW x
+    # servers x idle share x PUE) at that month's energy price (amount due less the levied
+    # base charge, per kWh)
+    design = opex.RoomDesign(h100, n_servers=2, idle_frac=0.25, pue=1.6)
+    r = opex.evaluate(design, tariff, calendar, loadprofile.Usage())
+    b = r.breakdown
+    u = r.utilization["util_frac"].to_numpy()
+    hours = len(u)
+    price = {}
+    for month, row in r.bills.iterrows():
+        price[month.month] = (row["total_krw"] - row["base_krw"] * 1.127) / row["kwh"]
+    idle_kw = h100.max_it_power_kw * 2 * 0.25 * 1.6
+    fixed = (b.capital_krw + b.staff_krw + b.maintenance_krw + b.facility_krw) / hours
+    electricity = total = 0.0
+    for stamp, ui in zip(r.utilization.index, u, strict=True):
+        e = (1 - ui) * (b.base_charge_krw / hours + idle_kw * price[stamp.month])
+        electricity += e
+        total += (1 - ui) * fixed + e
+    assert r.idle_costs() == pytest.approx((total, electricity))
+
+
+def test_server_and_room_take_their_edge_values_and_normalize_types(h100) -> None:  # type: ignore[no-untyped-def]
+    server = opex.ServerSpec("x", 0, 8.0, 10, 1, 7.0)  # type: ignore[arg-type]
+    assert [(type(v), v) for v in (server.server_capex_krw, server.gpus_per_server,
+                                   server.max_it_power_kw, server.tokens_per_s_per_gpu,
+                                   server.mig_instances_per_gpu)] == [
+        (float, 0.0), (int, 8), (float, 10.0), (float, 1.0), (int, 7)]
+    # every boundary the docstring allows: 64 servers, PUE 1, nothing idle, free staff, ...
+    room = opex.RoomDesign(h100, n_servers=64.0, pue=1, idle_frac=0, contract_kw=20,  # type: ignore[arg-type]
+                           school_exception=1, staff_fte=10, staff_krw_per_fte_year=0,  # type: ignore[arg-type]
+                           maintenance_frac=0, facility_upgrade_krw=0, facility_years=1,
+                           depreciation_years=1, cost_of_capital=0, students_per_gpu=3.0,  # type: ignore[arg-type]
+                           derate=1, rent_krw_per_gpu_hour=0, api_krw_per_m_tokens=0)
+    got = {f.name: getattr(room, f.name) for f in fields(room) if f.name != "server"}
+    assert got == {"n_servers": 64, "pue": 1.0, "idle_frac": 0.0, "contract_kw": 20.0,
+                   "school_exception": True, "staff_fte": 10.0, "staff_krw_per_fte_year": 0.0,
+                   "maintenance_frac": 0.0, "facility_upgrade_krw": 0.0, "facility_years": 1.0,
+                   "depreciation_years": 1.0, "cost_of_capital": 0.0, "students_per_gpu": 3,
+                   "derate": 1.0, "rent_krw_per_gpu_hour": 0.0, "api_krw_per_m_tokens": 0.0}
+    assert {k: type(v) for k, v in got.items()} == {
+        k: (int if k in ("n_servers", "students_per_gpu") else bool if k == "school_exception"
+            else float) for k in got}
+    assert opex.RoomDesign(h100).contract_kw is None  # the default: from the peak
+
+
 # --- data --------------------------------------------------------------------------------------
 
 def test_servers_come_from_data_economics() -> None:
@@ -270,21 +428,39 @@ BAD_INPUTS = [
       for kw, field, rule in ROOM_ROWS],
     (lambda h, t, c: opex.ServerSpec("x", -1, 8, 10.2, 3000), "server_capex_krw",
      "non_negative"),
-    (lambda h, t, c: opex.RoomDesign("8×H100"), "server", "other"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
-    (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other"),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+    # each server figure by its own name
+    (lambda h, t, c: opex.ServerSpec("x", 1, 0, 10.2, 3000), "gpus_per_server", "integer"),
+    (lambda h, t, c: opex.ServerSpec("x", 1, 8, 0, 3000), "max_it_power_kw", "positive"),
+    (lambda h, t, c: opex.ServerSpec("x", 1, 8, 10.2, 0), "tokens_per_s_per_gpu", "positive"),
+    (lambda h, t, c: opex.ServerSpec("x", 1, 8, 10.2, 1, 0), "mig_instances_per_gpu",
+     "integer"),
+    (lambda h, t, c: opex.RoomDesign("8×H100"), "server", "other", "str",  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+     "server must be a ServerSpec"),
+    # the limits, named in the message
+    (lambda h, t, c: opex.RoomDesign(h, n_servers=65), "n_servers", "at_most", 65,
+     "n_servers must be <= 64 (64), got 65"),
+    (lambda h, t, c: opex.RoomDesign(h, staff_fte=10.5), "staff_fte", "at_most", 10.5,
+     "staff_fte must be <= 10 (10), got 10.5"),
+    (lambda h, t, c: opex.RoomDesign(h, pue=0.8), "pue", "at_least", 0.8,
+     "pue must be >= 1, got 0.8"),
+    (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other",  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+     "str", "design must be a RoomDesign"),
     (lambda h, t, c: opex.evaluate(opex.RoomDesign(h), t, "2026", loadprofile.Usage()),  # type: ignore[arg-type, dict-item]  # bad input, on purpose
      "calendar", "other"),
 ]
 
 
-@pytest.mark.parametrize(("call", "field", "rule"), BAD_INPUTS,
+@pytest.mark.parametrize("row", BAD_INPUTS,
                          ids=[f"{row[1]}-{row[2]}-{i}" for i, row in enumerate(BAD_INPUTS)])
 def test_bad_input_raises_a_value_error_naming_the_field_and_rule(  # type: ignore[no-untyped-def]
-        h100, tariff, calendar, call, field: str, rule: str) -> None:
+        h100, tariff, calendar, row) -> None:
+    call, field, rule, *detail = row
     with pytest.raises(InputError) as err:
         call(h100, tariff, calendar)
     assert isinstance(err.value, ValueError)
     assert (err.value.field, err.value.rule) == (field, rule)
+    if detail:  # the rejected value as reported, and how the message starts
+        assert err.value.value == detail[0] and str(err.value).startswith(detail[1])
 
 
 def test_evaluate_leap_year_calendar(tariff, h100) -> None:  # type: ignore[no-untyped-def]

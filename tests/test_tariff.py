@@ -388,6 +388,49 @@ def test_billing_demand_averages_fifteen_minutes(gap: T.Tariff) -> None:
     assert bool(row["over_contract"])
 
 
+def test_billing_demand_averages_each_window_not_only_the_first(gap: T.Tariff) -> None:
+    # one-minute data, Monday 2026-04-06 10:00-10:59 at 10 kW but 100 kW for the minute 10:20:
+    # the window 10:15-10:30 averages (100 + 14 x 10) / 15 = 16 kW, the others 10 kW
+    index = pd.date_range("2026-04-06 10:00", periods=60, freq="min", tz="Asia/Seoul")
+    load = pd.Series([100.0 if i == 20 else 10.0 for i in range(60)], index=index)
+    assert T.monthly_bill(gap, load, 100).iloc[0]["demand_kw"] == pytest.approx(16)
+
+
+def test_bill_names_its_tariff_class_and_whether_the_table_is_verified(gap: T.Tariff) -> None:
+    frame = T.monthly_bill(gap, DAY, 10)
+    assert frame.attrs == {"class_name": GAP, "verified": False}  # the 2026-06-01 file: false
+    checked = T.monthly_bill(replace(gap, verified=True), DAY, 10)
+    assert checked.attrs == {"class_name": GAP, "verified": True}
+
+
+def test_zero_levies_floors_and_a_one_minute_demand_interval_are_valid(gap: T.Tariff) -> None:
+    # no VAT, no fund levy, no floor, 1-minute demand: a Monday at 4 kW on a 100 kW contract
+    # bills billing demand 4 kW (no 30 % floor) and no VAT or levy
+    free = replace(gap, vat_frac=0, fund_levy_frac=0, floor_frac=0, school_floor_frac=0,
+                   demand_interval_min=1)
+    row = T.monthly_bill(free, hourly("2026-04-06", 4.0, 24), 100).iloc[0]
+    assert (row["billing_kw"], row["vat_krw"], row["fund_levy_krw"]) == (4, 0, 0)
+    assert row["total_krw"] == row["subtotal_krw"] - row["subtotal_krw"] % 10
+
+
+def test_demand_at_contract_power_is_not_over_it(gap: T.Tariff) -> None:
+    # a Monday at 10 kW on a 10 kW contract: demand equals contract power, not above it
+    row = T.monthly_bill(gap, hourly("2026-04-06", 10.0, 24), 10).iloc[0]
+    assert row["demand_kw"] == 10 and not bool(row["over_contract"])
+    assert bool(T.monthly_bill(gap, hourly("2026-04-06", 10.5, 24), 10).iloc[0]["over_contract"])
+
+
+def test_rounding_counts_float_noise_under_a_millionth_as_the_next_won() -> None:
+    # a charge is truncated to the won after removing float noise (below 1e-6 of the unit):
+    # 0.29 x 100 is 28.999999999999996 in floats and bills 29; 2.9999996 is 3; 2.999 is 2;
+    # to 10 won, 1239.999996 -> 1240 and 1239.9 -> 1230
+    from labkit.tariff.bill import _round_half_up, _trunc
+    assert _trunc(np.array([0.29 * 100, 2.9999996, 2.999])).tolist() == [29, 3, 2]
+    assert _trunc(np.array([1239.999996, 1239.9]), 10).tolist() == [1240, 1230]
+    # VAT rounds half away from zero after the same clean-up: 2.4999996 is 2.5 -> 3
+    assert _round_half_up(np.array([2.4999996, 2.4999, 2.5, -2.5])).tolist() == [3, 2, 3, -3]
+
+
 def test_billing_demand_ratchet_carries_summer_peak(gap: T.Tariff) -> None:
     # July at 40 kW, Aug-Oct at 10 kW (contract 100, floor 30): the July peak bills until June
     load = pd.concat([hourly("2026-07-01", 40.0, 744), hourly("2026-08-01", 10.0, 31 * 24),
@@ -491,52 +534,98 @@ def bill(load: object, contract: float = 10, **kwargs: object) -> pd.DataFrame:
 
 
 DAY = hourly("2026-01-01", 1.0, 24)
+H = pd.Timedelta(hours=1)
+T0 = pd.Timestamp("2026-01-01", tz="Asia/Seoul")
+
+
+def stamps(values: list[float], *offsets: pd.Timedelta) -> pd.Series:
+    """A kW series at ``T0 + offset`` for each offset (to build uneven or unsorted series)."""
+    return pd.Series(values, index=pd.DatetimeIndex([T0 + o for o in offsets]), dtype=float)
+
+
+NS = pd.Timedelta(1, "ns")
 BILL_ROWS = [
-    # (load_kw, contract_kw, field, rule)
-        (hourly("2026-01-01", [1.0, -2.0, 3.0]), 10, "load_kw", "non_negative"),
-        (hourly("2026-01-01", [1.0, math.nan]), 10, "load_kw", "finite"),
-        (hourly("2026-01-01", [1.0, math.inf]), 10, "load_kw", "finite"),
-        (pd.Series([1.0, 2.0], index=pd.date_range("2026-01-01", periods=2, freq="h")), 10,
-         "load_kw", "other"),  # naive index
-        (_gap_series(), 10, "load_kw", "other"),  # a missing hour
-        (pd.Series([1.0, 2.0], index=pd.DatetimeIndex(
-            ["2026-01-01 01:00", "2026-01-01 00:00"], tz="Asia/Seoul")), 10, "load_kw", "other"),
-        (pd.Series(1.0, index=pd.date_range("2026-01-01", periods=5, freq="2h",
-                                            tz="Asia/Seoul")), 10, "load_kw", "other"),
-        (pd.Series(1.0, index=pd.date_range("2026-01-01", periods=5, freq="7min",
-                                            tz="Asia/Seoul")), 10, "load_kw", "other"),
-        (hourly("2026-01-01", [1.0]), 10, "load_kw", "other"),
-        ([1.0, 2.0], 10, "load_kw", "other"),
-        (pd.Series(["a", "b"], index=pd.date_range("2026-01-01", periods=2, freq="h",
-                                                   tz="Asia/Seoul")), 10, "load_kw", "number"),
-        (hourly("2026-01-01", [1.0, 2.0]), 0, "contract_kw", "positive"),
-        (hourly("2026-01-01", [1.0, 2.0]), -5, "contract_kw", "positive"),
-        (hourly("2026-01-01", [1.0, 2.0]), math.nan, "contract_kw", "finite"),
+    # (load_kw, contract_kw, field, rule, the value reported, how the message starts): the bad
+    # sample is never the first, so the message must name the right one
+    (hourly("2026-01-01", [1.0, 2.0, -2.0]), 10, "load_kw", "non_negative", -2.0,
+     "load_kw must be >= 0 kW; 2026-01-01 02:00:00+09:00 is -2.0"),
+    (hourly("2026-01-01", [1.0, math.nan]), 10, "load_kw", "finite", math.nan,
+     "load_kw must be finite; 2026-01-01 01:00:00+09:00 is nan"),
+    (hourly("2026-01-01", [1.0, 3.0, math.inf]), 10, "load_kw", "finite", math.inf,
+     "load_kw must be finite; 2026-01-01 02:00:00+09:00 is inf"),
+    (pd.Series([1.0, 2.0], index=pd.date_range("2026-01-01", periods=2, freq="h")), 10,
+     "load_kw", "other", "index", "load_kw needs a tz-aware DatetimeIndex (Asia/Seoul)"),
+    # 05:00 missing: the step changes at 06:00
+    (_gap_series(), 10, "load_kw", "other", "2026-01-01 06:00:00+09:00",
+     "load_kw must be evenly spaced in time (no gaps, duplicates or unsorted stamps); the step "
+     "changes at 2026-01-01 06:00:00+09:00"),
+    # unsorted (the first step goes back) and a duplicate (the first step is 0): the second
+    # stamp is named
+    (stamps([1.0, 2.0, 3.0], H, 0 * H, 2 * H), 10, "load_kw", "other",
+     "2026-01-01 00:00:00+09:00", "load_kw must be evenly spaced"),
+    (stamps([1.0, 2.0, 3.0], 0 * H, 0 * H, H), 10, "load_kw", "other",
+     "2026-01-01 00:00:00+09:00", "load_kw must be evenly spaced"),
+    # two stamps alike: a step of 0
+    (stamps([1.0, 2.0], H, H), 10, "load_kw", "other", "2026-01-01 01:00:00+09:00",
+     "load_kw must be evenly spaced"),
+    # even 1 ns steps are even, but finer than a second
+    (stamps([1.0, 2.0, 3.0], 0 * NS, NS, 2 * NS), 10, "load_kw", "other", "1e-09 s",
+     "load_kw must be hourly or finer"),
+    # steps of 1 ns then 2 ns: the change is at the third stamp
+    (stamps([1.0, 2.0, 3.0], 0 * NS, NS, 3 * NS), 10, "load_kw", "other",
+     str(T0 + 3 * NS), "load_kw must be evenly spaced"),
+    (pd.Series(1.0, index=pd.date_range("2026-01-01", periods=5, freq="2h",
+                                        tz="Asia/Seoul")), 10, "load_kw", "other", "7200 s",
+     "load_kw must be hourly or finer, with a step that divides one hour; got 7200 s"),
+    (pd.Series(1.0, index=pd.date_range("2026-01-01", periods=5, freq="7min",
+                                        tz="Asia/Seoul")), 10, "load_kw", "other", "420 s",
+     "load_kw must be hourly or finer"),
+    (pd.Series(1.0, index=pd.date_range("2026-01-01", periods=5, freq="1500ms",
+                                        tz="Asia/Seoul")), 10, "load_kw", "other", "1.5 s",
+     "load_kw must be hourly or finer"),
+    (hourly("2026-01-01", [1.0]), 10, "load_kw", "other", 1,
+     "load_kw needs at least two samples to show its step"),
+    ([1.0, 2.0], 10, "load_kw", "other", "list",
+     "load_kw must be a pandas Series of kW with a DatetimeIndex"),
+    (pd.Series(["a", "b"], index=pd.date_range("2026-01-01", periods=2, freq="h",
+                                               tz="Asia/Seoul")), 10, "load_kw", "number",
+     pd.Series(["a"]).dtype, "load_kw must hold numbers (kW)"),  # the input's own dtype
+    (hourly("2026-01-01", [1.0, 2.0]), 0, "contract_kw", "positive", 0,
+     "contract_kw must be > 0, got 0"),
+    (hourly("2026-01-01", [1.0, 2.0]), -5, "contract_kw", "positive", -5,
+     "contract_kw must be > 0, got -5"),
+    (hourly("2026-01-01", [1.0, 2.0]), math.nan, "contract_kw", "finite", math.nan,
+     "contract_kw must be finite"),
 ]
 BAD_INPUTS = [
     # (call, field, rule): monthly_bill's load and contract rows above, then the rest
-    *[((lambda load=load, contract=contract: bill(load, contract)), field, rule)
-      for load, contract, field, rule in BILL_ROWS],
+    *[((lambda load=load, contract=contract: bill(load, contract)), field, rule, value, words)
+      for load, contract, field, rule, value, words in BILL_ROWS],
     (lambda: T.monthly_bill("교육용(갑)", DAY, 10), "tariff", "other", "str",  # type: ignore[arg-type]
      "tariff must be a labkit.tariff.Tariff (see load_tariff)"),
-    (lambda: bill([1.0, 2.0]), "load_kw", "other", "list",
-     "load_kw must be a pandas Series of kW with a DatetimeIndex"),
     (lambda: bill(pd.Series([1.0], index=pd.date_range("2026-01-01", periods=1, freq="h"))),
      "load_kw", "other", "index",
      "load_kw needs a tz-aware DatetimeIndex (Asia/Seoul), e.g. pd.date_range('2026-01-01', "
      "periods=8760, freq='h', tz='Asia/Seoul')"),
     (lambda: bill(hourly("2026-01-01", [])), "load_kw", "other", 0, "load_kw is empty"),
-    (lambda: bill(hourly("2026-01-01", [1.0])), "load_kw", "other", 1,
-     "load_kw needs at least two samples to show its step"),
     (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other",
      "Unknown datetime string format, unable to parse: not a day",
      "holidays must be dates: Unknown datetime string format"),
-    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule) for kw, field, rule in [
+    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule, *detail)  # type: ignore[var-annotated]
+      for kw, field, rule, *detail in [
         ({"base_krw_per_kw_month": -1}, "base_krw_per_kw_month", "non_negative"),
-        ({"energy_krw_per_kwh": {}}, "energy_krw_per_kwh.summer", "other"),
+        ({"energy_krw_per_kwh": {}}, "energy_krw_per_kwh.summer", "other", None,
+         f"{GAP}: no energy rates for summer"),
+        ({"energy_krw_per_kwh": {s: 5 for s in T.Season}}, "energy_krw_per_kwh.summer", "other",
+         5, f"{GAP}: no energy rates for summer"),
         ({"energy_krw_per_kwh": {s: {b: -1 for b in T.Band} for s in T.Season}},
          "energy_krw_per_kwh.summer.light", "non_negative"),
-        ({"season_of_month": ("winter",) * 11}, "season_of_month", "other"),
+        ({"season_of_month": ("winter",) * 11}, "season_of_month", "other", ("winter",) * 11,
+         "season_of_month needs 12 entries"),
+        # a flat class bills one rate: the bands may not differ
+        ({"energy_krw_per_kwh": {s: {"light": 90, "mid": 100, "peak": 100} for s in T.Season}},
+         "energy_krw_per_kwh.summer", "other", {"light": 90, "mid": 100, "peak": 100},
+         f"{GAP}: a flat class has one energy rate per season, the same for every band"),
         ({"climate_krw_per_kwh": math.nan}, "climate_krw_per_kwh", "finite"),
         ({"fuel_krw_per_kwh": math.inf}, "fuel_krw_per_kwh", "finite"),
         ({"fund_levy_frac": 2}, "fund_levy_frac", "fraction"),
@@ -544,13 +633,21 @@ BAD_INPUTS = [
         ({"floor_frac": 1.5}, "floor_frac", "fraction"),
         ({"school_floor_frac": 2}, "school_floor_frac", "fraction"),
         ({"demand_interval_min": 0}, "demand_interval_min", "integer"),
-        ({"demand_interval_min": 7}, "demand_interval_min", "other"),
-        ({"ratchet_months": (13,)}, "ratchet_months", "at_most"),
+        ({"demand_interval_min": 7}, "demand_interval_min", "other", 7,
+         "demand_interval_min must divide 60"),
+        ({"ratchet_months": (13,)}, "ratchet_months", "at_most", 13,
+         "ratchet_months must be <= 12 (12), got 13"),
         ({"ratchet_months": (0,)}, "ratchet_months", "integer"),
         ({"base_basis": "kwh"}, "base_basis", "choice"),
     ]],
     (lambda: load_tariff(GAP).season(0), "month", "integer"),
-    (lambda: load_tariff(GAP).season(13), "month", "at_most"),
+    # a TOU schedule needs 24 hourly bands per season, by season
+    (lambda: T.TouSchedule("s", ("light",) * 24), "weekday.summer", "other", None,  # type: ignore[arg-type]
+     "schedule s: summer needs 24 hourly bands"),
+    (lambda: T.TouSchedule("s", {x: ("light",) * 23 for x in T.Season}), "weekday.summer",  # type: ignore[misc]
+     "other", ("light",) * 23, "schedule s: summer needs 24 hourly bands"),
+    (lambda: load_tariff(GAP).season(13), "month", "at_most", 13,
+     "month must be <= 12 (12), got 13"),
     (lambda: bill(DAY, repeat_year=True), "repeat_year", "other", 1,
      "repeat_year needs exactly 12 consecutive months, the series has 1"),
     (lambda: bill(DAY, prior_demand_kw={"soon": 3}), "prior_demand_kw", "other", "soon",
@@ -558,11 +655,21 @@ BAD_INPUTS = [
     (lambda: bill(DAY, prior_demand_kw={"2025-12": -1}), "prior_demand_kw.2025-12",
      "non_negative"),
     # hours 15-21 in no band; hour 7 twice; hour 25; not a range; no such band
-    (lambda: T.parse_hour_ranges("t", {"light": ["22-08"], "mid": ["08-15"]}), "t", "other"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22-08"], "mid": ["08-15"]}), "t", "other",
+     [15, 16, 17, 18, 19, 20, 21], "t: hours [15, 16, 17, 18, 19, 20, 21] are in no band"),
     (lambda: T.parse_hour_ranges("t", {"light": ["22-08", "07-09"], "mid": ["09-22"]}),
-     "t.light", "other"),
-    (lambda: T.parse_hour_ranges("t", {"light": ["25-08"]}), "t.light", "other"),
-    (lambda: T.parse_hour_ranges("t", {"light": ["22"]}), "t.light", "other"),
+     "t.light", "other", "07-09", "t.light: hour 7 is already in band light"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["25-08"]}), "t.light", "other", "25-08",
+     "t.light: bad hour range '25-08'"),
+    # hour 24 starts nothing; a range ends at 24 at the latest; an empty range
+    (lambda: T.parse_hour_ranges("t", {"light": ["24-08"]}), "t.light", "other", "24-08",
+     "t.light: bad hour range '24-08'"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22-25"]}), "t.light", "other", "22-25",
+     "t.light: bad hour range '22-25'"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["05-05"]}), "t.light", "other", "05-05",
+     "t.light: bad hour range '05-05'"),
+    (lambda: T.parse_hour_ranges("t", {"light": ["22"]}), "t.light", "other", "22",
+     "t.light: hour range must look like '22-08', got '22'"),
     (lambda: T.parse_hour_ranges("t", {"dark": ["00-24"]}), "t.dark", "choice"),
 ]
 
@@ -575,12 +682,30 @@ def test_bad_input_raises_a_value_error_naming_the_field_and_rule(row: tuple) ->
         call()
     assert isinstance(err.value, ValueError)
     assert (err.value.field, err.value.rule) == (field, rule)
-    if detail:  # the rejected value as reported, and words of the message
+    if detail:  # the rejected value as reported, and how the message starts
         value, words = detail
-        assert err.value.value == value and words in str(err.value)
+        reported = err.value.value
+        assert reported == value or (reported != reported and value != value)  # NaN is NaN
+        assert str(err.value).startswith(words), str(err.value)
+
+
+def test_tou_schedule_from_plain_strings_holds_bands_read_only() -> None:
+    weekday = {x: ("light",) * 8 + ("mid",) * 16 for x in T.Season}
+    sched = T.TouSchedule("s", weekday, "peak", "mid")  # type: ignore[arg-type]
+    assert {type(b) for h in sched.weekday.values() for b in h} == {T.Band}
+    assert type(sched.saturday_peak_band) is T.Band and type(sched.sunday_holiday_band) is T.Band
+    assert sched.hours_per_band(T.Season.SUMMER) == {T.Band.LIGHT: 8, T.Band.MID: 16,
+                                                     T.Band.PEAK: 0}
+    with pytest.raises(TypeError):
+        sched.weekday[T.Season.SUMMER] = ()  # type: ignore[index]
+    weekday[T.Season.SUMMER] = ("peak",) * 24  # the caller's dict is copied, not kept
+    assert sched.weekday[T.Season.SUMMER][0] == T.Band.LIGHT
 
 
 def test_parse_hour_ranges_whole_day_and_midnight() -> None:
     assert T.parse_hour_ranges("t", {"light": ["00-24"]}) == (T.Band.LIGHT,) * 24
+    # "22-00" is 22:00-24:00 (two hours)
+    hours = T.parse_hour_ranges("t", {"light": ["22-00", "00-08"], "mid": ["08-22"]})
+    assert [h for h, b in enumerate(hours) if b == T.Band.LIGHT] == [*range(8), 22, 23]
     hours = T.parse_hour_ranges("t", {"light": ["22-08"], "mid": ["08-22"]})
     assert hours[23] == hours[0] == hours[7] == T.Band.LIGHT and hours[8] == T.Band.MID

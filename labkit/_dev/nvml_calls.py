@@ -147,7 +147,7 @@ def render(calls: dict[str, dict[str, set[str]]]) -> str:
         "| `NVML_FI_DEV_MEMORY_TEMP` (82), `NVML_FI_DEV_PCIE_REPLAY_COUNTER` (94), "
         "`NVML_FI_DEV_POWER_AVERAGE/INSTANT` (185/186), "
         "`NVML_FI_DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE` (199) | - | as "
-        "labkit/gpu/sim/lib.py documents |",
+        "labkit/gpu/sim/lib/device_api.py documents |",
         "| any other field | - | NOT_SUPPORTED |",
         "",
     ]

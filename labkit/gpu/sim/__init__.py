@@ -54,10 +54,13 @@ unmodified tools (nvitop, gpustat, nvdashboard). ``LABKIT_SIM_TRACE=<file>`` lis
 calls a process makes.
 
 Modules: :mod:`~labkit.gpu.sim.activity` (scenarios), :mod:`~labkit.gpu.sim.device`
-(physics and state of one GPU), :mod:`~labkit.gpu.sim.lib` (the C functions),
-:mod:`~labkit.gpu.sim.tools_api` (the calls monitoring tools add), :mod:`~labkit.gpu.sim.lab`
-(the lab and its control API), :mod:`~labkit.gpu.sim.shared` (the shared lab),
-:mod:`~labkit.gpu.sim.hook` (the pynvml hook). MIG rules come from
+(physics and state of one GPU), :mod:`~labkit.gpu.sim.lib` (the C functions: a package of
+mixins, ``base``, ``device_api``, ``mig_api``, ``gpm_api``), :mod:`~labkit.gpu.sim.tools_api`
+(the calls monitoring tools add), :mod:`~labkit.gpu.sim.lab` (the lab: clock and plumbing) with
+:mod:`~labkit.gpu.sim.lab_controls` (processes, workloads, settings) and
+:mod:`~labkit.gpu.sim.lab_faults` (injected errors, presets, Xids), :mod:`~labkit.gpu.sim.state`
+(the lab as ``state.json`` data), :mod:`~labkit.gpu.sim.shared` (the shared lab: file, lock,
+pids), :mod:`~labkit.gpu.sim.hook` (the pynvml hook). MIG rules come from
 :mod:`labkit.mig.placement`, GPU figures from ``data/gpus/``.
 
 Used in: lessons 01 (observation) and 02 (MIG), and the tests of labkit.gpu
