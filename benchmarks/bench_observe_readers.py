@@ -54,11 +54,11 @@ CSV_HEADER = ("timestamp, index, name, pci.bus_id, utilization.gpu [%], utilizat
               "clocks.sm [MHz]\n")
 
 
-def write_dmon(path: Path) -> int:
-    """Write a day of 1 Hz dmon on 8 GPUs; return the data lines."""
+def write_dmon(path: Path, seconds: int = DAY_S) -> int:
+    """Write ``seconds`` (default a day) of 1 Hz dmon on 8 GPUs; return the data lines."""
     lines = 0
     with path.open("w", encoding="utf-8") as fh:
-        for s in range(DAY_S):
+        for s in range(seconds):
             if s % 25 == 0:  # 25 ticks x 8 GPUs = 200 lines per screen
                 fh.write(DMON_HEADER)
             hh, mm, ss = s // 3600, s // 60 % 60, s % 60
@@ -98,7 +98,7 @@ def child(kind: str, path: str) -> None:
     """Read one file in this (child) process and print seconds, rows, peak RSS as JSON."""
     from labkit.data import observe as dobs
 
-    start = time.perf_counter()
+    start, cpu0 = time.perf_counter(), time.process_time()
     if kind == "dmon":
         log = dobs.read_nvidia_smi_dmon(path, max_bytes=1 << 31)
     elif kind == "csv":
@@ -106,8 +106,9 @@ def child(kind: str, path: str) -> None:
     else:
         log = None
     seconds = time.perf_counter() - start
+    cpu_s = time.process_time() - cpu0
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "rows": log.rows if log else 0,
+    print(json.dumps({"seconds": seconds, "cpu_s": cpu_s, "rows": log.rows if log else 0,
                       "tidy_rows": len(log.frame) if log else 0, "peak_rss_kib": peak_kib}))
 
 
@@ -122,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--child", nargs=2)
     parser.add_argument("--csv-mb", type=float, default=100.0)
+    parser.add_argument("--dmon-hours", type=float, default=24.0)
     args = parser.parse_args(argv)
     if args.child:
         child(*args.child)
@@ -130,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         base = measure("none", Path(tmp))
         result["baseline_peak_rss_mib"] = round(base["peak_rss_kib"] / 1024, 1)
-        for kind, write in (("dmon", lambda p: write_dmon(p)),
+        for kind, write in (("dmon", lambda p: write_dmon(p, int(args.dmon_hours * 3600))),
                             ("csv", lambda p: write_csv(p, int(args.csv_mb * 1e6)))):
             path = Path(tmp) / f"log.{kind}"
             lines = write(path)
@@ -139,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
             extra_mib = (got["peak_rss_kib"] - base["peak_rss_kib"]) / 1024
             result[kind] = {
                 "lines": lines, "file_mib": round(size_mib, 1), "seconds": round(got["seconds"], 2),
+                "cpu_s": round(got["cpu_s"], 2),
                 "rows_per_s": round(got["rows"] / got["seconds"]),
+                "rows_per_cpu_s": round(got["rows"] / got["cpu_s"]),
+                "tidy_rows_per_s": round(got["tidy_rows"] / got["seconds"]),
                 "tidy_rows": got["tidy_rows"],
                 "peak_rss_over_baseline_mib": round(extra_mib, 1),
                 "memory_x_file": round(extra_mib / size_mib, 2),

@@ -33,8 +33,9 @@ from pathlib import Path, PurePath
 from typing import IO, Any
 
 from labkit.data import DataError, data_dir
+from labkit.data.observe.chunks import byte_chunks
 from labkit.data.observe.dcgm import read_dcgm_exporter
-from labkit.data.observe.dmon import parse_nvidia_smi_dmon
+from labkit.data.observe.dmon import parse_nvidia_smi_dmon, read_dmon_chunks
 from labkit.data.observe.formats import FORMATS, detect_format, read_log
 from labkit.data.observe.smi_csv import COMMON_FIELD_SETS, parse_nvidia_smi_csv, preview_rows
 from labkit.data.observe.smi_query import (
@@ -184,7 +185,8 @@ def read_nvidia_smi_dmon(path_or_buffer: PathOrBuffer, *,
                          max_bytes: int = MAX_LOG_BYTES) -> LogImport:
     """Read an ``nvidia-smi dmon`` log (any ``-s`` groups, ``-o D``/``T``, several GPUs).
 
-    See :func:`labkit.data.observe.dmon.parse_nvidia_smi_dmon`.
+    See :func:`labkit.data.observe.dmon.parse_nvidia_smi_dmon`. The file is read in chunks
+    (:func:`labkit.data.observe.dmon.read_dmon_chunks`): peak memory is about the tidy frame.
 
     Raises
     ------
@@ -193,8 +195,11 @@ def read_nvidia_smi_dmon(path_or_buffer: PathOrBuffer, *,
 
     Used in: notebooks/01_observe.ipynb
     """
-    text, name = _read(path_or_buffer, max_bytes)
-    return parse_nvidia_smi_dmon(text, source=name)
+    chunks, name = byte_chunks(path_or_buffer, max_bytes, lambda data, source, limit:
+                               decode_log(data, name=source, max_bytes=limit))
+    size = (Path(path_or_buffer).stat().st_size
+            if isinstance(path_or_buffer, (str, os.PathLike)) else None)
+    return read_dmon_chunks(chunks, source=name, size_bytes=size)
 
 
 def read_nvidia_smi_query(path_or_buffer: PathOrBuffer, *,
