@@ -81,7 +81,7 @@ def _pieces(fh: IO[bytes], size: int) -> Iterator[bytes]:
         yield piece
 
 
-def _checked(chunks: Iterator[bytes], fail: Callable[[], None]) -> Iterator[bytes]:
+def _checked(chunks: Iterator[bytes], fail: Callable[[], object]) -> Iterator[bytes]:
     """Pass UTF-8 chunks on, breaks normalised; on a decoding error or a NUL call ``fail``
     (which raises). A chunk ends at ``\n``, so it never splits a multi-byte character."""
     for chunk in chunks:
@@ -95,7 +95,7 @@ def _checked(chunks: Iterator[bytes], fail: Callable[[], None]) -> Iterator[byte
         yield normalize_breaks(chunk)
 
 
-def _utf16_recoded(pieces: Iterator[bytes], fail: Callable[[], None]) -> Iterator[bytes]:
+def _utf16_recoded(pieces: Iterator[bytes], fail: Callable[[], object]) -> Iterator[bytes]:
     decoder = codecs.getincrementaldecoder("utf-16")()
     try:
         for piece in pieces:
@@ -140,7 +140,12 @@ def byte_chunks(path_or_buffer: str | os.PathLike[str] | IO[str] | IO[bytes], ma
                 any(data.startswith(bom) for bom, _ in _BOMS))):
             text = decode(data, name, max_bytes).encode("utf-8")
             return (normalize_breaks(c) for c in _cut(_slices(text))), name
-        return _from_pieces(_slices(data), data[:4], lambda: decode(data, name, max_bytes)), name
+
+        def fail() -> None:
+            decode(data, name, max_bytes)
+            raise AssertionError("the decoder accepted what a chunk refused")  # pragma: no cover
+
+        return _from_pieces(_slices(data), data[:4], fail), name
     path = Path(path_or_buffer)
     name = path.name
     try:
@@ -165,7 +170,7 @@ def byte_chunks(path_or_buffer: str | os.PathLike[str] | IO[str] | IO[bytes], ma
     return closing(), name
 
 
-def _from_pieces(pieces: Iterator[bytes], head: bytes, fail: Callable[[], None]
+def _from_pieces(pieces: Iterator[bytes], head: bytes, fail: Callable[[], object]
                  ) -> Iterator[bytes]:
     """Strip a UTF-8 BOM, or decode UTF-16 (BOM-marked), and cut at line ends."""
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
