@@ -28,7 +28,8 @@ from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["CHUNK_BYTES", "ChunkLines", "TidySink", "byte_chunks", "classify"]
+__all__ = ["CHUNK_BYTES", "ChunkLines", "TidySink", "byte_chunks", "classify", "cut_lines",
+           "normalize_breaks"]
 
 #: Bytes read at a time (~10,000 dmon lines; the temporaries of a chunk are ~5x it). [bytes]
 CHUNK_BYTES = 1 << 20
@@ -54,7 +55,7 @@ def normalize_breaks(chunk: bytes) -> bytes:
     return chunk
 
 
-def _cut(pieces: Iterator[bytes]) -> Iterator[bytes]:
+def cut_lines(pieces: Iterator[bytes]) -> Iterator[bytes]:
     """Re-cut a stream of bytes into chunks that end with ``\n`` (a CRLF is never split; a
     file with CR-only breaks comes as one chunk)."""
     carry = b""
@@ -134,12 +135,12 @@ def byte_chunks(path_or_buffer: str | os.PathLike[str] | IO[str] | IO[bytes], ma
             if len(data.encode("utf-8")) > max_bytes:
                 raise ValueError(f"{name}: more than the {max_bytes:,} bytes allowed")
             data = data.removeprefix("\ufeff").encode("utf-8", "surrogatepass")
-            return (normalize_breaks(c) for c in _cut(_slices(data))), name
+            return (normalize_breaks(c) for c in cut_lines(_slices(data))), name
         data = bytes(data)
         if len(data) > max_bytes or (not data.startswith(codecs.BOM_UTF8) and (
                 any(data.startswith(bom) for bom, _ in _BOMS))):
             text = decode(data, name, max_bytes).encode("utf-8")
-            return (normalize_breaks(c) for c in _cut(_slices(text))), name
+            return (normalize_breaks(c) for c in cut_lines(_slices(text))), name
 
         def fail() -> None:
             decode(data, name, max_bytes)
@@ -174,7 +175,7 @@ def _from_pieces(pieces: Iterator[bytes], head: bytes, fail: Callable[[], object
                  ) -> Iterator[bytes]:
     """Strip a UTF-8 BOM, or decode UTF-16 (BOM-marked), and cut at line ends."""
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return (normalize_breaks(c) for c in _cut(_utf16_recoded(pieces, fail)))
+        return (normalize_breaks(c) for c in cut_lines(_utf16_recoded(pieces, fail)))
 
     def stripped() -> Iterator[bytes]:
         first = True
@@ -184,7 +185,7 @@ def _from_pieces(pieces: Iterator[bytes], head: bytes, fail: Callable[[], object
             first = False
             yield piece
 
-    return _checked(_cut(stripped()), fail)
+    return _checked(cut_lines(stripped()), fail)
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,8 @@ class ChunkLines:
         Whitespace-separated cells per line (0: a blank line).
     hashed : numpy.ndarray of bool
         Whether the line's first non-blank character is ``#``.
+    lead : numpy.ndarray of uint8
+        The line's first non-blank character (0: blank line; 255: not ASCII).
     """
 
     chunk: bytes
@@ -208,6 +211,7 @@ class ChunkLines:
     ends: np.ndarray
     cells: np.ndarray
     hashed: np.ndarray
+    lead: np.ndarray
 
     def __len__(self) -> int:
         return len(self.ends)
@@ -242,19 +246,20 @@ def classify(chunk: bytes) -> ChunkLines:
     if not chunk.isascii():
         lines = chunk.decode("utf-8").split("\n")[:-1]
         cells = np.fromiter((len(s.split()) for s in lines), dtype=np.int32, count=len(lines))
-        hashed = np.fromiter((s.lstrip().startswith("#") for s in lines), dtype=bool,
-                             count=len(lines))
-        return ChunkLines(chunk, starts, ends, cells, hashed)
+        heads = (s.lstrip()[:1] or "\0" for s in lines)
+        lead = np.fromiter((ord(c) if c < "\x80" else 255 for c in heads), dtype=np.uint8,
+                           count=len(lines))
+        return ChunkLines(chunk, starts, ends, cells, lead == ord("#"), lead)
     ws = _WS[a]
     first = ~ws
     first[1:] &= ws[:-1]  # the first byte of each cell
     positions = np.flatnonzero(first)
     upto = np.searchsorted(positions, ends)  # cells that start before each line's end
     cells = np.diff(upto, prepend=0).astype(np.int32)
-    hashed = np.zeros(len(ends), dtype=bool)
+    lead = np.zeros(len(ends), dtype=np.uint8)
     some = cells > 0
-    hashed[some] = a[positions[(upto - cells)[some]]] == ord("#")
-    return ChunkLines(chunk, starts, ends, cells, hashed)
+    lead[some] = a[positions[(upto - cells)[some]]]
+    return ChunkLines(chunk, starts, ends, cells, lead == ord("#"), lead)
 
 
 class TidySink:
