@@ -2,9 +2,9 @@
 
 The same cells, units, line numbers and errors as the line-by-line reader in
 :mod:`~labkit.data.observe.smi_csv` (kept for quoted cells and ``strict``), but column by column
-and in chunks (:mod:`~labkit.data.observe.chunks`): numpy counts each line's commas and finds the blank, ``#``
-and repeated-header lines; pandas' C parser splits one chunk's data lines into columns; each
-*distinct* cell is interpreted once for the whole file (a cache per column: "1980 MHz" and
+and in chunks (:mod:`~labkit.data.observe.chunks`): numpy counts each line's commas and finds
+the blank, ``#`` and repeated-header lines; pandas' C parser splits one chunk's data lines
+into columns; each *distinct* cell is interpreted once for the whole file (a cache per column: "1980 MHz" and
 "[N/A]" repeat hundreds of thousands of times), and the tidy columns go straight into
 preallocated arrays. Only the columns themselves and one chunk are alive.
 
@@ -196,8 +196,12 @@ class _CsvReader:
         if tc is None:
             return np.arange(self.rows, self.rows + n, dtype=float) * self.layout.interval_s
         local, uniq = pd.factorize(table[tc])
-        us = np.empty(len(uniq))
-        for j, cell in enumerate(uniq.tolist()):
+        cells = uniq.tolist()
+        us = np.empty(len(cells))
+        fast, fast_us = self._fast_stamps(cells)
+        us[fast] = fast_us
+        for j in np.flatnonzero(~fast).tolist():
+            cell = cells[j]
             if cell not in self.stamps:
                 self.stamps[cell] = self._stamp_us(cell)
             v = self.stamps[cell]
@@ -207,7 +211,57 @@ class _CsvReader:
                 us[j] = np.nan
             else:
                 us[j] = v
-        return us[local] if len(uniq) else np.zeros(0)
+        return us[local] if len(cells) else np.zeros(0)
+
+    def _fast_stamps(self, cells: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """nvidia-smi's own ``YYYY/MM/DD HH:MM:SS.mmm`` stamps, vectorised: (which cells,
+        their microseconds since ``ref``). Only cells with digits and separators exactly in
+        place and a valid date and time; the others go through ``parse_time`` one by one."""
+        stripped = [c.strip() for c in cells]
+        ok = np.fromiter((len(c) == 23 for c in stripped), dtype=bool, count=len(cells))
+        if not ok.any():
+            return ok, np.empty(0)
+        text = np.array([c for c, k in zip(stripped, ok, strict=True) if k], dtype="S23")
+        b = text.view(np.uint8).reshape(-1, 23).astype(np.int64)
+        seps = {4: "/", 7: "/", 10: " ", 13: ":", 16: ":", 19: "."}
+        shape = np.ones(len(b), dtype=bool)
+        for pos in range(23):
+            if pos in seps:
+                shape &= b[:, pos] == ord(seps[pos])
+            else:
+                shape &= (b[:, pos] >= ord("0")) & (b[:, pos] <= ord("9"))
+        d = b - ord("0")
+
+        def num(a: int, z: int) -> np.ndarray:
+            out = np.zeros(len(d), dtype=np.int64)
+            for pos in range(a, z):
+                out = out * 10 + d[:, pos]
+            return out
+
+        year, month, day = num(0, 4), num(5, 7), num(8, 10)
+        hour, minute, second, milli = num(11, 13), num(14, 16), num(17, 19), num(20, 23)
+        shape &= (year >= 1) & (month >= 1) & (month <= 12) & (day >= 1) & (hour < 24) & \
+            (minute < 60) & (second < 60)
+        months = (np.where(shape, year, 1970) - 1970).astype("datetime64[Y]").astype(
+            "datetime64[M]") + (np.where(shape, month, 1) - 1).astype("timedelta64[M]")
+        days = months.astype("datetime64[D]") + (np.where(shape, day, 1) - 1).astype(
+            "timedelta64[D]")
+        shape &= days.astype("datetime64[M]") == months  # no 31 June
+        idx = np.flatnonzero(ok)
+        ok[idx[~shape]] = False
+        if not shape.any():
+            return ok, np.empty(0)
+        micros = (days[shape].astype("datetime64[us]").astype(np.int64)
+                  + ((hour * 3600 + minute * 60 + second) * 1_000_000 + milli * 1000)[shape])
+        if self.ref is None:
+            self.ref = datetime(1970, 1, 1) + timedelta(microseconds=int(micros[0]))
+        elif self.ref.tzinfo is not None:
+            raise ValueError(f"{self.source}: some timestamps carry a UTC offset and some "
+                             "do not")
+        rel = micros - (self.ref - datetime(1970, 1, 1)) // _US
+        low = int(rel.min())
+        self.low_us = low if self.low_us is None else min(self.low_us, low)
+        return ok, rel.astype(float)
 
     def _stamp_us(self, cell: str) -> int | None:
         stamp = self.layout.parse_time(cell)
@@ -227,7 +281,10 @@ class _CsvReader:
         ic = self.layout.id_col
         if ic is None:
             return np.zeros(n, dtype=np.int64)
-        local, uniq = pd.factorize(table[ic].str.strip())
+        raw, spelled = pd.factorize(table[ic])  # strip each distinct cell, not each cell
+        local, uniq = pd.factorize(pd.Series([str(u).strip() for u in spelled.tolist()],
+                                             dtype=object))
+        local = local[raw] if len(spelled) else raw
         if self.layout.id_kind == "index":
             ids = np.empty(len(uniq), dtype=np.int64)
             for j, u in enumerate(uniq.tolist()):
