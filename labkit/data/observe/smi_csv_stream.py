@@ -1,16 +1,17 @@
 """``nvidia-smi --query-gpu`` CSV read chunk by chunk (a 100 MB log in ~3x its size).
 
 The same cells, units, line numbers and errors as the line-by-line reader in
-:mod:`~labkit.data.observe.smi_csv` (kept for quoted cells and ``strict``), but column by column
-and in chunks (:mod:`~labkit.data.observe.chunks`): numpy counts each line's commas and finds
-the blank, ``#`` and repeated-header lines; pandas' C parser splits one chunk's data lines
-into columns; each *distinct* cell is interpreted once for the whole file (a cache per
-column: "1980 MHz" and "[N/A]" repeat hundreds of thousands of times), and the tidy columns go straight into
+:mod:`~labkit.data.observe.smi_csv` (kept for quoted cells and ``strict``), but column by
+column and in chunks (:mod:`~labkit.data.observe.chunks`): numpy counts each line's commas
+and finds the blank, ``#`` and repeated-header lines; pandas' C parser splits one chunk's
+data lines into columns; each *distinct* cell is interpreted once for the whole file (a
+cache per column: "1980 MHz" and "[N/A]" repeat hundreds of thousands of times); the
+nvidia-smi timestamps are parsed with numpy; the tidy columns go straight into
 preallocated arrays. Only the columns themselves and one chunk are alive.
 
-A log this reader cannot take (a quoted cell, metadata or header beyond the first chunk, no
-header) raises :class:`NotStreamable` before anything is returned; the caller then reads the
-whole text.
+A log this reader cannot take (a quoted cell, metadata or header beyond the first chunk, a
+header problem) raises :class:`NotStreamable` before anything is returned; the caller then
+reads the whole text.
 
 Used in: notebooks/01_observe.ipynb
 """
