@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from labkit.data import observe as dobs
 from labkit.data.observe import chunks, dmon
@@ -165,3 +167,97 @@ def test_sink_grows_and_widens_in_place() -> None:
     assert sink.gpu.dtype == np.int16 and sink.gpu[-2:].tolist() == [5, 300]
     assert sink.metric.dtype == np.int16 and sink.metric[-1] == 200
     assert sink.value[-1] == 2.0
+
+
+# --- nvidia-smi --query-gpu CSV ---------------------------------------------------------------
+
+_CSV_HEADER = "timestamp, uuid, utilization.gpu [%], power.draw [W], enc.mode\n"
+_CSV = (_CSV_HEADER
+        + "2025/09/08 17:26:50.000, GPU-b, 97 %, 650.25 W, 0\n"          # line 2: GPU-b -> 0
+        + "2025/09/08 17:26:50.011, GPU-a, 0 %, 90.50 W, 1\n"            # line 3: GPU-a -> 1
+        + "\n"
+        + _CSV_HEADER                                                    # line 5: repeated
+        + "2025/09/08 17:26:51.000, GPU-b, [N/A], 651.00 W, 0\n"         # line 6
+        + "2025/09/08 17:26:51.011, GPU-a, 1 %\n"                        # line 7: 3 cells
+        + "2025/02/30 17:26:52.000, GPU-a, 1 %, 91.00 W, 0\n"            # line 8: no 30 Feb
+        + "2025/09/08 17:26:52.000, GPU-b, 99 %, 652.00 W, Default\n"    # line 9: a mode
+        + "2025/09/08 17:26:52.011, GPU-a, 2 %, 92.00 W, 0\n")           # line 10
+
+
+def _check_csv(log: LogImport) -> None:
+    """The readings of _CSV, written out by hand."""
+    assert (log.format, log.rows) == ("nvidia-smi-csv", 7)
+    assert [(u.line, u.reason) for u in log.unparsed] == [
+        (7, "3 cells, the header has 5"),
+        (8, "timestamp not in a known format: '2025/02/30 17:26:52.000'")]
+    assert log.start == datetime(2025, 9, 8, 17, 26, 50)
+    assert "enc.mode" in log.ignored_fields  # "Default" in a later chunk: a text field
+    assert set(log.frame.metric) == {"gpu_util_frac", "power_usage_w"}
+    assert _series(log, "power_usage_w", 0) == [650.25, 651.0, 652.0]
+    assert _series(log, "power_usage_w", 1) == [90.5, 92.0]
+    util = log.frame[(log.frame.metric == "gpu_util_frac") & (log.frame.gpu == 0)]
+    assert list(util.timestamp_s) == [0.0, 1.0, 2.0]
+    assert list(util.status) == ["ok", "not_available", "ok"]
+    assert list(util.reason) == ["", "[N/A]", ""]
+    assert _series(log, "gpu_util_frac", 1) == pytest.approx([0.0, 0.02])
+    assert list(log.frame[log.frame.gpu == 1].timestamp_s.unique()) == [0.011, 2.011]
+    assert dict(log.devices) == {0: {"uuid": "GPU-b"}, 1: {"uuid": "GPU-a"}}
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 50, 120, 1 << 20])
+def test_csv_any_chunk_size_reads_the_same(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                           chunk_bytes: int) -> None:
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(dobs.smi_csv, "CHUNK_BYTES", chunk_bytes)
+    path = tmp_path / "q.csv"
+    path.write_bytes(_CSV.encode())
+    _check_csv(dobs.read_nvidia_smi_csv(path))
+    path.write_bytes(codecs.BOM_UTF16_LE + _CSV.replace("\n", "\r\n").encode("utf-16-le"))
+    _check_csv(dobs.read_nvidia_smi_csv(path))
+    _check_csv(dobs.read_nvidia_smi_csv(_named(_CSV, "q.csv")))
+    _check_csv(dobs.parse_nvidia_smi_csv(_CSV, source="q.csv"))
+
+
+def test_csv_quoted_or_late_header_falls_back_to_the_whole_text(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
+    path = tmp_path / "q.csv"
+    path.write_bytes(("# source: lab\n# as_of: 2025-09-08\n" + _CSV).encode())
+    log = dobs.read_nvidia_smi_csv(path)  # the header is beyond the first 16-byte chunk
+    assert dict(log.metadata) == {"source": "lab", "as_of": "2025-09-08"}
+    assert [u.line for u in log.unparsed] == [9, 10]  # two metadata lines above the header
+    assert _series(log, "power_usage_w", 0) == [650.25, 651.0, 652.0]
+    quoted = _CSV.replace("GPU-a,", '"GPU-a",', 1)
+    path.write_bytes(quoted.encode())
+    assert dobs.read_nvidia_smi_csv(path).devices[1] == {"uuid": "GPU-a"}
+
+
+_STAMP = st.tuples(st.integers(1999, 2031), st.integers(0, 13), st.integers(0, 32),
+                   st.integers(0, 24), st.integers(0, 60), st.integers(0, 60),
+                   st.integers(0, 999))
+
+
+@given(st.lists(_STAMP, min_size=1, max_size=30))
+def test_csv_nvidia_smi_stamps_against_datetime(stamps: list[tuple[int, ...]]) -> None:
+    """The numpy parse of ``YYYY/MM/DD HH:MM:SS.mmm`` against Python's datetime: the same
+    seconds from the earliest valid stamp, and the invalid ones (31 June, hour 24) refused."""
+    lines = [f"{y:04d}/{mo:02d}/{d:02d} {h:02d}:{mi:02d}:{s:02d}.{ms:03d}, 0, {k}"
+             for k, (y, mo, d, h, mi, s, ms) in enumerate(stamps)]
+    valid: dict[int, datetime] = {}
+    for k, (y, mo, d, h, mi, s, ms) in enumerate(stamps):
+        try:
+            valid[k] = datetime(y, mo, d, h, mi, s, ms * 1000)
+        except ValueError:
+            pass
+    text = "timestamp, index, temperature.gpu\n" + "\n".join(lines) + "\n"
+    if len(valid) * 2 < len(stamps) or not valid:
+        with pytest.raises(ValueError, match="cannot be read"):
+            dobs.parse_nvidia_smi_csv(text)
+        return
+    log = dobs.parse_nvidia_smi_csv(text)
+    first = min(valid.values())
+    assert log.start == first
+    assert [u.line - 2 for u in log.unparsed] == [k for k in range(len(stamps))
+                                                  if k not in valid]
+    got = dict(zip(log.frame.value.astype(int), log.frame.timestamp_s, strict=True))
+    assert got == {k: round((v - first).total_seconds(), 3) for k, v in valid.items()}
