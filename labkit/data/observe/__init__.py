@@ -161,7 +161,10 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
     """Read an ``nvidia-smi --query-gpu=... --format=csv`` log from a path or an open file.
 
     See :func:`labkit.data.observe.smi_csv.parse_nvidia_smi_csv` for the layouts and timestamps
-    understood (nvidia-smi's own, ISO-8601 with offsets, epoch seconds or milliseconds).
+    understood (nvidia-smi's own, ISO-8601 with offsets, epoch seconds or milliseconds). The
+    file is read in chunks (:mod:`labkit.data.observe.smi_csv_stream`; peak memory about the
+    tidy frame) unless it needs the whole text (``strict``, a quoted cell, the header beyond the
+    first chunk).
 
     Parameters
     ----------
@@ -197,6 +200,7 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
             return read_nvidia_smi_csv_chunks(chunks, source=name, fields=fields,
                                               size_bytes=size)
         except NotStreamable:
+            getattr(chunks, "close", lambda: None)()  # the file, if it was opened
             if not isinstance(source, (str, os.PathLike)):
                 source.seek(0)
         path_or_buffer = source
