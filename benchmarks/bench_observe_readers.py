@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -78,11 +79,13 @@ def write_csv(path: Path, target_bytes: int) -> int:
     with path.open("w", encoding="utf-8") as fh:
         fh.write(CSV_HEADER)
         size, s = len(CSV_HEADER), 0
+        start = datetime(2025, 9, 8)
         while size < target_bytes:
-            hh, mm, ss = s // 3600 % 24, s // 60 % 60, s % 60
+            # the date rolls over at midnight, as nvidia-smi's does (100 MB is ~28 h)
+            stamp = (start + timedelta(seconds=s)).strftime("%Y/%m/%d %H:%M:%S")
             for g in range(GPUS):
                 busy = (s // 600 + g) % 3 != 0
-                line = (f"2025/09/08 {hh:02d}:{mm:02d}:{ss:02d}.{g * 11:03d}, {g}, "
+                line = (f"{stamp}.{g * 11:03d}, {g}, "
                         f"NVIDIA H100 80GB HBM3, 00000000:{0x18 + g:02X}:00.0, "
                         f"{100 if busy else 0} %, {40 if busy else 0} %, {70000 + g} MiB, "
                         f"81559 MiB, {650.25 if busy else 90.5} W, {60 + g}, "

@@ -261,3 +261,20 @@ def test_csv_nvidia_smi_stamps_against_datetime(stamps: list[tuple[int, ...]]) -
                                                   if k not in valid]
     got = dict(zip(log.frame.value.astype(int), log.frame.timestamp_s, strict=True))
     assert got == {k: round((v - first).total_seconds(), 3) for k, v in valid.items()}
+
+
+def test_csv_clock_going_back_is_sorted_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs concatenated out of order: the later run first. Rows by time, GPU, metric."""
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 40)
+    text = ("timestamp, index, power.draw [W], temperature.gpu\n"
+            "2025/09/08 10:00:05.000, 1, 300.00 W, 61\n"
+            "2025/09/08 10:00:05.000, 0, 200.00 W, 51\n"
+            "timestamp, index, power.draw [W], temperature.gpu\n"
+            "2025/09/08 10:00:00.000, 0, 100.00 W, 50\n")
+    log = dobs.read_nvidia_smi_csv(_named(text, "two.csv"))
+    rows = [(t, g, str(m), v) for t, g, m, v in log.frame[
+        ["timestamp_s", "gpu", "metric", "value"]].itertuples(index=False)]
+    assert rows == [(0.0, 0, "gpu_temp_c", 50.0), (0.0, 0, "power_usage_w", 100.0),
+                    (5.0, 0, "gpu_temp_c", 51.0), (5.0, 0, "power_usage_w", 200.0),
+                    (5.0, 1, "gpu_temp_c", 61.0), (5.0, 1, "power_usage_w", 300.0)]
+    assert log.start == datetime(2025, 9, 8, 10, 0, 0)

@@ -345,6 +345,8 @@ class _DmonReader:
         for name, code in self.metric_codes.items():
             lookup[code] = cats.index(name)
         sink.recode_metric(lookup)
+        if not sink.in_tidy_order():  # e.g. a MIG instance's rows beside its GPU's
+            sink.sort_tidy()
         metric = sink.metric
         return pd.DataFrame({
             "timestamp_s": sink.t, "gpu": sink.gpu,

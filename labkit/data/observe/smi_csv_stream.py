@@ -386,6 +386,8 @@ class _CsvReader:
         for name, code in self.metric_codes.items():
             lookup[code] = cats.index(name)
         sink.recode_metric(lookup)
+        if not sink.in_tidy_order():  # a clock that goes back: sorted in place
+            sink.sort_tidy()
 
         def cat(codes: np.ndarray, kind: str) -> pd.Categorical:
             return pd.Categorical.from_codes(codes, list(self.texts[kind]) or [""])
