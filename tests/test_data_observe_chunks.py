@@ -278,3 +278,13 @@ def test_csv_clock_going_back_is_sorted_in_place(monkeypatch: pytest.MonkeyPatch
                     (5.0, 0, "gpu_temp_c", 51.0), (5.0, 0, "power_usage_w", 200.0),
                     (5.0, 1, "gpu_temp_c", 61.0), (5.0, 1, "power_usage_w", 300.0)]
     assert log.start == datetime(2025, 9, 8, 10, 0, 0)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 30, 1 << 20])
+def test_dmon_metadata_lines_over_several_chunks(monkeypatch: pytest.MonkeyPatch,
+                                                 chunk_bytes: int) -> None:
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", chunk_bytes)
+    text = "# source: lab server 2\n# as_of: 2025-09-08\n" + _LOG
+    log = dobs.read_nvidia_smi_dmon(_named(text, "m.log"))
+    assert dict(log.metadata) == {"source": "lab server 2", "as_of": "2025-09-08"}
+    assert [u.line for u in log.unparsed] == [11, 12]

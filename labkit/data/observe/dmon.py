@@ -170,6 +170,7 @@ class _DmonReader:
         self.unparsed: list[UnparsedRow] = []
         self.blocks: list[_Block] = []
         self.meta: dict[str, str] | None = None
+        self.head: list[str] = []  # the lines before the first data line (metadata)
         self.lines = 0  # lines of the chunks before this one
         self.data_lines = 0
         self.first_data_line: int | None = None  # a data line seen before any header
@@ -182,9 +183,9 @@ class _DmonReader:
     def feed(self, chunk: bytes) -> None:
         """Read one chunk (ending with ``\\n``)."""
         lines = classify(chunk)
-        if self.meta is None:
-            self.meta = self._meta(lines)
         data = (lines.cells > 0) & ~lines.hashed
+        if self.meta is None:
+            self._head(lines, data)
         pending: list[np.ndarray] = []
         pos = 0
         for mark in np.flatnonzero(lines.hashed).tolist():
@@ -198,11 +199,18 @@ class _DmonReader:
         self._flush(lines, pending)
         self.lines += len(lines)
 
-    def _meta(self, lines: ChunkLines) -> dict[str, str]:
-        body = np.flatnonzero((lines.cells > 0) & ~lines.hashed)
-        end = int(lines.ends[body[0]]) if len(body) else len(lines.chunk)
-        meta, _ = split_meta(lines.chunk[:end].decode("utf-8", "replace").split("\n"))
-        return {k: v for k, v in meta.items() if k not in ("gpu", "Idx")}
+    def _head(self, lines: ChunkLines, data: np.ndarray) -> None:
+        """Collect the lines before the first data line: the ``# key: value`` metadata."""
+        body = np.flatnonzero(data)
+        end = int(lines.starts[body[0]]) if len(body) else len(lines.chunk)
+        self.head.extend(lines.chunk[:end].decode("utf-8", "replace").split("\n")[:-1])
+        if len(body):
+            self._end_head()
+
+    def _end_head(self) -> None:
+        meta, _ = split_meta(self.head)
+        self.meta = {k: v for k, v in meta.items() if k not in ("gpu", "Idx")}
+        self.head = []
 
     def _segment(self, lines: ChunkLines, rows: np.ndarray, pending: list[np.ndarray]) -> None:
         """The data lines ``rows`` (indices in the chunk) of the current block."""
@@ -309,6 +317,8 @@ class _DmonReader:
     def finish(self) -> LogImport:
         """Return the LogImport of everything fed; raise for a log with no header or data."""
         source = self.source
+        if self.meta is None:
+            self._end_head()
         if self.lines > MAX_LOG_LINES:
             raise ValueError(f"{source}: {self.lines:,} lines, more than {MAX_LOG_LINES:,}")
         if not self.blocks and self.first_data_line is not None:
