@@ -134,7 +134,7 @@ def byte_chunks(path_or_buffer: str | os.PathLike[str] | IO[str] | IO[bytes], ma
         if isinstance(data, str):
             if len(data.encode("utf-8")) > max_bytes:
                 raise ValueError(f"{name}: more than the {max_bytes:,} bytes allowed")
-            data = data.removeprefix("\ufeff").encode("utf-8", "surrogatepass")
+            data = data.removeprefix("\ufeff").encode("utf-8", "replace")  # a lone surrogate: "?"
             return (normalize_breaks(c) for c in cut_lines(_slices(data))), name
         data = bytes(data)
         if len(data) > max_bytes or (not data.startswith(codecs.BOM_UTF8) and (

@@ -433,7 +433,7 @@ def parse_nvidia_smi_dmon(text: str, *, source: str = "<text>") -> LogImport:
     Used in: notebooks/01_observe.ipynb
     """
     check_lines(text, source)
-    data = text.encode("utf-8", "surrogatepass")
+    data = text.encode("utf-8", "replace")  # a lone surrogate: "?"
     return read_dmon_chunks(byte_chunks(io.BytesIO(data), len(data), _no_decode)[0],
                             source=source, size_bytes=len(data))
 

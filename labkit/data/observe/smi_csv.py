@@ -335,7 +335,7 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
     header, header_text, i = _resolve_header(lines, i, fields, source)
     layout = _Layout.of(header, source, i)
     if '"' not in text and not strict:  # nvidia-smi never quotes: column by column, chunked
-        data = text.encode("utf-8", "surrogatepass")
+        data = text.encode("utf-8", "replace")  # a lone surrogate: "?"
         pieces = (normalize_breaks(c) for c in cut_lines(
             data[k:k + CHUNK_BYTES] for k in range(0, len(data), CHUNK_BYTES)))
         return read_csv_chunks(pieces, layout=_stream_layout(
