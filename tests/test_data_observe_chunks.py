@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -288,3 +289,12 @@ def test_dmon_metadata_lines_over_several_chunks(monkeypatch: pytest.MonkeyPatch
     log = dobs.read_nvidia_smi_dmon(_named(text, "m.log"))
     assert dict(log.metadata) == {"source": "lab server 2", "as_of": "2025-09-08"}
     assert [u.line for u in log.unparsed] == [11, 12]
+
+
+def test_dmon_clock_cells() -> None:
+    """Two-digit ``HH:MM:SS`` through numpy, other spellings split on ':' (hand values)."""
+    cells = pd.Series(["23:59:59", "00:00:00", "1:02:03", "24:00:00", "12:60:00", "aa:bb:cc",
+                       "23:59:60", None, "23:59:59"], dtype=object)
+    got = dmon._clock_seconds(cells)
+    expected = [86399.0, 0.0, 3723.0, np.nan, np.nan, np.nan, 86400.0, np.nan, 86399.0]
+    np.testing.assert_array_equal(got, np.asarray(expected))

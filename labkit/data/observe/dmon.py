@@ -104,15 +104,33 @@ def _header_columns(line: str) -> tuple[str, ...] | None:
 
 def _clock_seconds(values: pd.Series) -> np.ndarray:
     """Seconds since midnight of ``HH:MM:SS`` cells (NaN if not a time); parsed per distinct
-    value (a day has 86,400 of them, the log ~8x more lines)."""
-    codes, uniq = pd.factorize(values.astype(str))
-    parts = pd.Series(uniq, dtype=object).str.split(":", expand=True)
-    if parts.shape[1] != 3:
-        return np.full(len(values), np.nan)
-    hms = parts.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    ok = (hms[:, 0] < 24) & (hms[:, 1] < 60) & (hms[:, 2] < 61)
-    secs = np.where(ok, hms[:, 0] * 3600 + hms[:, 1] * 60 + hms[:, 2], np.nan)
-    return np.where(codes >= 0, secs[codes], np.nan)
+    value (a day has 86,400 of them, the log ~8x more lines). Cells of exactly that shape
+    (two digits each) are read with numpy; others are split on ``:``."""
+    codes, uniq = pd.factorize(values)
+    cells = [u if isinstance(u, str) else str(u) for u in uniq.tolist()]
+    secs = np.full(len(cells), np.nan)
+    slow = np.ones(len(cells), dtype=bool)
+    fast = np.flatnonzero(np.fromiter((len(c) == 8 and c.isascii() for c in cells), dtype=bool,
+                                      count=len(cells)))
+    if len(fast):
+        d = np.array([cells[k] for k in fast.tolist()], dtype="S8").view(np.uint8).reshape(
+            -1, 8).astype(np.int64) - ord("0")
+        digits = np.all((d[:, [0, 1, 3, 4, 6, 7]] >= 0) & (d[:, [0, 1, 3, 4, 6, 7]] <= 9), axis=1)
+        shape = digits & (d[:, 2] == ord(":") - ord("0")) & (d[:, 5] == ord(":") - ord("0"))
+        h, m, sec = d[:, 0] * 10 + d[:, 1], d[:, 3] * 10 + d[:, 4], d[:, 6] * 10 + d[:, 7]
+        ok = shape & (h < 24) & (m < 60) & (sec < 61)
+        secs[fast] = np.where(ok, h * 3600 + m * 60 + sec, np.nan)
+        slow[fast[shape]] = False
+    if slow.any():
+        rest = np.flatnonzero(slow)
+        parts = pd.Series([cells[k] for k in rest.tolist()], dtype=object).str.split(
+            ":", expand=True)
+        if parts.shape[1] == 3:
+            hms = parts.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+            ok = (hms[:, 0] < 24) & (hms[:, 1] < 60) & (hms[:, 2] < 61)
+            secs[rest] = np.where(ok, hms[:, 0] * 3600 + hms[:, 1] * 60 + hms[:, 2], np.nan)
+    return np.where(codes >= 0, secs[codes], np.nan) if len(cells) else np.full(
+        len(values), np.nan)
 
 
 def _day_epoch_seconds(values: pd.Series) -> np.ndarray:
@@ -243,7 +261,7 @@ class _DmonReader:
         # is not a number comes back as text and is converted (and its garbage marked) below
         table = pd.read_csv(io.BytesIO(lines.join(rows)), sep=r"\s+", header=None,
                             names=list(columns), na_values=["-"], keep_default_na=False,
-                            dtype={c: str for c in ("time", "gi", "ci") if c in columns},
+                            dtype={c: object for c in ("time", "gi", "ci") if c in columns},
                             engine="c")
         t, bad_time = _times(block, table)
         gpu = table["gpu"] if pd.api.types.is_numeric_dtype(table["gpu"]) else pd.to_numeric(
