@@ -213,6 +213,28 @@ def test_blank_sentinels_and_hosts_and_mig_series() -> None:
     assert sorted(log.devices) == [0, 1, 2]
 
 
+@pytest.mark.parametrize("same_grid", [True, False])
+def test_rows_come_in_the_tidy_order(same_grid: bool) -> None:
+    """By time, GPU, metric, whatever order the server lists the series in (one time grid
+    for all: the transposed fast path; different grids: the sort)."""
+    late = [(100, "1"), (115, "2")] if same_grid else [(115, "2")]
+    body = _answer([
+        _series_doc("DCGM_FI_DEV_POWER_USAGE", "1", [(100, "300"), (115, "301")]),
+        _series_doc("DCGM_FI_DEV_GPU_TEMP", "1", late),
+        _series_doc("DCGM_FI_DEV_POWER_USAGE", "0", [(100, "200"), (115, "201")]),
+        _series_doc("DCGM_FI_DEV_GPU_TEMP", "0", [(100, "50"), (115, "51")]),
+    ])
+    frame = read_query_range(body).frame
+    rows = [(t, g, str(m), v) for t, g, m, v in frame[["timestamp_s", "gpu", "metric",
+                                                       "value"]].itertuples(index=False)]
+    first = [(0.0, 0, "gpu_temp_c", 50.0), (0.0, 0, "power_usage_w", 200.0)]
+    first += [(0.0, 1, "gpu_temp_c", 1.0)] if same_grid else []
+    assert rows == [*first, (0.0, 1, "power_usage_w", 300.0),
+                    (15.0, 0, "gpu_temp_c", 51.0), (15.0, 0, "power_usage_w", 201.0),
+                    (15.0, 1, "gpu_temp_c", 2.0), (15.0, 1, "power_usage_w", 301.0)]
+    assert list(frame.index) == list(range(len(rows)))
+
+
 @pytest.mark.parametrize(("body", "kind"), [
     ("<html>", "not_prometheus"),
     (json.dumps({"status": "error", "errorType": "bad_data", "error": "x"}), "query_failed"),

@@ -216,6 +216,57 @@ def test_trace_view_is_the_latest_reading_at_or_before_t() -> None:
         ob.Trace(_POWER.iloc[0:0])
 
 
+def _latest_by_brute_force(rows: list[tuple[float, int, str, float, str, str]], gpu: int,
+                           t_s: float) -> dict[str, Reading]:
+    """The replay rule written out: per metric, the last row (in file order among equal
+    times) at or before t_s; ok without a finite value is missing ("empty" if no reason)."""
+    out: dict[str, tuple[float, int, Reading]] = {}
+    for k, (t, g, m, v, s, r) in enumerate(rows):
+        if g != gpu or t > t_s:
+            continue
+        if s != "ok" or math.isfinite(v):
+            reading = Reading(v if math.isfinite(v) else None, Status(s), r or None)
+        else:
+            reading = Reading.missing(Status.NOT_AVAILABLE, r or "empty")
+        if m not in out or (t, k) >= out[m][:2]:
+            out[m] = (t, k, reading)
+    return {m: item[2] for m, item in out.items()}
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]), st.sampled_from([0, 1, 3]),
+                          st.sampled_from(["power_usage_w", "gpu_util_frac", "sm_clock_mhz"]),
+                          st.sampled_from([1.5, 0.0, math.nan, math.inf]),
+                          st.sampled_from(["ok", "not_available", "gpu_lost"]),
+                          st.sampled_from(["", "[N/A]"])), min_size=1, max_size=40),
+       st.booleans(), st.sampled_from([-1.0, 0.0, 0.7, 2.0, 9.0]))
+def test_trace_view_matches_brute_force(rows: list[tuple[float, int, str, float, str, str]],
+                                        categorical: bool, t_s: float) -> None:
+    """Any row order, text columns as str or categoricals (the large-log readers), inf and
+    NaN values: view() and series() give what the rule above gives."""
+    frame = pd.DataFrame([(t, g, m, v, "", s, r) for t, g, m, v, s, r in rows],
+                         columns=list(ob.FRAME_COLUMNS))
+    if categorical:
+        frame = frame.astype({c: "category" for c in ("metric", "unit", "status", "reason")})
+    trace = ob.Trace(frame)
+    assert trace.gpus == tuple(sorted({g for _, g, *_ in rows}))
+    assert trace.metrics == tuple(sorted({m for _, _, m, *_ in rows}))
+    for gpu in trace.gpus:
+        assert trace.view(gpu, t_s) == _latest_by_brute_force(rows, gpu, t_s)
+    # series: in time order (stable among equal times), NaN where there is no finite value
+    g, m = rows[0][1], rows[0][2]
+    mine = sorted((t, k, v) for k, (t, gg, mm, v, _, _) in enumerate(rows) if (gg, mm) == (g, m))
+    series = trace.series(g, m)
+    assert list(series.index) == [t for t, _, _ in mine]
+    expected = [v if math.isfinite(v) else math.nan for _, _, v in mine]
+    np.testing.assert_array_equal(series.to_numpy(), np.asarray(expected, dtype=float))
+
+
+def test_trace_rejects_an_unknown_status() -> None:
+    bad = _POWER.assign(status=["ok", "ok", "broken", "ok", "ok", "ok"])
+    with pytest.raises(ValueError, match="broken"):
+        ob.Trace(bad)
+
+
 def test_trace_summary_means_per_segment() -> None:
     util = _frame([(0.0, 0, "gpu_util_frac", 0.45, ""), (1.001, 0, "gpu_util_frac", 0.47, ""),
                    (2.001, 0, "gpu_util_frac", 0.0, "")])

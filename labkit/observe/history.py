@@ -204,14 +204,17 @@ class History:
             reason = self._reason[order]
             reasons = list(self._reasons)
         ti, gi, mi = np.nonzero(status != _NOT_READ)
+        # text by numpy indexing into small tables (no Python loop per reading)
+        units = np.asarray([_unit(m) for m in self.metrics] or [""], dtype=object)
+        names = np.asarray([str(s) for s in _STATUSES], dtype=object)
         return pd.DataFrame({
             "timestamp_s": t[ti],
             "gpu": np.asarray(self.gpus, dtype=int)[gi] if len(self.gpus) else gi,
             "metric": np.asarray(self.metrics, dtype=object)[mi],
             "value": values[ti, gi, mi],
-            "unit": [_unit(self.metrics[k]) for k in mi],
-            "status": [str(_STATUSES[s]) for s in status[ti, gi, mi]],
-            "reason": [reasons[r] for r in reason[ti, gi, mi]],
+            "unit": units[mi],
+            "status": names[status[ti, gi, mi]],
+            "reason": np.asarray(reasons, dtype=object)[reason[ti, gi, mi]],
         }, columns=list(FRAME_COLUMNS))
 
 

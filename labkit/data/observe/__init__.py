@@ -27,16 +27,24 @@ Used in: notebooks/01_observe.ipynb
 from __future__ import annotations
 
 import codecs
+import io
 import os
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import IO, Any
 
 from labkit.data import DataError, data_dir
+from labkit.data.observe.chunks import byte_chunks
 from labkit.data.observe.dcgm import read_dcgm_exporter
-from labkit.data.observe.dmon import parse_nvidia_smi_dmon
+from labkit.data.observe.dmon import parse_nvidia_smi_dmon, read_dmon_chunks
 from labkit.data.observe.formats import FORMATS, detect_format, read_log
-from labkit.data.observe.smi_csv import COMMON_FIELD_SETS, parse_nvidia_smi_csv, preview_rows
+from labkit.data.observe.smi_csv import (
+    COMMON_FIELD_SETS,
+    parse_nvidia_smi_csv,
+    preview_rows,
+    read_nvidia_smi_csv_chunks,
+)
+from labkit.data.observe.smi_csv_stream import NotStreamable
 from labkit.data.observe.smi_query import (
     GpuSnapshot,
     MigDeviceSnapshot,
@@ -153,7 +161,10 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
     """Read an ``nvidia-smi --query-gpu=... --format=csv`` log from a path or an open file.
 
     See :func:`labkit.data.observe.smi_csv.parse_nvidia_smi_csv` for the layouts and timestamps
-    understood (nvidia-smi's own, ISO-8601 with offsets, epoch seconds or milliseconds).
+    understood (nvidia-smi's own, ISO-8601 with offsets, epoch seconds or milliseconds). The
+    file is read in chunks (:mod:`labkit.data.observe.smi_csv_stream`; peak memory about the
+    tidy frame) unless it needs the whole text (``strict``, a quoted cell, the header beyond the
+    first chunk).
 
     Parameters
     ----------
@@ -176,15 +187,37 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
 
     Used in: notebooks/01_observe.ipynb
     """
+    if not strict:  # large files: in chunks (memory ~ the tidy frame), unless it needs the text
+        source: Any = path_or_buffer
+        if not isinstance(path_or_buffer, (str, os.PathLike)):
+            data = path_or_buffer.read(max_bytes + 1)
+            source = io.StringIO(data) if isinstance(data, str) else io.BytesIO(bytes(data))
+            source.name = getattr(path_or_buffer, "name", "<buffer>")
+        chunks, name = byte_chunks(source, max_bytes, _decode)
+        size = (Path(source).stat().st_size if isinstance(source, (str, os.PathLike))
+                else len(data))
+        try:
+            return read_nvidia_smi_csv_chunks(chunks, source=name, fields=fields,
+                                              size_bytes=size)
+        except NotStreamable:
+            getattr(chunks, "close", lambda: None)()  # the file, if it was opened
+            if not isinstance(source, (str, os.PathLike)):
+                source.seek(0)
+        path_or_buffer = source
     text, name = _read(path_or_buffer, max_bytes)
     return parse_nvidia_smi_csv(text, source=name, fields=fields, strict=strict)
+
+
+def _decode(data: bytes, name: str, max_bytes: int) -> str:
+    return decode_log(data, name=name, max_bytes=max_bytes)
 
 
 def read_nvidia_smi_dmon(path_or_buffer: PathOrBuffer, *,
                          max_bytes: int = MAX_LOG_BYTES) -> LogImport:
     """Read an ``nvidia-smi dmon`` log (any ``-s`` groups, ``-o D``/``T``, several GPUs).
 
-    See :func:`labkit.data.observe.dmon.parse_nvidia_smi_dmon`.
+    See :func:`labkit.data.observe.dmon.parse_nvidia_smi_dmon`. The file is read in chunks
+    (:func:`labkit.data.observe.dmon.read_dmon_chunks`): peak memory is about the tidy frame.
 
     Raises
     ------
@@ -193,8 +226,10 @@ def read_nvidia_smi_dmon(path_or_buffer: PathOrBuffer, *,
 
     Used in: notebooks/01_observe.ipynb
     """
-    text, name = _read(path_or_buffer, max_bytes)
-    return parse_nvidia_smi_dmon(text, source=name)
+    chunks, name = byte_chunks(path_or_buffer, max_bytes, _decode)
+    size = (Path(path_or_buffer).stat().st_size
+            if isinstance(path_or_buffer, (str, os.PathLike)) else None)
+    return read_dmon_chunks(chunks, source=name, size_bytes=size)
 
 
 def read_nvidia_smi_query(path_or_buffer: PathOrBuffer, *,

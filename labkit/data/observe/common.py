@@ -123,8 +123,9 @@ def tidy_log(frame: pd.DataFrame, *, source: str, fmt: str, data_lines: int,
     text = {c: frame[c] if isinstance(frame[c].dtype, pd.CategoricalDtype)  # kept compact
             else (frame[c].fillna("") if c == "reason" else frame[c]).astype(str)
             for c in ("metric", "unit", "status", "reason")}
-    frame = frame.assign(value=frame["value"].astype(float), gpu=frame["gpu"].astype(int),
-                         **text)
+    gpu = frame["gpu"] if pd.api.types.is_integer_dtype(frame["gpu"]) else \
+        frame["gpu"].astype(int)  # a small integer type (dmon: int8) is kept
+    frame = frame.assign(value=frame["value"].astype(float), gpu=gpu, **text)
     if not _in_tidy_order(frame):
         frame = frame.sort_values(["timestamp_s", "gpu", "metric"], kind="stable")
     frame = frame[list(FRAME_COLUMNS)].reset_index(drop=True)
@@ -144,8 +145,14 @@ def _in_tidy_order(frame: pd.DataFrame) -> bool:
     t = frame["timestamp_s"].to_numpy()
     g = frame["gpu"].to_numpy()
     m = metric.cat.codes.to_numpy()
-    dt, dg, dm = np.diff(t), np.diff(g), np.diff(m)
-    return bool(np.all((dt > 0) | ((dt == 0) & ((dg > 0) | ((dg == 0) & (dm > 0))))))
+    step = 1 << 16  # rows at a time: the differences of 10 million at once would be ~250 MB
+    for a in range(0, len(frame) - 1, step):
+        b = min(a + step + 1, len(frame))
+        dt, dg, dm = np.diff(t[a:b]), np.diff(g[a:b].astype(np.int64)), np.diff(
+            m[a:b].astype(np.int64))
+        if not np.all((dt > 0) | ((dt == 0) & ((dg > 0) | ((dg == 0) & (dm > 0))))):
+            return False
+    return True
 
 
 def finish_log(rows: list[tuple[Any, ...]], unparsed: list[UnparsedRow], data_lines: int,

@@ -19,8 +19,11 @@ number is that MIG instance's series (metric ``<key>@mig:gi<id>`` or ``...:ci<id
 whole GPU. (No public log with instance rows was found; this layout is an assumption, tested on
 constructed input only.)
 
-The parsing is vectorised with pandas (the lines are filtered in Python, then read as one
-whitespace-separated table), so a day of 1 Hz on 8 GPUs (691,200 lines) reads in seconds.
+The log is read in chunks (:mod:`~labkit.data.observe.chunks`): numpy finds each chunk's
+header and data lines and counts their cells, pandas' C parser reads the data lines as one
+whitespace-separated table per chunk, and the tidy columns go straight into preallocated
+arrays, so a day of 1 Hz on 8 GPUs (691,200 lines, 9.7 million tidy rows) needs about the
+memory of its tidy frame.
 
 Used in: notebooks/01_observe.ipynb
 """
@@ -29,20 +32,19 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from types import MappingProxyType
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from labkit.data.observe.chunks import ChunkLines, TidySink, byte_chunks, classify
 from labkit.data.observe.common import check_lines, split_meta, tidy_log, where
-from labkit.observe.logs import LogError, LogImport, UnparsedRow
+from labkit.observe.logs import MAX_LOG_LINES, LogError, LogImport, UnparsedRow
 from labkit.observe.readings import Status
 
-__all__ = ["DMON_COLUMNS", "parse_nvidia_smi_dmon"]
+__all__ = ["DMON_COLUMNS", "parse_nvidia_smi_dmon", "read_dmon_chunks"]
 
 #: dmon column -> (tidy metric, unit, factor from dmon's unit). Known catalog metrics use their
 #: key; the others keep nvidia-smi's column name (``dmon.enc``). Units from dmon's units row.
@@ -74,13 +76,20 @@ _ID_COLUMNS = ("date", "time", "gpu", "gi", "ci")
 _DATE = re.compile(r"^(\d{4})[/-]?(\d{2})[/-]?(\d{2})$")
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Block:
-    """The data lines under one header: (line numbers, lines)."""
+    """The lines under one header, read chunk by chunk (state carried between chunks)."""
 
     columns: tuple[str, ...]
-    numbers: list[int]
-    lines: list[str]
+    sink_start: int = 0
+    #: earliest date+time (seconds since 1970, naive) of the block, for ``-o D``/``DT``
+    first_s: float | None = None
+    #: ``-o T`` only: the first time of day, the last one seen, midnights passed
+    clock0: float | None = None
+    clock_last: float | None = None
+    days: int = 0
+    bad_cells: int = 0  # unparsed rows reported (at most 1000 of each kind per block)
+    bad_rows: int = 0
 
 
 def _header_columns(line: str) -> tuple[str, ...] | None:
@@ -93,151 +102,292 @@ def _header_columns(line: str) -> tuple[str, ...] | None:
     return names
 
 
-def _blocks(lines: list[str], start: int, source: str) -> list[_Block]:
-    """Group the data lines under their header (a repeated identical header continues)."""
-    blocks: list[_Block] = []
-    marks = [n for n in range(start, len(lines)) if lines[n].lstrip().startswith("#")]
-    for k, n in enumerate([*marks, len(lines)]):
-        first = marks[k - 1] + 1 if k else start
-        body = [m for m in range(first, n) if lines[m] and not lines[m].isspace()]
-        if body and not blocks:
-            raise LogError(f"{where(source, body[0] + 1)}: no nvidia-smi dmon header ('# gpu "
-                           "...') before the first data line", kind="layout", source=source,
-                           line=body[0] + 1)
-        if body:
-            blocks[-1].numbers.extend(m + 1 for m in body)
-            blocks[-1].lines.extend(lines[m] for m in body)
-        if n < len(lines):
-            cols = _header_columns(lines[n].strip())
-            if cols is not None and (not blocks or cols != blocks[-1].columns):
-                blocks.append(_Block(cols, [], []))
-    return blocks
-
-
 def _clock_seconds(values: pd.Series) -> np.ndarray:
     """Seconds since midnight of ``HH:MM:SS`` cells (NaN if not a time); parsed per distinct
-    value (a day has 86,400 of them, the log ~8x more lines)."""
-    codes, uniq = pd.factorize(values.astype(str))
-    parts = pd.Series(uniq, dtype=object).str.split(":", expand=True)
-    if parts.shape[1] != 3:
+    value (a day has 86,400 of them, the log ~8x more lines). Cells of exactly that shape
+    (two digits each) are read with numpy; others are split on ``:``."""
+    codes, uniq = pd.factorize(values)
+    cells = [u if isinstance(u, str) else str(u) for u in uniq.tolist()]
+    secs = np.full(len(cells), np.nan)
+    slow = np.ones(len(cells), dtype=bool)
+    fast = np.flatnonzero(np.fromiter((len(c) == 8 and c.isascii() for c in cells), dtype=bool,
+                                      count=len(cells)))
+    if len(fast):
+        d = np.array([cells[k] for k in fast.tolist()], dtype="S8").view(np.uint8).reshape(
+            -1, 8).astype(np.int64) - ord("0")
+        digits = np.all((d[:, [0, 1, 3, 4, 6, 7]] >= 0) & (d[:, [0, 1, 3, 4, 6, 7]] <= 9), axis=1)
+        shape = digits & (d[:, 2] == ord(":") - ord("0")) & (d[:, 5] == ord(":") - ord("0"))
+        h, m, sec = d[:, 0] * 10 + d[:, 1], d[:, 3] * 10 + d[:, 4], d[:, 6] * 10 + d[:, 7]
+        ok = shape & (h < 24) & (m < 60) & (sec < 61)
+        secs[fast] = np.where(ok, h * 3600 + m * 60 + sec, np.nan)
+        slow[fast[shape]] = False
+    if slow.any():
+        rest = np.flatnonzero(slow)
+        parts = pd.Series([cells[k] for k in rest.tolist()], dtype=object).str.split(
+            ":", expand=True)
+        if parts.shape[1] == 3:
+            hms = parts.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+            ok = (hms[:, 0] < 24) & (hms[:, 1] < 60) & (hms[:, 2] < 61)
+            secs[rest] = np.where(ok, hms[:, 0] * 3600 + hms[:, 1] * 60 + hms[:, 2], np.nan)
+    return np.where(codes >= 0, secs[codes], np.nan) if len(cells) else np.full(
+        len(values), np.nan)
+
+
+def _day_epoch_seconds(values: pd.Series) -> np.ndarray:
+    """Seconds from 1970-01-01 (naive) to each ``YYYYMMDD`` (``YYYY/MM/DD``, ``YYYY-MM-DD``)
+    cell; NaN if not a date. Parsed per distinct value (a day's log has one or two)."""
+    codes, uniq = pd.factorize(values)
+    if not len(uniq):
         return np.full(len(values), np.nan)
-    hms = parts.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    ok = (hms[:, 0] < 24) & (hms[:, 1] < 60) & (hms[:, 2] < 61)
-    secs = np.where(ok, hms[:, 0] * 3600 + hms[:, 1] * 60 + hms[:, 2], np.nan)
+    text = [str(int(u)) if isinstance(u, (int, float, np.number)) and float(u).is_integer()
+            else re.sub(r"[/-]", "", str(u)) for u in uniq]
+    days = pd.to_datetime(pd.Series(text, dtype=object), format="%Y%m%d", errors="coerce")
+    secs = (days - pd.Timestamp(0)).dt.total_seconds().to_numpy(dtype=float)
     return np.where(codes >= 0, secs[codes], np.nan)
 
 
-def _day_seconds(values: pd.Series) -> tuple[np.ndarray, pd.Timestamp | None]:
-    """Seconds of each ``YYYYMMDD`` (or ``YYYY/MM/DD``) cell since the earliest, and that day."""
-    codes, uniq = pd.factorize(values.astype(str).str.replace(r"[/-]", "", regex=True)
-                               if values.dtype == object else values.astype(str))
-    days = pd.to_datetime(pd.Series(uniq), format="%Y%m%d", errors="coerce")
-    if days.isna().all():
-        return np.full(len(values), np.nan), None
-    first = days.min()
-    secs = (days - first).dt.total_seconds().to_numpy()
-    return np.where(codes >= 0, secs[codes], np.nan), first
+def _times(block: _Block, table: pd.DataFrame) -> tuple[np.ndarray | None, np.ndarray]:
+    """Return (time of each row, rows whose date/time is unreadable); None: no clock.
 
-
-def _stamps(table: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray | None,
-                                                                     datetime | None, np.ndarray]:
-    """Return (seconds since the first, first time, rows that are unreadable)."""
+    ``-o D``/``DT``: seconds since 1970 (the block's earliest is subtracted at the end).
+    ``-o T`` alone: seconds from the block's first time, a time before the previous one is the
+    next day (carried from chunk to chunk).
+    """
+    columns = block.columns
     if "date" not in columns and "time" not in columns:
-        return None, None, np.zeros(len(table), dtype=bool)
+        return None, np.zeros(len(table), dtype=bool)
     clock = _clock_seconds(table["time"]) if "time" in columns else np.zeros(len(table))
-    if "date" not in columns:  # -o T only: a time before the previous one is the next day
-        bad = np.isnan(clock)
-        if bad.all():
-            return None, None, bad
-        filled = pd.Series(clock).ffill().fillna(0.0).to_numpy()  # a bad row is no wrap
-        step = np.diff(filled, prepend=filled[0])
-        seconds = clock - clock[~bad][0] + 86400.0 * np.cumsum(step < -43200)
-        return seconds, None, bad
-    day, first_day = _day_seconds(table["date"])
-    total = day + clock
-    bad = np.isnan(total)
-    if first_day is None or bad.all():
-        return None, None, bad
-    first = float(np.nanmin(total))
-    return total - first, (first_day + pd.Timedelta(seconds=first)).to_pydatetime(), bad
+    if "date" in columns:
+        total = _day_epoch_seconds(table["date"]) + clock
+        bad = np.isnan(total)
+        if not bad.all():
+            low = float(np.nanmin(total))
+            block.first_s = low if block.first_s is None else min(block.first_s, low)
+        return total, bad
+    bad = np.isnan(clock)
+    if bad.all():
+        return None, bad
+    if block.clock0 is None:
+        block.clock0 = float(clock[~bad][0])
+    # a bad row is no wrap: carry the last good time over it (and over the chunk boundary)
+    filled = pd.Series(clock).ffill().fillna(
+        block.clock_last if block.clock_last is not None else 0.0).to_numpy()
+    step = np.diff(filled, prepend=block.clock_last if block.clock_last is not None
+                   else filled[0])
+    days = block.days + np.cumsum(step < -43200)
+    block.clock_last, block.days = float(filled[-1]), int(days[-1])
+    return clock - block.clock0 + 86400.0 * days, bad
 
 
-def _read_block(block: _Block, source: str, unparsed: list[UnparsedRow],
-                seq0: int) -> tuple[pd.DataFrame, datetime | None, int]:
-    """Return the long frame of one header block, its first time, and rows used."""
-    width = len(block.columns)
-    counts = np.fromiter((len(s.split()) for s in block.lines), dtype=np.int64,
-                         count=len(block.lines))
-    ok = counts == width
-    for k in np.flatnonzero(~ok)[:1000]:
-        unparsed.append(UnparsedRow(block.numbers[k], f"{counts[k]} cells, the header has "
-                                    f"{width}", block.lines[k][:120]))
-    good = [s for s, keep in zip(block.lines, ok, strict=True) if keep]
-    numbers = np.asarray(block.numbers)[ok]
-    if not good:
-        return pd.DataFrame(), None, 0
-    # '-' (not reported) is read as NaN by the C parser; a column with anything else that is
-    # not a number comes back as text and is converted (and its garbage marked) below
-    table = pd.read_csv(io.BytesIO("\n".join(good).encode()), sep=r"\s+", header=None,
-                        names=list(block.columns), na_values=["-"], keep_default_na=False,
-                        dtype={c: str for c in ("time", "gi", "ci") if c in block.columns},
-                        engine="c")
-    seconds, first, bad_time = _stamps(table, block.columns)
-    gpu = table["gpu"] if pd.api.types.is_numeric_dtype(table["gpu"]) else pd.to_numeric(
-        table["gpu"], errors="coerce")
-    bad = bad_time | gpu.isna().to_numpy()
-    for k in np.flatnonzero(bad)[:1000]:
-        unparsed.append(UnparsedRow(int(numbers[k]), "bad gpu index or date/time",
-                                    good[k][:120]))
-    keep = ~bad
-    table = table[keep]
-    seq = np.arange(seq0, seq0 + len(table), dtype=float)
-    t = seconds[keep] if seconds is not None else seq
-    suffix = _mig_suffix(table, block.columns)
-    cols = [c for c in block.columns if c not in _ID_COLUMNS]
-    spec = [DMON_COLUMNS.get(c, (f"dmon.{c}", "", 1.0)) for c in cols]
-    values: list[np.ndarray] = []
-    dash: list[np.ndarray] = []
-    for col, (_metric, _unit, factor) in zip(cols, spec, strict=True):
-        raw = table[col]
-        numeric = pd.api.types.is_numeric_dtype(raw)
-        values.append((raw.to_numpy(dtype=float) if numeric else
-                       pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)) * factor)
-        dash.append(np.isnan(values[-1]) if numeric else
-                    (raw.isna() | (raw == "-")).to_numpy())
-    # row-major (line by line, the metrics of a line in sorted order): the frame comes out in
-    # the tidy order (time, GPU, metric) without sorting ~10 million rows
-    order = sorted(range(len(cols)), key=lambda k: spec[k][0])
-    n = len(table)
-    value = np.column_stack([values[k] for k in order]).ravel() if cols else np.empty(0)
-    blank = np.column_stack([dash[k] for k in order]).ravel() if cols else np.empty(0, bool)
-    missing = np.isnan(value)
-    which = np.tile(np.asarray(order), n)
-    metric: Any = _codes([m for m, _, _ in spec], which)
-    if suffix is not None:  # MIG instance rows: per-row names (rare, small)
-        metric = np.asarray(metric, dtype=object) + np.repeat(suffix, len(cols))
-    # text columns as categoricals: one code per row, not one string object per row
-    frame = pd.DataFrame({
-        "timestamp_s": np.repeat(t, len(cols)),
-        "gpu": np.repeat(gpu[keep].to_numpy(dtype=np.int64), len(cols)),
-        "metric": metric, "value": value,
-        "unit": _codes([u for _, u, _ in spec], which),
-        "status": pd.Categorical.from_codes(missing.astype(np.int8),
-                                            [str(Status.OK), str(Status.NOT_AVAILABLE)]),
-        "reason": pd.Categorical.from_codes(
-            np.where(missing, np.where(blank, 1, 2), 0).astype(np.int8),
-            ["", "-", "not a number"])})
-    return frame, first, n
+class _DmonReader:
+    """The state of one dmon log read chunk by chunk (see :mod:`.chunks`)."""
+
+    def __init__(self, source: str, size_bytes: int | None) -> None:
+        self.source = source
+        self.size_bytes = size_bytes
+        self.unparsed: list[UnparsedRow] = []
+        self.blocks: list[_Block] = []
+        self.meta: dict[str, str] | None = None
+        self.head: list[str] = []  # the lines before the first data line (metadata)
+        self.lines = 0  # lines of the chunks before this one
+        self.data_lines = 0
+        self.first_data_line: int | None = None  # a data line seen before any header
+        self.seq = 0
+        self.sink: TidySink | None = None
+        self.metric_codes: dict[str, int] = {}
+        self.unit_codes: dict[str, int] = {}
+        self.gpus: dict[int, None] = {}
+
+    def feed(self, chunk: bytes) -> None:
+        """Read one chunk (ending with ``\\n``)."""
+        lines = classify(chunk)
+        data = (lines.cells > 0) & ~lines.hashed
+        if self.meta is None:
+            self._head(lines, data)
+        pending: list[np.ndarray] = []
+        pos = 0
+        for mark in np.flatnonzero(lines.hashed).tolist():
+            cols = _header_columns(lines.text(mark).strip())
+            if cols is not None and (not self.blocks or cols != self.blocks[-1].columns):
+                self._segment(lines, pos + np.flatnonzero(data[pos:mark]), pending)
+                self._flush(lines, pending)
+                self.blocks.append(_Block(cols, self.sink.n if self.sink else 0))
+                pos = mark + 1
+        self._segment(lines, pos + np.flatnonzero(data[pos:]), pending)
+        self._flush(lines, pending)
+        self.lines += len(lines)
+
+    def _head(self, lines: ChunkLines, data: np.ndarray) -> None:
+        """Collect the lines before the first data line: the ``# key: value`` metadata."""
+        body = np.flatnonzero(data)
+        end = int(lines.starts[body[0]]) if len(body) else len(lines.chunk)
+        self.head.extend(lines.chunk[:end].decode("utf-8", "replace").split("\n")[:-1])
+        if len(body):
+            self._end_head()
+
+    def _end_head(self) -> None:
+        meta, _ = split_meta(self.head)
+        self.meta = {k: v for k, v in meta.items() if k not in ("gpu", "Idx")}
+        self.head = []
+
+    def _segment(self, lines: ChunkLines, rows: np.ndarray, pending: list[np.ndarray]) -> None:
+        """The data lines ``rows`` (indices in the chunk) of the current block."""
+        if not len(rows):
+            return
+        if not self.blocks:  # before any header (an error only if no header ever comes)
+            if self.first_data_line is None:
+                self.first_data_line = self.lines + int(rows[0]) + 1
+            return
+        block = self.blocks[-1]
+        self.data_lines += len(rows)
+        width = len(block.columns)
+        good = lines.cells[rows] == width
+        for k in rows[~good][:max(0, 1000 - block.bad_cells)].tolist():
+            self.unparsed.append(UnparsedRow(self.lines + k + 1, f"{lines.cells[k]} cells, the "
+                                             f"header has {width}", lines.text(k)[:120]))
+        block.bad_cells += int((~good).sum())
+        pending.append(rows[good])
+
+    def _flush(self, lines: ChunkLines, pending: list[np.ndarray]) -> None:
+        rows = np.concatenate(pending) if pending else np.empty(0, dtype=np.int64)
+        pending.clear()
+        if len(rows) and self.blocks:
+            self._read_rows(self.blocks[-1], lines, rows)
+
+    def _read_rows(self, block: _Block, lines: ChunkLines, rows: np.ndarray) -> None:
+        """Parse the good lines ``rows`` of ``block`` in this chunk into the sink."""
+        columns = block.columns
+        # '-' (not reported) is read as NaN by the C parser; a column with anything else that
+        # is not a number comes back as text and is converted (and its garbage marked) below
+        table = pd.read_csv(io.BytesIO(lines.join(rows)), sep=r"\s+", header=None,
+                            names=list(columns), na_values=["-"], keep_default_na=False,
+                            dtype={c: object for c in ("time", "gi", "ci") if c in columns},
+                            engine="c")
+        t, bad_time = _times(block, table)
+        gpu = table["gpu"] if pd.api.types.is_numeric_dtype(table["gpu"]) else pd.to_numeric(
+            table["gpu"], errors="coerce")
+        bad = bad_time | gpu.isna().to_numpy()
+        for k in np.flatnonzero(bad)[:max(0, 1000 - block.bad_rows)].tolist():
+            self.unparsed.append(UnparsedRow(self.lines + int(rows[k]) + 1,
+                                             "bad gpu index or date/time",
+                                             lines.text(int(rows[k]))[:120]))
+        block.bad_rows += int(bad.sum())
+        keep = ~bad
+        table = table[keep]
+        n = len(table)
+        if not n:
+            return
+        seq = np.arange(self.seq, self.seq + n, dtype=float)
+        self.seq += n
+        cols = [c for c in columns if c not in _ID_COLUMNS]
+        if not cols:
+            return
+        spec = [DMON_COLUMNS.get(c, (f"dmon.{c}", "", 1.0)) for c in cols]
+        # row-major (line by line, the metrics of a line in sorted order): the frame comes out
+        # in the tidy order (time, GPU, metric) without sorting ~10 million rows
+        order = sorted(range(len(cols)), key=lambda k: spec[k][0])
+        values = np.empty((n, len(cols)))
+        dash = np.empty((n, len(cols)), dtype=bool)
+        for j, k in enumerate(order):
+            raw = table[cols[k]]
+            if pd.api.types.is_numeric_dtype(raw):
+                values[:, j] = raw.to_numpy(dtype=float) * spec[k][2]
+                dash[:, j] = np.isnan(values[:, j])
+            else:
+                values[:, j] = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float) \
+                    * spec[k][2]
+                dash[:, j] = (raw.isna() | (raw == "-")).to_numpy()
+        value, blank = values.ravel(), dash.ravel()
+        missing = np.isnan(value)
+        gpus = gpu[keep].to_numpy(dtype=np.int64)
+        self.gpus.update(dict.fromkeys(pd.unique(gpus).tolist()))
+        metric = self._metric_codes([spec[k][0] for k in order], table, columns, n)
+        units = np.asarray([self.unit_codes.setdefault(spec[k][1], len(self.unit_codes))
+                            for k in order], dtype=np.int8)
+        if self.sink is None:
+            self.sink = TidySink(self._estimate(lines, len(cols)))
+        self.sink.add(np.repeat(t[keep] if t is not None else seq, len(cols)),
+                      np.repeat(gpus, len(cols)), metric, value, np.tile(units, n),
+                      missing.astype(np.int8),
+                      np.where(missing, np.where(blank, 1, 2), 0).astype(np.int8))
+
+    def _metric_codes(self, names: list[str], table: pd.DataFrame, columns: tuple[str, ...],
+                      n: int) -> np.ndarray:
+        suffix = _mig_suffix(table, columns)
+        if suffix is None:
+            codes = np.asarray([self.metric_codes.setdefault(m, len(self.metric_codes))
+                                for m in names], dtype=np.int16)
+            return np.tile(codes, n)
+        # MIG instance rows: per-row names (rare, small)
+        full = np.tile(np.asarray(names, dtype=object), n) + np.repeat(suffix, len(names))
+        local, uniq = pd.factorize(full)
+        lookup = np.asarray([self.metric_codes.setdefault(str(m), len(self.metric_codes))
+                             for m in uniq], dtype=np.int16)
+        return lookup[local]
+
+    def _estimate(self, lines: ChunkLines, width: int) -> int:
+        """Tidy rows to allocate: the file's size / this chunk's bytes per line x width."""
+        if not self.size_bytes or not len(lines):
+            return 1 << 16
+        per_line = len(lines.chunk) / len(lines)
+        return int(self.size_bytes / per_line * width * 1.02) + 4096
+
+    def finish(self) -> LogImport:
+        """Return the LogImport of everything fed; raise for a log with no header or data."""
+        source = self.source
+        if self.meta is None:
+            self._end_head()
+        if self.lines > MAX_LOG_LINES:
+            raise ValueError(f"{source}: {self.lines:,} lines, more than {MAX_LOG_LINES:,}")
+        if not self.blocks and self.first_data_line is not None:
+            raise LogError(f"{where(source, self.first_data_line)}: no nvidia-smi dmon header "
+                           "('# gpu ...') before the first data line", kind="layout",
+                           source=source, line=self.first_data_line)
+        if not self.blocks or self.data_lines == 0:
+            raise LogError(f"{source}: no nvidia-smi dmon data lines", kind="layout",
+                           source=source)
+        sink = self.sink if self.sink is not None else TidySink(0)
+        sink.finish()
+        firsts = []
+        for k, block in enumerate(self.blocks):
+            if block.first_s is not None:  # -o D / DT: seconds from the block's first time
+                end = self.blocks[k + 1].sink_start if k + 1 < len(self.blocks) else sink.n
+                sink.t[block.sink_start:end] -= block.first_s
+                firsts.append(block.first_s)
+        frame = self._frame(sink)
+        if len(frame) and not firsts:  # no clock: per GPU, the k-th line is tick k
+            frame["timestamp_s"] = _ticks_per_gpu(frame)
+        start = ((pd.Timestamp(0) + pd.Timedelta(seconds=min(firsts))).to_pydatetime()
+                 if firsts else None)
+        self.unparsed.sort(key=lambda u: u.line)
+        return tidy_log(frame, source=source, fmt="nvidia-smi-dmon",
+                        data_lines=self.data_lines, unparsed=self.unparsed, start=start,
+                        devices={int(g): {} for g in self.gpus}, ignored=(),
+                        meta=self.meta or {})
+
+    def _frame(self, sink: TidySink) -> pd.DataFrame:
+        """The sink's columns as the tidy frame, text as categoricals (no copy of the numbers;
+        metric categories sorted, so the row order is the tidy order)."""
+        cats = sorted(self.metric_codes)
+        lookup = np.empty(max(len(cats), 1), dtype=sink.metric.dtype)
+        for name, code in self.metric_codes.items():
+            lookup[code] = cats.index(name)
+        sink.recode_metric(lookup)
+        if not sink.in_tidy_order():  # e.g. a MIG instance's rows beside its GPU's
+            sink.sort_tidy()
+        metric = sink.metric
+        return pd.DataFrame({
+            "timestamp_s": sink.t, "gpu": sink.gpu,
+            "metric": pd.Categorical.from_codes(metric, cats or [""]),
+            "value": sink.value,
+            "unit": pd.Categorical.from_codes(sink.unit, list(self.unit_codes) or [""]),
+            "status": pd.Categorical.from_codes(sink.status, [str(Status.OK),
+                                                              str(Status.NOT_AVAILABLE)]),
+            "reason": pd.Categorical.from_codes(sink.reason, ["", "-", "not a number"])},
+            copy=False)
 
 
-def _codes(names: list[str], which: np.ndarray) -> pd.Categorical:
-    """Return ``names[which]`` as a categorical with sorted categories (sorts like the text)."""
-    cats = sorted(set(names))
-    index = np.asarray([cats.index(x) for x in names], dtype=np.int16)
-    return pd.Categorical.from_codes(index[which], cats)
-
-
-def _mig_suffix(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.Series | None:
+def _mig_suffix(table: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray | None:
     if "gi" not in columns:
         return None
     gi = table["gi"].fillna("-").where(table["gi"].fillna("-") != "-", "")
@@ -245,7 +395,25 @@ def _mig_suffix(table: pd.DataFrame, columns: tuple[str, ...]) -> pd.Series | No
     if "ci" in columns:
         ci = table["ci"].fillna("-").where(table["ci"].fillna("-") != "-", "")
         suffix = suffix + (":ci" + ci).where((ci != "") & (gi != ""), "")
-    return suffix.to_numpy()
+    return suffix.to_numpy(dtype=object)
+
+
+def read_dmon_chunks(chunks: Iterable[bytes], *, source: str,
+                     size_bytes: int | None = None) -> LogImport:
+    """Read an ``nvidia-smi dmon`` log given as UTF-8 chunks that end at line breaks.
+
+    The reader of :func:`parse_nvidia_smi_dmon` (same result, same errors); memory is the
+    tidy frame plus one chunk. ``size_bytes`` (the file's size) sizes the columns up front.
+
+    Raises
+    ------
+    ValueError
+        As :func:`parse_nvidia_smi_dmon`.
+    """
+    reader = _DmonReader(source, size_bytes)
+    for chunk in chunks:
+        reader.feed(chunk)
+    return reader.finish()
 
 
 def parse_nvidia_smi_dmon(text: str, *, source: str = "<text>") -> LogImport:
@@ -267,6 +435,8 @@ def parse_nvidia_smi_dmon(text: str, *, source: str = "<text>") -> LogImport:
         MB/s -> ``pcie_rx_kb_per_s``); others keep their name as ``dmon.<column>``. ``-`` is a
         missing reading (``not_available``, reason ``"-"``). Time: seconds from the first
         date/time (``-o T`` alone rolls over at midnight), else the line order per GPU.
+        ``metric``, ``unit``, ``status`` and ``reason`` are categoricals, ``gpu`` the smallest
+        integer type that holds the indices (int8 for up to 127 GPUs).
 
     Raises
     ------
@@ -280,36 +450,14 @@ def parse_nvidia_smi_dmon(text: str, *, source: str = "<text>") -> LogImport:
 
     Used in: notebooks/01_observe.ipynb
     """
-    lines = check_lines(text, source)
-    meta, start = split_meta(lines)
-    # split_meta stops at the '# gpu' header only if it has no ':'; find the header ourselves
-    start = next((n for n in range(len(lines))
-                  if _header_columns(lines[n].strip()) is not None), start)
-    meta = {k: v for k, v in meta.items() if k not in ("gpu", "Idx")}
-    unparsed: list[UnparsedRow] = []
-    blocks = _blocks(lines, start, source)
-    data_lines = sum(len(b.lines) for b in blocks)
-    if not blocks or data_lines == 0:
-        raise LogError(f"{source}: no nvidia-smi dmon data lines", kind="layout",
-                       source=source)
-    frames, firsts = [], []
-    seq = 0
-    for block in blocks:
-        frame, first, used = _read_block(block, source, unparsed, seq)
-        seq += used
-        if not frame.empty:
-            frames.append(frame)
-        if first is not None:
-            firsts.append(first)
-    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["timestamp_s", "gpu", "metric", "value", "unit", "status", "reason"])
-    if frames and not firsts:  # no clock: per GPU, the k-th line is tick k
-        frame["timestamp_s"] = _ticks_per_gpu(frame)
-    devices: dict[int, dict[str, str]] = {int(g): {} for g in frame["gpu"].unique()}
-    unparsed.sort(key=lambda u: u.line)
-    return tidy_log(frame, source=source, fmt="nvidia-smi-dmon", data_lines=data_lines,
-                    unparsed=unparsed, start=min(firsts) if firsts else None,
-                    devices=devices, ignored=(), meta=meta)
+    check_lines(text, source)
+    data = text.encode("utf-8", "replace")  # a lone surrogate: "?"
+    return read_dmon_chunks(byte_chunks(io.BytesIO(data), len(data), _no_decode)[0],
+                            source=source, size_bytes=len(data))
+
+
+def _no_decode(data: bytes, name: str, max_bytes: int) -> str:  # pragma: no cover
+    raise AssertionError("text that was already decoded failed to decode")
 
 
 def _ticks_per_gpu(frame: pd.DataFrame) -> np.ndarray:

@@ -6,15 +6,17 @@ Used in: notebooks/01_observe.ipynb
 from __future__ import annotations
 
 import csv
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
+from labkit.data.observe.chunks import CHUNK_BYTES, cut_lines, normalize_breaks
 from labkit.data.observe.common import check_lines, finish_log, meta_interval, split_meta, where
-from labkit.data.observe.smi_csv_columns import read_by_columns
+from labkit.data.observe.smi_csv_stream import CsvLayout, NotStreamable, read_csv_chunks
 from labkit.observe.catalog import CATALOG, SMI_ALIASES, Metric
 from labkit.observe.logs import LogError, LogImport, UnparsedRow
 from labkit.observe.readings import Status
@@ -332,16 +334,13 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
     meta, i = split_meta(lines)
     header, header_text, i = _resolve_header(lines, i, fields, source)
     layout = _Layout.of(header, source, i)
-    if '"' not in text and not strict:  # nvidia-smi never quotes: column by column
-        return read_by_columns(
-            lines, i, header=layout.header, header_text=header_text,
-            text_fields=_TEXT_FIELDS, shadowed=layout.shadowed, time_col=layout.time_col,
-            id_col=layout.id_col, id_kind=layout.id_kind, identity=layout.identity,
-            interpret=_smi_value, known=lambda name: name in _SMI_BY_FIELD or (
-                SMI_ALIASES.get(name) in _SMI_BY_FIELD and name not in layout.shadowed),
-            parse_time=parse_time,
-            is_header=(looks_like_header if fields is None else lambda _line: False),
-            source=source, strict=strict, meta=meta, interval_s=meta_interval(meta, source))
+    if '"' not in text and not strict:  # nvidia-smi never quotes: column by column, chunked
+        data = text.encode("utf-8", "replace")  # a lone surrogate: "?"
+        pieces = (normalize_breaks(c) for c in cut_lines(
+            data[k:k + CHUNK_BYTES] for k in range(0, len(data), CHUNK_BYTES)))
+        return read_csv_chunks(pieces, layout=_stream_layout(
+            layout, header_text, fields, meta_interval(meta, source)), source=source,
+            first_line=i, meta=meta, size_bytes=len(data))
     rows: list[tuple[Any, ...]] = []
     unparsed: list[UnparsedRow] = []
     devices: dict[int, dict[str, str]] = {}
@@ -380,3 +379,51 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
                       interval_s=meta_interval(meta, source))
 
 
+
+
+def read_nvidia_smi_csv_chunks(chunks: Iterator[bytes], *, source: str,
+                               fields: Sequence[str] | str | None = None,
+                               size_bytes: int | None = None) -> LogImport:
+    """Read a ``--query-gpu`` CSV log given as UTF-8 chunks cut at line ends (a large file).
+
+    The same result and errors as :func:`parse_nvidia_smi_csv` (not ``strict``); the
+    metadata and header must be in the first chunk.
+
+    Raises
+    ------
+    NotStreamable
+        When the log needs the whole-text reader (a quoted cell, the header not in the first
+        chunk, a problem with the header: that reader names it in its own order).
+    ValueError
+        As :func:`parse_nvidia_smi_csv`.
+    """
+    first = next(chunks, b"")
+    if b'"' in first:
+        raise NotStreamable("a quoted cell")
+    lines = first.decode("utf-8").split("\n")[:-1]
+    meta, i = split_meta(lines)
+    if i >= len(lines):
+        raise NotStreamable("no header in the first chunk")
+    try:
+        header, header_text, i = _resolve_header(lines, i, fields, source)
+        layout = _Layout.of(header, source, i)
+        interval_s = meta_interval(meta, source)
+    except ValueError:
+        raise NotStreamable("the header needs the whole-text reader") from None
+    stream_layout = _stream_layout(layout, header_text, fields, interval_s)
+    return read_csv_chunks(itertools.chain([first], chunks), layout=stream_layout,
+                           source=source, first_line=i, meta=meta, size_bytes=size_bytes)
+
+
+def _stream_layout(layout: _Layout, header_text: str | None,
+                   fields: Sequence[str] | str | None, interval_s: float) -> CsvLayout:
+    shadowed = layout.shadowed
+    return CsvLayout(
+        header=layout.header, header_text=header_text, text_fields=_TEXT_FIELDS,
+        shadowed=shadowed, time_col=layout.time_col, id_col=layout.id_col,
+        id_kind=layout.id_kind, identity=layout.identity, interpret=_smi_value,
+        known=lambda name: name in _SMI_BY_FIELD or (
+            SMI_ALIASES.get(name) in _SMI_BY_FIELD and name not in shadowed),
+        parse_time=parse_time,
+        is_header=(looks_like_header if fields is None else lambda _line: False),
+        interval_s=interval_s)
