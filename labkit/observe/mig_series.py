@@ -98,6 +98,10 @@ def split_mig_series(frame: pd.DataFrame) -> tuple[pd.DataFrame, tuple[SeriesId,
     first = int(frame["gpu"].max()) + 1
     number = {pair: first + k for k, pair in enumerate(pairs)}
     out = frame.copy()
+    # the readers store ``gpu`` as a narrow integer and ``metric`` as a categorical (memory);
+    # the new series numbers and plain metric names need room of their own
+    out["gpu"] = out["gpu"].astype("int64")
+    out["metric"] = metric
     out.loc[is_mig, "gpu"] = [number[(int(g), str(tag))] for g, tag in
                               zip(frame.loc[is_mig, "gpu"], parts[1], strict=True)]
     out.loc[is_mig, "metric"] = parts[0].to_numpy()
