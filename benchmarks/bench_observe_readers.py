@@ -35,6 +35,10 @@ CSV, 800,000 lines     18.0 s (6.0 s CPU),          4.4 s (4.1 s CPU),
 tidy rows)             rows/s; 891 MiB = 9.3x       rows/s; 130 MiB = 1.36x
 =====================  ==========================  ==========================
 
+A second run of "after" (load average 2.1, with numpy-parsed dmon time cells): dmon 4.2 s
+(2.7 s CPU), 165 k lines/s, 2.31 M tidy rows/s, 213 MiB = 2.86x; CSV 5.8 s (4.0 s CPU),
+137 k lines/s, 0.96 M tidy rows/s, 130 MiB = 1.36x (wall time moves with the load; CPU does not).
+
 Memory meets the goal (< 3x); the tidy frame itself is ~21 bytes per reading (float64 time and
 value, int8 gpu, four int8 categorical codes: 194 MiB for the dmon day), read in 1 MiB chunks.
 Speed meets 1 million rows/s counted as tidy rows (readings), not as log lines: pandas' C parser
