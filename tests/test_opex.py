@@ -15,6 +15,7 @@ from labkit.data import DataError
 from labkit.data.opex import load_opex_defaults, load_servers, smallest_mig_profile
 from labkit.data.school import load_school_calendar
 from labkit.data.tariff import load_tariff
+from labkit.opex import whatif as opex_whatif
 from labkit.validate import InputError
 
 GAP = "교육용(갑) 고압A 선택I"
@@ -267,8 +268,8 @@ def test_money_only_inputs_reprice_like_a_full_evaluation(  # type: ignore[no-un
     # the oracle is the full path: new load, new bills, new breakdown
     design, usage = opex.RoomDesign(h100), loadprofile.Usage()
     base = opex.evaluate(design, tariff, calendar, usage)
-    d, u = opex._vary(design, usage, key, value)
-    fast = opex.summary_table(opex._reprice(base, d, tariff)).set_index("key")["value"]
+    d, u = opex_whatif._vary(design, usage, key, value)
+    fast = opex.summary_table(opex_whatif._reprice(base, d, tariff)).set_index("key")["value"]
     full = opex.summary_table(opex.evaluate(d, tariff, calendar, u)).set_index("key")["value"]
     for k in full.index:
         assert fast[k] == pytest.approx(full[k]), k
@@ -344,7 +345,8 @@ def test_server_and_room_take_their_edge_values_and_normalize_types(h100) -> Non
                    "school_exception": True, "staff_fte": 10.0, "staff_krw_per_fte_year": 0.0,
                    "maintenance_frac": 0.0, "facility_upgrade_krw": 0.0, "facility_years": 1.0,
                    "depreciation_years": 1.0, "cost_of_capital": 0.0, "students_per_gpu": 3,
-                   "derate": 1.0, "rent_krw_per_gpu_hour": 0.0, "api_krw_per_m_tokens": 0.0}
+                   "derate": 1.0, "rent_krw_per_gpu_hour": 0.0, "api_krw_per_m_tokens": 0.0,
+                   "summer_pue_add": 0.0, "winter_pue_add": 0.0}
     assert {k: type(v) for k, v in got.items()} == {
         k: (int if k in ("n_servers", "students_per_gpu") else bool if k == "school_exception"
             else float) for k in got}

@@ -42,7 +42,7 @@ MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "tariff": (("labkit/tariff/*",), ("tests/test_tariff.py",)),
     "economics": (("labkit/economics/*",), ("tests/test_economics.py",)),
     "benchmarks": (("labkit/benchmarks/*",), ("tests/test_benchmarks.py",)),
-    "opex": (("labkit/opex.py",), ("tests/test_opex.py",)),
+    "opex": (("labkit/opex/*",), ("tests/test_opex.py",)),
     "reliability": (("labkit/reliability/*",), ("tests/test_reliability.py",)),
     "mig": (("labkit/mig/*",), ("tests/test_mig.py", "tests/test_mig_placement.py",
                                 "tests/test_mig_oracle.py")),
