@@ -72,7 +72,7 @@ def test_dmon_chunk_boundary_inside_a_repeated_header(monkeypatch: pytest.Monkey
     """A chunk ends after the repeated header's names row, before its units row."""
     cut = _LOG.index("#YYYYMMDD", len(_HEADER)) + 3
     monkeypatch.setattr(chunks, "CHUNK_BYTES", cut)
-    pieces = list(chunks.byte_chunks(io.BytesIO(_LOG.encode()), 1 << 20, dobs.decode_log)[0])
+    pieces = list(chunks.byte_chunks(io.BytesIO(_LOG.encode()), 1 << 20, dobs._decode)[0])
     assert pieces[0].endswith(b"gpu   pwr    sm\n") and pieces[1].startswith(b"#YYYYMMDD")
     path = tmp_path / "day.log"
     path.write_bytes(_LOG.encode())

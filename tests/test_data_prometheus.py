@@ -7,7 +7,7 @@ import json
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +176,7 @@ def test_fast_reader_and_json_agree_on_the_real_servers_answer(
     _same(read_query_range(body), read_query_range(json.loads(body)))
 
 
-def _series_doc(name: str, gpu: str, values: list[tuple[float, str]], **labels: str
+def _series_doc(name: str, gpu: str, values: Sequence[tuple[float, str]], **labels: str
                 ) -> dict[str, Any]:
     return {"metric": {"__name__": name, "gpu": gpu, **labels},
             "values": [[t, v] for t, v in values]}

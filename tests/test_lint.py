@@ -59,23 +59,11 @@ EXEMPT_MARK = "# long:"
 #: them. The lead removes an entry when its module is split (a stale entry fails
 #: test_size_allow_list_has_no_stale_entries, so it cannot outlive the split).
 ALLOWED_MODULES: dict[str, str] = {
-    "labkit/ui/economics.py": "being split (lessons 05/06 widgets)",
-    "labkit/ui/mig.py": "being split (lesson 02 widgets)",
-    "labkit/ui/observe.py": "being split (lesson 01 widgets)",
-    "labkit/ui/opex.py": "being split (lesson 07 widgets)",
-    "labkit/ui/orchestration.py": "being split (lesson 08 widgets)",
-    "labkit/ui/reliability.py": "being split (lesson 04 widgets)",
 }
 #: ``path::qualname`` -> why it is still over a limit (lines or complexity).
 ALLOWED_FUNCTIONS: dict[str, str] = {
     "labkit/eventlog.py::job_goodput": "103 lines, complexity 24: one pass over the event log",
     "labkit/loadprofile.py::SchoolCalendar.__post_init__": "complexity 13: field checks",
-    "labkit/data/observe/dmon.py::_read_block": "63 lines: owned by the observe-data branch",
-    "labkit/ui/observe.py::_panel_html": "88 lines, complexity 24: ui/observe.py being split",
-    "labkit/ui/observe.py::DashboardApp.__init__": "85 lines: ui/observe.py being split",
-    "labkit/ui/observe.py::ReplayApp.__init__": "66 lines: ui/observe.py being split",
-    "labkit/ui/opex.py::RoomApp.__init__": "89 lines: ui/opex.py being split",
-    "labkit/ui/opex.py::summary_html": "69 lines: ui/opex.py being split",
 }
 
 

@@ -24,6 +24,7 @@ import os
 import shutil
 import socket
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -148,6 +149,34 @@ def _record_ports(state: HubState, settings: HubSettings, hub_port: int, api_por
                       "classpage": urlsplit(str(page.get("url", ""))).port or 0})
 
 
+def _authenticator(c: Any, state: HubState, teacher: str, roster: Sequence[Student]) -> None:
+    """The roster's first-use passwords, the teacher as admin, the Korean templates."""
+    c.JupyterHub.authenticator_class = "labkit.hub.auth.RosterAuthenticator"
+    c.Authenticator.allowed_users = {s.username for s in roster} | {teacher}
+    c.Authenticator.admin_users = {teacher}
+    c.FirstUseAuthenticator.create_users = False
+    c.FirstUseAuthenticator.dbm_path = str(state.passwords_file)
+    c.FirstUseAuthenticator.min_password_length = MIN_PASSWORD
+    c.JupyterHub.template_paths = [str(TEMPLATES)]
+    # a callable value is called with the user (JupyterHub template_vars)
+    c.JupyterHub.template_vars = {"labkit_t": lambda _user: t, "labkit_min_password": MIN_PASSWORD}
+
+
+def _spawner(c: Any, settings: HubSettings, roster: Sequence[Student]) -> None:
+    """One system user's server per student, with the class's limits and GPU policy."""
+    c.JupyterHub.spawner_class = "labkit.hub.spawner.LabkitSpawner"
+    c.JupyterHub.concurrent_spawn_limit = int(settings.concurrent_spawn_limit)
+    c.LabkitSpawner.curriculum_dir = str(Path(settings.extra.get(
+        "curriculum_dir", REPO / "notebooks")))
+    c.LabkitSpawner.limit_mechanism = detect_mechanism()
+    c.LabkitSpawner.mem_limit_mib = int(settings.mem_limit_mib)
+    c.LabkitSpawner.cpu_limit_cores = float(settings.cpu_limit)
+    c.LabkitSpawner.nproc_limit = int(settings.nproc_limit)
+    c.LabkitSpawner.extra_env = dict(settings.extra.get("env", {}))
+    c.LabkitSpawner.roster_usernames = [s.username for s in roster]
+    c.LabkitSpawner.gpu_policy = settings.gpu_policy
+
+
 def configure(c: Any, state: HubState | None = None) -> None:
     """Set JupyterHub's config ``c`` for the class (see the module docstring).
 
@@ -183,27 +212,8 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.ConfigurableHTTPProxy.auth_token = state.proxy_token()
     c.ConfigurableHTTPProxy.pid_file = str(state.root / "proxy.pid")
 
-    c.JupyterHub.authenticator_class = "labkit.hub.auth.RosterAuthenticator"
-    c.Authenticator.allowed_users = {s.username for s in roster} | {settings.teacher}
-    c.Authenticator.admin_users = {settings.teacher}
-    c.FirstUseAuthenticator.create_users = False
-    c.FirstUseAuthenticator.dbm_path = str(state.passwords_file)
-    c.FirstUseAuthenticator.min_password_length = MIN_PASSWORD
-    c.JupyterHub.template_paths = [str(TEMPLATES)]
-    # a callable value is called with the user (JupyterHub template_vars)
-    c.JupyterHub.template_vars = {"labkit_t": lambda _user: t, "labkit_min_password": MIN_PASSWORD}
-
-    c.JupyterHub.spawner_class = "labkit.hub.spawner.LabkitSpawner"
-    c.JupyterHub.concurrent_spawn_limit = int(settings.concurrent_spawn_limit)
-    c.LabkitSpawner.curriculum_dir = str(Path(settings.extra.get(
-        "curriculum_dir", REPO / "notebooks")))
-    c.LabkitSpawner.limit_mechanism = detect_mechanism()
-    c.LabkitSpawner.mem_limit_mib = int(settings.mem_limit_mib)
-    c.LabkitSpawner.cpu_limit_cores = float(settings.cpu_limit)
-    c.LabkitSpawner.nproc_limit = int(settings.nproc_limit)
-    c.LabkitSpawner.extra_env = dict(settings.extra.get("env", {}))
-    c.LabkitSpawner.roster_usernames = [s.username for s in roster]
-    c.LabkitSpawner.gpu_policy = settings.gpu_policy
+    _authenticator(c, state, settings.teacher, roster)
+    _spawner(c, settings, roster)
     _isolation(c, state, settings)
     c.Spawner.disable_user_config = True
     # a stopping server gets SIGINT, then SIGTERM, then SIGKILL (LocalProcessSpawner)
