@@ -27,7 +27,7 @@ from labkit import benchmarks as model
 from labkit import validate
 from labkit.data.benchmarks import benchmark_results, load_mlperf
 from labkit.data.economics import Defaults
-from labkit.i18n import t
+from labkit.i18n import KO, t
 from labkit.ui import economics as econ_ui
 from labkit.ui import format as fmt
 from labkit.ui.components import Field, FigureOutput, LiveApp, slider_field
@@ -70,9 +70,12 @@ def _mlperf() -> tuple[pd.DataFrame, tuple[model.BenchmarkResult, ...]]:
 
 
 def _row_label(row: pd.Series) -> str:
+    # submitter, system and benchmark as MLPerf publishes them (proper names); the scenario,
+    # sparsity and unit in Korean
+    sparse = " " + t("econ.col.sparsity") if row["sparsity"] else ""
     return (f"{row['version']} · {row['submitter']} {row['system']} · {row['benchmark']} · "
-            f"{row['slo']} · {row['precision']}{'+sparse' if row['sparsity'] else ''} · "
-            f"{row['total_accel']}개 · {row['result']:,.0f} tok/s")
+            f"{t('econ.slo.' + row['slo'])} · {row['precision']}{sparse} · "
+            f"{row['total_accel']}개 · {row['result']:,.0f} {t('econ.unit.tokens_per_s')}")
 
 
 def mlperf_table() -> fmt.Table:
@@ -244,6 +247,9 @@ def checklist_html(items: tuple[model.ChecklistItem, ...]) -> str:
     rows = []
     for item in items:
         values = {k: _fmt_value(v) for k, v in item.values.items()}
+        if item.key == "slo":  # MLPerf's scenario in Korean, its own word in parentheses
+            values = {k: f"{t(f'econ.slo.{v}')}({v})" if f"econ.slo.{v}" in KO else values[k]
+                      for k, v in item.values.items()}
         rows.append(f"<tr><td>{_status_cell(item.status)}</td>"
                     f"<td><b>{t(f'econ.check.{item.key}.q')}</b></td>"
                     f"<td>{t(f'econ.check.{item.key}.{item.status}', **values)}</td></tr>")
