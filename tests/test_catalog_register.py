@@ -44,6 +44,8 @@ TERMS = {
     "me",  # the MIG profile suffix "+me" / "-me" (media extensions)
     "exp",  # the exponential function in a formula
     "tokens/s", "kWh", "kW", "GiB", "MiB", "Hz",
+    # SI unit symbols (not words): what NVML and nvidia-smi report in
+    "MHz", "kJ", "mJ", "mW", "ms", "MB/s", "KB/s", "B/s",
     "PCIe", "QoS",  # acronyms in their own mixed case
     "SwPowerCap",  # NVML's clock-event reason, as nvidia-smi -q prints it
     "n/a",  # the house's mark for a value NVML cannot give (shown with the reason)
