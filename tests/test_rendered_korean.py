@@ -64,7 +64,8 @@ ALLOWED: dict[str, dict[str, str]] = {
             "nvmlDeviceGetClockInfo", "nvmlDeviceGetCurrentClocksEventReasons",
             "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetFanSpeed", "nvmlDeviceGetFieldValues",
             "nvmlDeviceGetMaxClockInfo", "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetMemoryInfo.total",
-            "nvmlDeviceGetMemoryInfo.used", "nvmlDeviceGetPcieThroughput", "nvmlDeviceGetPowerUsage",
+            "nvmlDeviceGetMemoryInfo.used", "nvmlDeviceGetPcieThroughput",
+            "nvmlDeviceGetPowerUsage",
             "nvmlDeviceGetRemappedRows", "nvmlDeviceGetTemperature", "nvmlDeviceGetTotalEccErrors",
             "nvmlDeviceGetTotalEnergyConsumption", "nvmlDeviceGetUtilizationRates.gpu",
             "nvmlDeviceGetUtilizationRates.memory", "nvmlGpmMetricsGet", "nvmlEventSetWait",
@@ -83,8 +84,9 @@ ALLOWED: dict[str, dict[str, str]] = {
     },
     "05_break_even": {},
     "06_benchmarks": {
-        # MLPerf Inference rows as MLCommons publishes them (data/economics/mlperf_inference_llm.csv):
-        # submitters (organisation names) and their systems' and models' published identifiers
+        # MLPerf Inference rows as MLCommons publishes them
+        # (data/economics/mlperf_inference_llm.csv): submitters (organisation names) and their
+        # systems' and models' published identifiers
         **dict.fromkeys(["ASUSTeK", "Cisco", "Fujitsu", "Google", "Krai", "Nebius", "RedHat"],
                         "an MLPerf submitter's name (proper name)"),
         **dict.fromkeys(["b200_x8", "xe9680_h100_x8_vllm_092", "llama3_1", "fp8_trtllm",
