@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import html
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,11 +70,28 @@ def _mlperf() -> tuple[pd.DataFrame, tuple[model.BenchmarkResult, ...]]:
     return frame, tuple(benchmark_results(frame))
 
 
+#: The English notes data/economics/mlperf_inference_llm.csv keeps after an open-division row's
+#: system ("(model: …)") and benchmark ("(open: … substituted)"), and their catalog keys.
+_DATA_NOTES = ((re.compile(r"\(model: (?P<model>[^()]+)\)"), "econ.mlperf.model"),
+               (re.compile(r"\(open: (?P<model>[^()]+) substituted\)"),
+                "econ.mlperf.open_substituted"))
+
+
+def _data_words(text: str) -> str:
+    """Return a system or benchmark name from the MLPerf table with its English note in Korean."""
+    for pattern, key in _DATA_NOTES:
+        match = pattern.search(text)
+        if match is not None:
+            text = text.replace(match.group(0), t(key, model=match["model"]))
+    return text
+
+
 def _row_label(row: pd.Series) -> str:
     # submitter, system and benchmark as MLPerf publishes them (proper names); the scenario,
     # sparsity and unit in Korean
     sparse = " " + t("econ.col.sparsity") if row["sparsity"] else ""
-    return (f"{row['version']} · {row['submitter']} {row['system']} · {row['benchmark']} · "
+    return (f"{row['version']} · {row['submitter']} {_data_words(row['system'])} · "
+            f"{_data_words(row['benchmark'])} · "
             f"{t('econ.slo.' + row['slo'])} · {row['precision']}{sparse} · "
             f"{row['total_accel']}개 · {row['result']:,.0f} {t('econ.unit.tokens_per_s')}")
 
@@ -86,6 +104,8 @@ def mlperf_table() -> fmt.Table:
     availability, division and submitter.
     """
     frame, _ = _mlperf()
+    frame = frame.assign(system=frame["system"].map(_data_words),
+                         benchmark=frame["benchmark"].map(_data_words))
     words = {"Offline": t("econ.slo.Offline"), "Server": t("econ.slo.Server"),
              "Interactive": t("econ.slo.Interactive"), "available": t("econ.avail.available"),
              "preview": t("econ.avail.preview"), "closed": t("econ.div.closed"),

@@ -157,6 +157,9 @@ STRINGS: dict[str, str] = {
     "econ.word.server_default": "서버 (수업 기본값)",
     "econ.word.server": "서버",
     "econ.word.new": "(신품)",
+    # the notes MLPerf's open-division rows carry after a system or benchmark name
+    "econ.mlperf.model": "(모델: {model})",
+    "econ.mlperf.open_substituted": "(오픈 부문: {model}로 바꿔 실행)",
     "econ.slo.Offline": "오프라인",
     "econ.slo.Server": "서버",
     "econ.slo.Interactive": "대화형",
