@@ -10,8 +10,10 @@ Rules (labkit/i18n/ko/__init__.py states the register):
   tool names, metric names: :data:`TERMS`); no internal values (snake_case identifiers, None,
   nan, null, True/False, NVML's blank sentinels, file names) anywhere a student reads.
 
-Command lines and configuration a teacher or operator types are code, not prose: they are listed
-in :data:`CODE_KEYS` with the reason.
+Command lines and configuration a teacher or operator types are code, not prose: a command,
+option, path or field name inside a string is marked as code (between backticks in a terminal
+line, ``<code>`` in HTML, the way the page shows it; :data:`CODE_SPAN`) and the prose rules skip
+it; a key that is code as a whole is listed in :data:`CODE_KEYS` with the reason.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ TERMS = {
     "me",  # the MIG profile suffix "+me" / "-me" (media extensions)
     "exp",  # the exponential function in a formula
     "tokens/s", "kWh", "kW", "GiB", "MiB", "Hz",
+    # SI unit symbols (not words): what NVML and nvidia-smi report in
+    "MHz", "kJ", "mJ", "mW", "ms", "MB/s", "KB/s", "B/s",
     "PCIe", "QoS",  # acronyms in their own mixed case
     "SwPowerCap",  # NVML's clock-event reason, as nvidia-smi -q prints it
     "n/a",  # the house's mark for a value NVML cannot give (shown with the reason)
@@ -76,11 +80,16 @@ INTERNAL = [
     (re.compile(r"\d{16,}"), "raw sentinel"),
     (re.compile(r"[\w-]+\.(?:py|csv|ya?ml|json|ipynb|toml|txt)(?![A-Za-z])"), "file name"),
 ]
+#: Text marked as code: a command, option, file or field name the reader types or finds in a file,
+#: shown as typed (between backticks in a terminal line, ``<code>`` in HTML; the rendered-page
+#: test skips ``<code>``/``<pre>`` the same way). Only the marked span is skipped, never the key.
+CODE_SPAN = re.compile(r"`[^`\n]+`|<code>.*?</code>", re.S)
 WORD = re.compile(r"(?<![-\w/.])[A-Za-z][A-Za-z0-9]*(?:[.\-/+@][A-Za-z0-9]+)*")
 
 
 def _prose(text: str) -> str:
-    """The text a student reads: no tags, entities, placeholders or parenthesized asides."""
+    """The text a student reads: no code, tags, entities, placeholders or parenthesized asides."""
+    text = CODE_SPAN.sub(" ", text)
     text = re.sub(r"<[^>]+>", " ", text)
     text = re.sub(r"&[a-z]+;|&#\d+;", " ", text)
     text = re.sub(r"\{[^{}]*\}", " X ", text)
@@ -107,7 +116,7 @@ def english_outside_parentheses(text: str) -> list[str]:
 
 
 def internal_values(text: str) -> list[str]:
-    plain = re.sub(r"\{[^{}]*\}", " ", re.sub(r"<[^>]+>", " ", text))
+    plain = re.sub(r"\{[^{}]*\}", " ", re.sub(r"<[^>]+>", " ", CODE_SPAN.sub(" ", text)))
     return [f"{m.group(0)} ({why})" for pattern, why in INTERNAL for m in pattern.finditer(plain)]
 
 
@@ -157,6 +166,8 @@ def test_the_register_rule_tells_the_styles_apart(text: str, register_ok: bool) 
     ("GPU 3장과 SM 활동", []), ("H100-80GB의 3g.40gb", []), ("goodput이 오릅니다", []),
     ("constructed by labkit", ["constructed", "by"]), ("<b>{value}</b> Offline", ["Offline"]),
     ("nvidia-smi -q -x로 뽑습니다", []),
+    ("`head -n 10 log.csv`로 자릅니다", []), ("<code>ui.school.editor()</code>로 엽니다", []),
+    ("`head` 뒤의 head 명령", ["head"]),  # only the marked span is code
 ])
 def test_the_english_rule_finds_words_outside_parentheses(text: str, english: list[str]) -> None:
     assert english_outside_parentheses(text) == english
@@ -165,6 +176,7 @@ def test_the_english_rule_finds_words_outside_parentheses(text: str, english: li
 @pytest.mark.parametrize(("text", "n"), [
     ("gpu_util 값", 1), ("값: None", 1), ("nan h", 1), ("9223372036854775792", 1),
     ("worksheet.yaml을 읽습니다", 1), ("{busy_frac} 입니다", 0), ("3g.40gb", 0),
+    ("`import class.csv`로 가져옵니다", 0), ("`a` class.csv", 1),
 ])
 def test_the_internal_value_rule(text: str, n: int) -> None:
     assert len(internal_values(text)) == n

@@ -9,8 +9,9 @@ texts, hover templates) and tables (headers and cells). The rules are the catalo
 (tests/test_catalog_register.py); a tooltip is never the text "null".
 
 Texts that come from data (a cluster's published name, an MLPerf system) are not the UI's
-words; :data:`ALLOWED` lists, per lesson, what may still show and why. Lessons 01 and 05-08
-are owned by other branches this round: their lists are explicit and the lead shrinks them.
+words; :data:`ALLOWED` lists, per lesson, what may still show and why: proper names from data
+and identifiers a lesson teaches as code (NVML calls, nvidia-smi fields) where a table or a
+dropdown cannot mark them as ``<code>``.
 """
 
 from __future__ import annotations
@@ -56,73 +57,43 @@ ALLOWED: dict[str, dict[str, str]] = {
         "trace": "part of the source's name 'StepFun InfiniteHBD trace'",
         "jobs": "part of the source's name 'Meta 8-GPU jobs' (Kokolis et al.)",
     },
-    # data-ui's lesson this round: what it still shows, found by this test; shrink at merge
-    "01_observe": dict.fromkeys([
-        "B/s", "GpuIdle", "KB/s", "MB/s", "MHz", "as", "bitmask", "bus_id", "by", "bytes",
-        "clocks", "clocks.max.sm", "clocks.sm", "clocks_event_reasons", "constructed", "count",
-        "default-counters.csv", "degC", "ecc.errors.uncorrected.volatile.total",
-        "enforced.power.limit", "eventData", "exporter_scenarios", "fan.speed", "flag", "for",
-        "from", "h100_dcgm", "h100_nvidia", "hardware", "index", "it", "its", "kJ", "mJ", "mW",
-        "memory.total", "memory.used", "ms", "not", "nvmlDeviceGetClockInfo",
-        "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetEnforcedPowerLimit",
-        "nvmlDeviceGetFanSpeed", "nvmlDeviceGetFieldValues", "nvmlDeviceGetMaxClockInfo",
-        "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetMemoryInfo.total",
-        "nvmlDeviceGetMemoryInfo.used", "nvmlDeviceGetPcieThroughput",
-        "nvmlDeviceGetPowerUsage", "nvmlDeviceGetRemappedRows", "nvmlDeviceGetTemperature",
-        "nvmlDeviceGetTotalEccErrors", "nvmlDeviceGetTotalEnergyConsumption",
-        "nvmlDeviceGetUtilizationRates.gpu", "nvmlDeviceGetUtilizationRates.memory",
-        "nvmlEventSetWait", "nvmlEventTypeXidCriticalError", "nvmlGpmMetricsGet", "of",
-        "power.draw", "prints", "ratio", "real", "recording", "remapped", "remapped_rows",
-        "sim-h100_nvidia-smi_scenarios.csv", "simulated", "smi_scenarios", "temperature.gpu",
-        "temperature.memory", "text", "timestamp", "utilization.gpu", "utilization.memory",
-        "xid",
-    ], "not yet translated (data-ui)"),
-    # ui-b's lesson this round: what it still shows, found by this test; shrink at merge
-    "05_break_even": dict.fromkeys([
-        "Aggregator", "Anthropic", "Between", "Blackwell", "Blended", "Blocks", "Capacity",
-        "Circuits", "Claude", "DeepInfra", "DeepSeek", "Flash", "Flash-Lite", "GPU-hour",
-        "GPUs", "Gemini", "Google", "Groq", "Haiku", "Huang", "Idle", "Inference", "James",
-        "Jensen", "June", "KRW/kW", "KRW/kWh", "KRW/year", "Lambda", "Modal", "Near", "One",
-        "OpenAI", "Press", "Raymond", "Round", "RunPod", "SXM/PCIe", "Scaled", "School",
-        "SemiAnalysis", "Server", "Share", "Sonnet", "Straight", "Teaching", "TensorWave",
-        "Thinkmate", "Together", "after", "aggregators", "amortized", "an", "analyst", "and",
-        "articles", "as", "assumes", "assumption", "at", "average", "bakjeucar-boop/kwise",
-        "base", "before", "between", "blog", "budget", "bundled", "capex", "cards", "charge",
-        "chassis/CPU/RAM/NVMe", "cited", "class", "closed", "clusters", "companies",
-        "concurrency", "cooling", "cost", "cut", "data/tariff", "datastorage.com", "day",
-        "days", "default", "demand", "effective", "energy", "engineer", "estimate", "example",
-        "for", "fraction", "from", "guide", "hardware", "hours", "hyperscaler", "in", "in-row",
-        "industry", "line", "list", "loaded", "long", "marketplace", "max", "measure", "median",
-        "model", "models", "neocloud", "neoclouds", "newgearhub", "no", "notebook", "of", "on",
-        "on-demand", "only", "open", "out", "over", "own", "page", "paid", "people", "per",
-        "plus", "power", "price", "primary", "public", "quote", "range", "rate", "reached",
-        "real", "reported", "requests", "residual", "room", "rooms", "runlocalai", "same",
-        "school", "secondary", "server", "serverless", "servers", "share", "small",
-        "spreadsheet", "street", "student", "support", "survey", "systems", "tail", "tariff",
-        "tariff_kr_20260601", "tariff_kr_20260601.json", "teaching", "the", "throughput", "to",
-        "tokens", "training", "training-cost-trends", "transcribed", "transcription",
-        "typically", "unitless", "user", "uses", "vengineer", "via", "warranties", "weekly",
-        "when", "with", "workload", "workstation-class", "year", "years", "your",
-    ], "not yet translated (ui-b)"),
-    # ui-b's lesson this round: what it still shows, found by this test; shrink at merge
-    "06_benchmarks": dict.fromkeys([
-        "ASUSTeK", "Air-cooled", "Blackwell", "Cisco", "Course", "Edition", "Fujitsu", "Google",
-        "Inference", "Interactive", "Krai", "Nebius", "Offline", "Peak", "RedHat", "Server",
-        "Speed-up", "What", "and", "assumption", "available", "average", "b200_x8", "below",
-        "bits", "can", "closed", "demand", "enterprise", "feed", "fp8_dyn", "fp8_trtllm",
-        "guide", "halving", "host", "llama3_1", "max", "measure", "measured", "network",
-        "notes", "of", "on", "one", "open", "own", "per", "preview", "primary", "racks",
-        "regional", "server", "service", "storage", "teaching", "tok/s", "user", "vs",
-        "workload", "xe9680_h100_x8_vllm_092", "your",
-    ], "not yet translated (ui-b)"),
-    # ui-b's lesson this round: what it still shows, found by this test; shrink at merge
-    "07_opex_lab": dict.fromkeys([
-        "USD/GPU-h",
-    ], "not yet translated (ui-b)"),
-    # ui-b's lesson this round: what it still shows, found by this test; shrink at merge
-    "08_orchestration": dict.fromkeys([
-        "GPU-h", "chatbot", "chatbot-peak", "grading", "train",
-    ], "not yet translated (ui-b)"),
+    "01_observe": {
+        # the reference table teaches the identifiers themselves: NVML's calls and nvidia-smi's
+        # --query-gpu field names, as a student types them (code, not prose)
+        **dict.fromkeys([
+            "nvmlDeviceGetClockInfo", "nvmlDeviceGetCurrentClocksEventReasons",
+            "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetFanSpeed", "nvmlDeviceGetFieldValues",
+            "nvmlDeviceGetMaxClockInfo", "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetMemoryInfo.total",
+            "nvmlDeviceGetMemoryInfo.used", "nvmlDeviceGetPcieThroughput",
+            "nvmlDeviceGetPowerUsage",
+            "nvmlDeviceGetRemappedRows", "nvmlDeviceGetTemperature", "nvmlDeviceGetTotalEccErrors",
+            "nvmlDeviceGetTotalEnergyConsumption", "nvmlDeviceGetUtilizationRates.gpu",
+            "nvmlDeviceGetUtilizationRates.memory", "nvmlGpmMetricsGet", "nvmlEventSetWait",
+            "nvmlEventTypeXidCriticalError", "eventData", "for",  # "nvmlEventSetWait(set) for …"
+        ], "an NVML call in the reference table (code)"),
+        **dict.fromkeys([
+            "clocks", "clocks_event_reasons", "clocks.sm", "clocks.max.sm", "fan.speed",
+            "ecc.errors.uncorrected.volatile.total", "enforced.power.limit", "memory.total",
+            "memory.used", "power.draw", "remapped", "remapped_rows", "temperature.gpu",
+            "temperature.memory", "utilization.gpu", "utilization.memory",
+        ], "an nvidia-smi --query-gpu field in the reference table (code)"),
+        # the field lists a student types for a header-less nvidia-smi log (the text box's
+        # placeholder and the field-set options): --query-gpu field names (code)
+        **dict.fromkeys(["timestamp", "index", "bus_id"],
+                        "an nvidia-smi --query-gpu field the student types (code)"),
+    },
+    "05_break_even": {},
+    "06_benchmarks": {
+        # MLPerf Inference rows as MLCommons publishes them
+        # (data/economics/mlperf_inference_llm.csv): submitters (organisation names) and their
+        # systems' and models' published identifiers
+        **dict.fromkeys(["ASUSTeK", "Cisco", "Fujitsu", "Google", "Krai", "Nebius", "RedHat"],
+                        "an MLPerf submitter's name (proper name)"),
+        **dict.fromkeys(["b200_x8", "xe9680_h100_x8_vllm_092", "llama3_1", "fp8_trtllm",
+                         "fp8_dyn"], "an open-division system or model id as MLPerf publishes it"),
+    },
+    "07_opex_lab": {},
+    "08_orchestration": {},
 }
 
 

@@ -32,6 +32,16 @@ from labkit.hub.roster import Student, read_roster, system_username, validate_us
 from labkit.hub.state import HubSettings, HubState, default_state_dir
 from labkit.i18n import t
 
+#: The command's name, printed before its own lines the way a Unix tool names itself (as typed,
+#: not translated: the catalog holds only the Korean text after it).
+PROG = "labkit hub"
+
+
+def _said(key: str, /, **values: Any) -> str:
+    """Return the catalog line ``key`` as this command prints it: ``"labkit hub: …"``."""
+    return f"{PROG}: {t(key, **values)}"
+
+
 HUB_CONFIG = Path(__file__).resolve().parent / "hubconfig" / "jupyterhub_config.py"
 #: The limit mechanisms (labkit.hub.limits.detect_mechanism), for ``status --json``.
 MECHANISMS = {
@@ -59,14 +69,14 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         raise SystemExit(str(err)) from None
     if args.roster:
         students = _import_roster(state, args.roster)
-        print(t("hub.cli.serve.roster", path=args.roster, n=len(students)), flush=True)
+        print(_said("hub.cli.serve.roster", path=args.roster, n=len(students)), flush=True)
     roster = state.roster()
     if not roster:
-        raise SystemExit(t("hub.cli.serve.no_roster"))
+        raise SystemExit(_said("hub.cli.serve.no_roster"))
     settings = state.settings()
     teacher = args.teacher or settings.teacher
     if not teacher:
-        raise SystemExit(t("hub.cli.serve.no_teacher"))
+        raise SystemExit(_said("hub.cli.serve.no_teacher"))
     validate_username(teacher)
     settings.teacher = teacher
     for name in ("host", "port"):
@@ -84,11 +94,11 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         if student.username != teacher:
             accounts.ensure_system_user(student.username, role="student")
     accounts.ensure_system_user(teacher, role="teacher")
-    print(t("hub.cli.serve.accounts", n=len(roster),
+    print(_said("hub.cli.serve.accounts", n=len(roster),
             applied=t(f"hub.cli.mechanism.{detect_mechanism()}")), flush=True)
     for what, line in isolation_status(settings).items():
         print(t(f"hub.cli.isolation.{what}", line=line), flush=True)
-    print(t("hub.cli.serve.open", host=settings.host, port=settings.port, teacher=teacher),
+    print(_said("hub.cli.serve.open", host=settings.host, port=settings.port, teacher=teacher),
           flush=True)
     jupyterhub = str(Path(sys.executable).with_name("jupyterhub"))
     os.chdir(state.root)
@@ -274,7 +284,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             print(status_text(status(state)))
     except (ValueError, OSError) as err:
-        raise SystemExit(t("hub.cli.error", message=err)) from None
+        raise SystemExit(f"{PROG}: {err}") from None
 
 
 if __name__ == "__main__":

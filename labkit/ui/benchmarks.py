@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import html
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ from labkit import benchmarks as model
 from labkit import validate
 from labkit.data.benchmarks import benchmark_results, load_mlperf
 from labkit.data.economics import Defaults
-from labkit.i18n import t
+from labkit.i18n import KO, t
 from labkit.ui import economics as econ_ui
 from labkit.ui import format as fmt
 from labkit.ui.components import Field, FigureOutput, LiveApp, slider_field
@@ -69,10 +70,30 @@ def _mlperf() -> tuple[pd.DataFrame, tuple[model.BenchmarkResult, ...]]:
     return frame, tuple(benchmark_results(frame))
 
 
+#: The English notes data/economics/mlperf_inference_llm.csv keeps after an open-division row's
+#: system ("(model: …)") and benchmark ("(open: … substituted)"), and their catalog keys.
+_DATA_NOTES = ((re.compile(r"\(model: (?P<model>[^()]+)\)"), "econ.mlperf.model"),
+               (re.compile(r"\(open: (?P<model>[^()]+) substituted\)"),
+                "econ.mlperf.open_substituted"))
+
+
+def _data_words(text: str) -> str:
+    """Return a system or benchmark name from the MLPerf table with its English note in Korean."""
+    for pattern, key in _DATA_NOTES:
+        match = pattern.search(text)
+        if match is not None:
+            text = text.replace(match.group(0), t(key, model=match["model"]))
+    return text
+
+
 def _row_label(row: pd.Series) -> str:
-    return (f"{row['version']} · {row['submitter']} {row['system']} · {row['benchmark']} · "
-            f"{row['slo']} · {row['precision']}{'+sparse' if row['sparsity'] else ''} · "
-            f"{row['total_accel']}개 · {row['result']:,.0f} tok/s")
+    # submitter, system and benchmark as MLPerf publishes them (proper names); the scenario,
+    # sparsity and unit in Korean
+    sparse = " " + t("econ.col.sparsity") if row["sparsity"] else ""
+    return (f"{row['version']} · {row['submitter']} {_data_words(row['system'])} · "
+            f"{_data_words(row['benchmark'])} · "
+            f"{t('econ.slo.' + row['slo'])} · {row['precision']}{sparse} · "
+            f"{row['total_accel']}개 · {row['result']:,.0f} {t('econ.unit.tokens_per_s')}")
 
 
 def mlperf_table() -> fmt.Table:
@@ -83,6 +104,8 @@ def mlperf_table() -> fmt.Table:
     availability, division and submitter.
     """
     frame, _ = _mlperf()
+    frame = frame.assign(system=frame["system"].map(_data_words),
+                         benchmark=frame["benchmark"].map(_data_words))
     words = {"Offline": t("econ.slo.Offline"), "Server": t("econ.slo.Server"),
              "Interactive": t("econ.slo.Interactive"), "available": t("econ.avail.available"),
              "preview": t("econ.avail.preview"), "closed": t("econ.div.closed"),
@@ -244,6 +267,9 @@ def checklist_html(items: tuple[model.ChecklistItem, ...]) -> str:
     rows = []
     for item in items:
         values = {k: _fmt_value(v) for k, v in item.values.items()}
+        if item.key == "slo":  # MLPerf's scenario in Korean, its own word in parentheses
+            values = {k: f"{t(f'econ.slo.{v}')}({v})" if f"econ.slo.{v}" in KO else values[k]
+                      for k, v in item.values.items()}
         rows.append(f"<tr><td>{_status_cell(item.status)}</td>"
                     f"<td><b>{t(f'econ.check.{item.key}.q')}</b></td>"
                     f"<td>{t(f'econ.check.{item.key}.{item.status}', **values)}</td></tr>")

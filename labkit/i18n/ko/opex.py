@@ -155,7 +155,7 @@ STRINGS: dict[str, str] = {
     "opex.report.source_tariff": "한국전력 전기요금표의 {cls} 요금 ({date} 시행, 자료 기준일 {as_of}).",
     "opex.report.source_tariff_unverified": "한국전력 전기요금표의 {cls} 요금 ({date} 시행, 자료 기준일 {as_of}). 공개 자료에서 옮겨 적은 값이라 한전 원본 요금표와 대조해야 합니다.",
     "opex.report.source_server": "서버({name})의 가격·전력은 공개 자료로 정한 수업용 추정치입니다.",
-    "opex.report.source_csv": "자료마다의 원문 출처는 함께 내려받는 CSV 파일(opex_scenario.csv)의 source 줄에 있습니다.",
+    "opex.report.source_csv": "자료마다의 원문 출처는 함께 내려받는 CSV 파일의 출처(source) 열에 있습니다.",
     "opex.key.col_item": "항목",
     "opex.key.col_value": "값",
     "opex.key.case1_total": "검증 사례 1: 8×H100, 가동률 100 %의 연간 비용",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_description import DescriptionWidget
@@ -72,9 +73,14 @@ def no_null_tooltips(root: widgets.Widget) -> widgets.Widget:
     return root
 
 
+#: A command or field name the catalog marks as code (between backticks), shown as ``<code>``.
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
 def error_html(message: str) -> str:
-    """Return a Korean error line (escaped) in the panels' red."""
-    return f'<span style="color:#b00020">⚠ {html.escape(message)}</span>'
+    """Return a Korean error line (escaped) in the panels' red; `code` spans as ``<code>``."""
+    text = _CODE.sub(r"<code>\1</code>", html.escape(message))
+    return f'<span style="color:#b00020">⚠ {text}</span>'
 
 
 def download_link(text: str, filename: str) -> str:

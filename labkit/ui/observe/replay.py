@@ -90,6 +90,13 @@ def _nbytes(content: Any) -> int:
         if isinstance(content, bytes | bytearray) else 0
 
 
+def trace_label(name: str) -> str:
+    """Return a trace's name as the list shows it: a shipped trace's Korean name, else the
+    file's own name (an operator's log)."""
+    key = f"observe.replay.trace_name.{name}"
+    return t(key) if key in KO else name
+
+
 class ReplayApp(widgets.VBox):
     """Replay a log through the dashboard's panels (see :func:`replay_app`)."""
 
@@ -103,8 +110,9 @@ class ReplayApp(widgets.VBox):
 
         names = trace_names()
         self.source = css(widgets.Dropdown(
-            options=[(n, n) for n in names], value=DEFAULT_TRACE if DEFAULT_TRACE in names
-            else (names[0] if names else None), description=t("observe.replay.trace_label"),
+            options=[(trace_label(n), n) for n in names],
+            value=DEFAULT_TRACE if DEFAULT_TRACE in names else (names[0] if names else None),
+            description=t("observe.replay.trace_label"),
             layout=widgets.Layout(width="520px"), style={"description_width": "initial"}),
             "lk-replay-trace")
         self.upload = css(ChunkedUpload(accept=",".join(UPLOAD_SUFFIXES),
@@ -275,7 +283,8 @@ class ReplayApp(widgets.VBox):
     def _info_html(self, log: model.LogImport) -> str:
         fmt_name = t(f"observe.replay.format.{log.format}")
         start = log.start.strftime("%Y-%m-%d %H:%M:%S") if log.start else "-"
-        lines = [t("observe.replay.info", source=html.escape(log.source), format=fmt_name,
+        lines = [t("observe.replay.info", source=html.escape(trace_label(log.source)),
+                   format=fmt_name,
                    rows=fmt.count(log.rows), gpus=len(log.devices), start=start,
                    duration=f"{self.trace.duration_s if self.trace else 0:.1f}")]
         shipped = f"observe.replay.trace_source.{log.source}"

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from labkit import observe as model
-from labkit.i18n import t
+from labkit.i18n import KO, t
 from labkit.observe import CATALOG, Reading
 from labkit.ui import format as fmt
 from labkit.ui.observe.common import DEFAULT_TRACE
@@ -19,6 +19,15 @@ __all__ = ["reference_table", "trace_summary", "unit_pitfalls"]
 
 
 
+def unit_word(unit: str | None) -> str:
+    """Return a unit as a student reads it: NVML's/DCGM's unit words (``degC``, ``count``,
+    ``bitmask``, ...) in Korean, unit symbols (``mW``, ``MHz``) as they are, none as "—"."""
+    if not unit:
+        return "—"
+    key = f"observe.ref.unit.{unit}"
+    return t(key) if key in KO else unit
+
+
 def reference_table() -> pd.DataFrame:
     """Return the DCGM field <-> NVML call <-> nvidia-smi name table in Korean, with units."""
     ref = model.reference_table()
@@ -26,10 +35,10 @@ def reference_table() -> pd.DataFrame:
     for key, row in ref.iterrows():
         dcgm = f"{row['dcgm_field']} ({row['dcgm_id']})" if row["dcgm_field"] else "—"
         smi_unit = (row["smi_unit"] or row["unit"]) if row["smi_field"] else ""  # "" = bare
-        units = " / ".join(u or "—" for u in (row["nvml_unit"], row["dcgm_unit"], smi_unit))
+        units = " / ".join(unit_word(u) for u in (row["nvml_unit"], row["dcgm_unit"], smi_unit))
         call = row["nvml_call"].replace("NVML_GPM_METRIC_", "").replace(
             "NVML_MEMORY_ERROR_TYPE_", "")
-        unit = t("observe.ref.frac") if row["unit"] == "frac" else row["unit"]
+        unit = t("observe.ref.frac") if row["unit"] == "frac" else unit_word(row["unit"])
         rows.append((t(f"observe.metric.{key}"), dcgm, call, row["smi_field"] or "—", units,
                      unit))
     cols = [t(f"observe.ref.{c}") for c in ("metric", "dcgm", "nvml", "smi", "units", "labkit")]
@@ -84,6 +93,6 @@ def unit_pitfalls() -> pd.DataFrame:
                                                                            m.dcgm_unit)
         where = m.nvml_call.split("(")[0] if layer == "nvml" else m.dcgm_field
         shown = f"{raw:,.0f}" if float(raw).is_integer() else f"{raw:,g}"
-        rows.append((where, f"{shown} {unit}", value_text(key, Reading(raw * scale))))
+        rows.append((where, f"{shown} {unit_word(unit)}", value_text(key, Reading(raw * scale))))
     cols = [t(f"observe.units.{c}") for c in ("source", "raw", "value")]
     return pd.DataFrame(rows, columns=cols).set_index(cols[0])

@@ -98,7 +98,7 @@ def _room_fields(server: widgets.Dropdown, price: Field, students: Field) -> lis
         _slider("always_on_frac", t("opex.f.always_on"), pct=True),
         students,
         _slider("derate", t("opex.f.derate"), pct=True),
-        _number("rent_usd_per_gpu_hour", t("opex.f.rent"), unit="USD/GPU-h", width="90px"),
+        _number("rent_usd_per_gpu_hour", t("opex.f.rent"), unit="USD/GPU·h", width="90px"),
         _number("api_usd_per_m_tokens", t("opex.f.api"), unit="USD/1M", width="90px"),
         number_field("class_start_h", t("opex.f.class_start"), cal.class_start_h,
                      unit="시", step=0.5, width="80px"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ import ipywidgets as widgets
 from labkit import scheduling as model
 from labkit import validate
 from labkit.data.scheduling import SchoolDay, load_school_day
-from labkit.i18n import t
+from labkit.i18n import KO, t
 from labkit.ui import format as fmt
 from labkit.ui.components import Field
 
@@ -24,6 +25,8 @@ KIND_COLORS = {
 TENANTS = ("service", "ai_basics", "deep_learning", "research")
 #: Results kept per app (a browser can ask for every combination; each is small).
 CACHE_SIZE = 64
+#: A job id: its group's name, then "-NN" when the group has more than one job.
+_JOB_ID = re.compile(r"^(?P<group>.+?)(?:-(?P<n>\d+))?$")
 
 
 @functools.cache
@@ -44,6 +47,16 @@ def _day_jobs(variants: tuple[str, ...], counts: tuple[tuple[str, int], ...]
 
 def _kind(kind: str) -> str:
     return t(f"orch.kind.{kind}")
+
+
+def _job(job: str) -> str:
+    """Return a job's Korean label: its group's name and number (``ai-lab-03`` -> ``AI 기초 실습
+    03``); an id of no catalogued group (a case's ``a1``) is shown as it is."""
+    m = _JOB_ID.match(job)
+    if m is None or f"orch.job.{m['group']}" not in KO:
+        return job
+    name = t(f"orch.job.{m['group']}")
+    return f"{name} {m['n']}" if m["n"] else name
 
 
 def _tenant(name: str | None) -> str:
@@ -71,7 +84,7 @@ def _summary_rows(result: model.SimulationResult, day: SchoolDay) -> list[tuple[
         (t("orch.metric.mean_wait"), fmt.hours(s["mean_wait_h"], 2)),
         (t("orch.metric.mean_jct"), fmt.hours(s["mean_jct_h"], 2)),
         (t("orch.metric.makespan"), fmt.hours(s["makespan_h"], 1)),
-        (t("orch.metric.wasted"), f"{fmt.count(s['wasted_gpu_h'], 1)} GPU-h"),
+        (t("orch.metric.wasted"), f"{fmt.count(s['wasted_gpu_h'], 1)} GPU·h"),
         (t("orch.metric.fragmented"), fmt.count(result.mean_fragmented_gpus(), 2)),
     ]
 
