@@ -70,13 +70,33 @@ def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def open_lesson(page: Any, base_url: str, notebook: str) -> None:
-    """Load a lesson as a voila app and wait until its first plot is drawn."""
+def open_lesson(page: Any, base_url: str, notebook: str, *charts: str) -> None:
+    """Load a lesson as a voila app and wait until its first plot is drawn.
+
+    ``charts``: CSS classes (no dot) of the plots to wait for besides the first one drawn.
+    """
     # "commit", not "load": voila streams the page while the kernel runs the notebook.
     page.goto(f"{base_url}voila/render/{notebook}", wait_until="commit",
               timeout=RENDER_TIMEOUT_MS)
-    page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
+    page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)
+    for css in charts:
+        page.wait_for_selector(f".{css} .js-plotly-plot .main-svg")
+
+
+def wait_for_text(page: Any, css: str, text: str) -> None:
+    """Wait until the (first) element ``.css`` shows ``text`` in its inner text."""
+    page.wait_for_function(
+        "([css, text]) => document.querySelector('.' + css)?.innerText.includes(text)",
+        arg=[css, text])
+
+
+def enter_value(page: Any, css: str, value: str) -> Any:
+    """Type ``value`` into the text box of the control ``.css``, press Enter; return the box."""
+    box = page.locator(f".{css} input")
+    box.fill(value)
+    box.press("Enter")
+    return box
 
 
 def plot_json(page: object, css: str) -> str | None:
