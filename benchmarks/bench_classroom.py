@@ -30,7 +30,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ import psutil
 from benchmarks.harness import percentiles, save
 from labkit.serve import CONFIG_DIR, serve_environment, voila_command
 from labkit.serve.lessons import MAIN_INTERACTIONS, discover, main_interaction
+from labkit.serve.processes import stop_process, wait_until_answers
 from tests.browser.conftest import CHROMIUM, FLAGS, _free_port
 from tests.browser.voila_client import (
     KernelClient,
@@ -185,12 +185,8 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}/"
     server = psutil.Process(proc.pid)
     try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(base + "voila/api/contents", timeout=2).close()
-                break
-            except OSError:
-                time.sleep(0.3)
+        wait_until_answers(base + "voila/api/contents", proc, timeout_s=120, what="voila",
+                           log_path=log_path)
         warm_s = _wait_pool_warm(server, warm) if warm else 0.0
         idle_kernels_mib = [k.memory_info().rss / 2**20 for k in _kernels(server)]
         go = threading.Event()
@@ -209,11 +205,7 @@ def main() -> None:
         server_mib = server.memory_info().rss / 2**20
         total_mib = server_mib + sum(kernel_mib)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc, timeout_s=30)
 
     def ms(rows: list[dict], key: str) -> dict[str, float] | None:  # type: ignore[type-arg]
         values = [r[key] * 1000 for r in rows if key in r]

@@ -51,6 +51,7 @@ from labkit.hub.accounts import remove_system_user
 from labkit.hub.roster import system_username
 from labkit.hub.spawner import kill_user_processes
 from labkit.hub.state import HubSettings, HubState
+from labkit.serve.processes import ServerDidNotStart, stop_process, wait_until_answers
 from tests.browser.voila_client import request_states
 from tests.hub import hubclient
 from tests.hub.conftest import _free_port
@@ -124,23 +125,14 @@ def running_hub(names: list[str], **settings: Any) -> Iterator[str]:
                             "--teacher", TEACHER], stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + 900
-        while True:
-            try:
-                if requests.get(base + "hub/health", timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if hub.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"hub did not start; see {work / 'hub.log'}")
-            time.sleep(0.5)
+        try:
+            wait_until_answers(base + "hub/health", hub, timeout_s=900, what="the hub",
+                               ok_status=200, interval_s=0.5)
+        except ServerDidNotStart as err:
+            raise SystemExit(f"{err}; see {work / 'hub.log'}") from None
         yield base
     finally:
-        hub.terminate()
-        try:
-            hub.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            hub.kill()
+        stop_process(hub, timeout_s=120)
         log.close()
         for name in [*names, TEACHER]:
             kill_user_processes(system_username(name))

@@ -11,10 +11,7 @@ culled one's next start finds their file.
 
 from __future__ import annotations
 
-import os
 import secrets
-import signal
-import subprocess
 import textwrap
 import time
 from collections.abc import Iterator
@@ -28,7 +25,8 @@ pytest.importorskip("jupyterhub_idle_culler")
 
 from labkit.hub.activity import report_interval_s  # noqa: E402
 from labkit.hub.state import cull_every_s  # noqa: E402
-from tests.test_hub_classpage_live import BIN, Hub, _free_port, chp  # noqa: E402, F401
+from tests.hub.hubclient import BIN, LOOPBACK_HUB_CONFIG, running_jupyterhub  # noqa: E402
+from tests.test_hub_classpage_live import Hub, _free_port, chp  # noqa: E402, F401
 
 CULL_TIMEOUT_S = 40
 NOTEBOOK = """{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {},
@@ -37,18 +35,7 @@ NOTEBOOK = """{"cells": [{"cell_type": "code", "execution_count": null, "metadat
  "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
  "nbformat": 4, "nbformat_minor": 5}"""
 
-CONFIG = """
-import sys
-c = get_config()  # noqa: F821
-c.JupyterHub.ip = "127.0.0.1"
-c.JupyterHub.port = {port}
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {hub_port}
-c.ConfigurableHTTPProxy.command = [{chp!r}]
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
-c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
-c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
-c.JupyterHub.authenticator_class = "dummy"
+CONFIG = LOOPBACK_HUB_CONFIG + """
 c.Authenticator.allowed_users = {{"kim01", "lee02"}}
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{home}/{{username}}"
@@ -87,32 +74,9 @@ def culled_hub(chp: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[H
         interval=report_interval_s(CULL_TIMEOUT_S), timeout=CULL_TIMEOUT_S,
         every=cull_every_s(CULL_TIMEOUT_S)), encoding="utf-8")
     log = root / "hub.log"
-    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
-    env.pop("JUPYTERHUB_USER", None)
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(config)], cwd=state,
-                                stdout=out, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if requests.get(f"{base}/hub/api", timeout=5).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the hub did not start:\n" + log.read_text(errors="replace")[-3000:])
-            time.sleep(0.5)
+    with running_jupyterhub(config, state, log, base):
         yield Hub(base, token, home, log)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def _student(hub: Hub, name: str) -> Any:

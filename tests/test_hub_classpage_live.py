@@ -19,10 +19,8 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
-import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -35,9 +33,9 @@ requests = pytest.importorskip("requests")
 pytest.importorskip("jupyterhub")
 
 from labkit.data import progress  # noqa: E402
+from tests.hub.hubclient import BIN, LOOPBACK_HUB_CONFIG, running_jupyterhub  # noqa: E402
 
 CHP_VERSION = "5.3.0"  # the configurable-http-proxy release in the reference notes
-BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -93,21 +91,9 @@ class Hub:
                              + self.log.read_text(errors="replace")[-3000:])
 
 
-CONFIG = """
-import sys
+CONFIG = LOOPBACK_HUB_CONFIG + """
 from labkit.data.roster import RosterEntry
 from labkit.hub.classpage import service_spec
-
-c = get_config()  # noqa: F821
-c.JupyterHub.ip = "127.0.0.1"
-c.JupyterHub.port = {port}
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {hub_port}
-c.ConfigurableHTTPProxy.command = [{chp!r}]
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
-c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
-c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
-c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = {password!r}
 c.Authenticator.allowed_users = {{"kim01", "lee02"}}
 c.Authenticator.admin_users = {{"teacher"}}
@@ -158,34 +144,11 @@ def hub(chp: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         service_port=_free_port(), chp=chp, state=state, home=home, password=password,
         singleuser=str(BIN / "jupyterhub-singleuser"), token=token), encoding="utf-8")
     log = root / "hub.log"
-    env = {**os.environ, "LABKIT_GPU": "sim:H100-80GB", "PATH": f"{BIN}:{os.environ['PATH']}"}
-    env.pop("JUPYTERHUB_USER", None)
-    with log.open("wb") as out:
-        proc = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(config)], cwd=state,
-                                stdout=out, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if requests.get(f"{base}/hub/api", timeout=5).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the hub did not start:\n" + log.read_text(errors="replace")[-3000:])
-            time.sleep(0.5)
+    with running_jupyterhub(config, state, log, base, env={"LABKIT_GPU": "sim:H100-80GB"}):
         h = Hub(base, token, home, log)
         h.password = password  # type: ignore[attr-defined]
         yield h
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 # What a student's click on "확인" runs in their kernel (labkit.ui.exercises).

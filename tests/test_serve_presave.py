@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from labkit.serve import presave
+from labkit.serve.processes import stop_process, wait_until_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "labkit" / "serve" / "config" / "jupyter_server_config.py"
@@ -123,25 +123,13 @@ def test_a_real_jupyter_server_saves_course_notebooks_without_outputs(tmp_path: 
     server = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                _request(f"{base}/api/status", token)
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert server.poll() is None, (tmp_path / "server.log").read_text()
-                assert time.monotonic() < deadline, "jupyter server did not start in 60 s"
-                time.sleep(0.3)
+        wait_until_answers(f"{base}/api/status", server, timeout_s=60, what="jupyter server",
+                           log_path=tmp_path / "server.log")  # a 403 without the token: up
         model = {"type": "notebook", "format": "json", "content": _notebook()}
         _request(f"{base}/api/contents/notebooks/03_goodput.ipynb", token, "PUT", model)
         _request(f"{base}/api/contents/mine/scratch.ipynb", token, "PUT", model)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server, timeout_s=15)
         log.close()
     _assert_stripped((course / "03_goodput.ipynb").read_text(encoding="utf-8"))
     mine = json.loads((tmp_path / "mine" / "scratch.ipynb").read_text(encoding="utf-8"))

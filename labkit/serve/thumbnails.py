@@ -14,13 +14,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labkit.serve import CONFIG_DIR, notebooks_dir, voila_command
 from labkit.serve.lessons import Lesson, MainInteraction, discover, main_interaction
+from labkit.serve.processes import stop_process, wait_until_answers
 from labkit.serve.server import THUMBNAILS
 
 if TYPE_CHECKING:  # playwright is a test extra; imported only when the tool runs
@@ -36,6 +35,8 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 VIEWPORT: ViewportSize = {"width": 760, "height": 900}
 SCALE = 0.6  # device scale factor: ~450 px wide PNGs, small enough to commit
 TIMEOUT_MS = 180_000
+#: How long voila may take to answer after it starts. [s]
+START_TIMEOUT_S = 120
 
 
 def _free_port() -> int:
@@ -112,14 +113,8 @@ def capture(lessons: list[Lesson], out_dir: Path = THUMBNAILS) -> list[Path]:
     url = f"http://127.0.0.1:{port}/"
     written = []
     try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(url + "voila/api/contents", timeout=2).close()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    raise RuntimeError("voila did not start") from None
-                time.sleep(0.3)
+        wait_until_answers(url + "voila/api/contents", proc, timeout_s=START_TIMEOUT_S,
+                           what="voila")
         out_dir.mkdir(parents=True, exist_ok=True)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
@@ -143,11 +138,7 @@ def capture(lessons: list[Lesson], out_dir: Path = THUMBNAILS) -> list[Path]:
                 ctx.close()
             browser.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc, timeout_s=20)
     return written
 
 

@@ -10,8 +10,6 @@ import contextlib
 import os
 import socket
 import subprocess
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from typing import Any
 import pytest
 
 from labkit.serve import CONFIG_DIR, voila_command
+from labkit.serve.processes import ServerDidNotStart, stop_process, wait_until_answers
 
 CHROMIUM = os.environ.get("LABKIT_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(os.environ.get("LABKIT_ARTIFACTS", Path(__file__).parents[2] / "test-artifacts"))
@@ -47,23 +46,15 @@ def running_server(argv: list[str], *, cwd: Path, env: dict[str, str], log_path:
     """
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env)
-    deadline = time.monotonic() + timeout_s
     try:
-        while True:
-            try:
-                with urllib.request.urlopen(ready_url, timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"{what} did not start:\n{log_path.read_text()[-3000:]}")
-                time.sleep(0.3)
+        try:
+            wait_until_answers(ready_url, proc, timeout_s=timeout_s, what=what,
+                               log_path=log_path, ok_status=200)
+        except ServerDidNotStart as err:
+            pytest.fail(str(err))
         yield
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc, timeout_s=15)
 
 
 @pytest.fixture(scope="session")
@@ -79,13 +70,33 @@ def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def open_lesson(page: Any, base_url: str, notebook: str) -> None:
-    """Load a lesson as a voila app and wait until its first plot is drawn."""
+def open_lesson(page: Any, base_url: str, notebook: str, *charts: str) -> None:
+    """Load a lesson as a voila app and wait until its first plot is drawn.
+
+    ``charts``: CSS classes (no dot) of the plots to wait for besides the first one drawn.
+    """
     # "commit", not "load": voila streams the page while the kernel runs the notebook.
     page.goto(f"{base_url}voila/render/{notebook}", wait_until="commit",
               timeout=RENDER_TIMEOUT_MS)
-    page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)  # type: ignore[attr-defined]
+    page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)
+    for css in charts:
+        page.wait_for_selector(f".{css} .js-plotly-plot .main-svg")
+
+
+def wait_for_text(page: Any, css: str, text: str) -> None:
+    """Wait until the (first) element ``.css`` shows ``text`` in its inner text."""
+    page.wait_for_function(
+        "([css, text]) => document.querySelector('.' + css)?.innerText.includes(text)",
+        arg=[css, text])
+
+
+def enter_value(page: Any, css: str, value: str) -> Any:
+    """Type ``value`` into the text box of the control ``.css``, press Enter; return the box."""
+    box = page.locator(f".{css} input")
+    box.fill(value)
+    box.press("Enter")
+    return box
 
 
 def plot_json(page: object, css: str) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ import nbformat
 import psutil
 
 from labkit.serve import CONFIG_DIR, voila_command
+from labkit.serve.processes import stop_process, wait_until_answers
 from tests.browser.conftest import _free_port
 
 
@@ -69,23 +69,6 @@ class VoilaServer:
             return err.code, err.read().decode("utf-8", "replace"), dict(err.headers)
 
 
-def wait_until_up(url: str, proc: subprocess.Popen[bytes], log_path: Path,
-                  timeout: float = 90) -> None:
-    """Wait until voila answers at ``url`` (any HTTP status), or fail with its log."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=2).close()
-            return
-        except urllib.error.HTTPError:
-            return  # it answers (e.g. 302/403 without a token)
-        except OSError as err:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"voila did not start:\n{log_path.read_text()[-3000:]}") from err
-            time.sleep(0.3)
-
-
 @contextmanager
 def running(argv: list[str], log_path: Path, url: str, *, cwd: Path = CONFIG_DIR,
             env: dict[str, str] | None = None, token: str | None = None,
@@ -97,15 +80,12 @@ def running(argv: list[str], log_path: Path, url: str, *, cwd: Path = CONFIG_DIR
         proc = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
                                 env=full_env)
     try:
-        wait_until_up(url + probe + (f"?token={token}" if token else ""), proc, log_path)
+        # any HTTP status is an answer (e.g. 302/403 without a token)
+        wait_until_answers(url + probe + (f"?token={token}" if token else ""), proc,
+                           timeout_s=90, what="voila", log_path=log_path)
         yield VoilaServer(url, proc, log_path, token)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, timeout_s=20)
 
 
 @contextmanager
@@ -136,15 +116,11 @@ def labkit_serve(root: Path, log_dir: Path, cwd: Path, args: list[str],
                                 env={**full_env, "LABKIT_GPU": "sim:H100-80GB"})
     url = f"http://127.0.0.1:{port}/"
     try:
-        wait_until_up(url + "voila/api/contents", proc, log_path)
+        wait_until_answers(url + "voila/api/contents", proc, timeout_s=90, what="voila",
+                           log_path=log_path)
         yield VoilaServer(url, proc, log_path)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, timeout_s=20)
 
 
 def write_notebook(path: Path, *cells: str, title: str | None = None) -> Path:

@@ -10,15 +10,14 @@ from tests.browser.conftest import (
     plot_json,
     screenshot,
     wait_for_plot_change,
+    wait_for_text,
 )
 
 pytestmark = pytest.mark.browser
 
 
 def test_benchmarks_app_baseline_pick_and_rack_check(page, voila_url):  # type: ignore[no-untyped-def]
-    open_lesson(page, voila_url, "06_benchmarks.ipynb")
-    page.wait_for_selector(".lk-racks-chart .js-plotly-plot .main-svg")
-    page.wait_for_selector(".lk-claim-chart .js-plotly-plot .main-svg")
+    open_lesson(page, voila_url, "06_benchmarks.ipynb", "lk-racks-chart", "lk-claim-chart")
     steps = page.locator(".lk-claim-steps")
     assert "3.98배" in steps.inner_text() and "1.39배" in steps.inner_text()
 
@@ -41,8 +40,7 @@ def test_benchmarks_app_baseline_pick_and_rack_check(page, voila_url):  # type: 
     page.keyboard.press("Control+A")
     page.keyboard.type("752")
     page.keyboard.press("Enter")
-    page.wait_for_function(
-        "() => document.querySelector('.lk-racks-verdict').innerText.includes('성립하지 않음')")
+    wait_for_text(page, "lk-racks-verdict", "성립하지 않음")
     racks = wait_for_plot_change(page, "lk-racks-chart", before)
     assert '"y":[1,1,1]' in racks  # one rack now, one rack new, one rack promised
     assert_no_traceback(page)

@@ -7,34 +7,29 @@ import pytest
 
 from tests.browser.conftest import (
     assert_no_traceback,
+    enter_value,
     open_lesson,
     plot_json,
     screenshot,
     wait_for_plot_change,
+    wait_for_text,
 )
 
 pytestmark = pytest.mark.browser
 
 
 def test_capstone_decision_follows_usage_and_report_downloads(page, voila_url):  # type: ignore[no-untyped-def]
-    open_lesson(page, voila_url, "09_capstone.ipynb")
-    page.wait_for_selector(".lk-capstone-chart .js-plotly-plot .main-svg")
+    open_lesson(page, voila_url, "09_capstone.ipynb", "lk-capstone-chart")
     rec = page.locator(".lk-capstone-recommendation")
     # the default case (19 % utilization): renting the GPU-hours is the cheapest
-    page.wait_for_function(
-        "() => document.querySelector('.lk-capstone-recommendation')"
-        "?.innerText.includes('클라우드 GPU 임대입니다')")
+    wait_for_text(page, "lk-capstone-recommendation", "클라우드 GPU 임대입니다")
     before = plot_json(page, "lk-capstone-chart")
     assert page.title().startswith("09.")  # the Korean lesson title in the tab
 
     for key in ("class_frac", "after_school_frac", "vacation_frac", "always_on_frac"):
-        box = page.locator(f".lk-capstone-{key} input")
-        box.fill("100")
-        box.press("Enter")
+        enter_value(page, f"lk-capstone-{key}", "100")
     # used around the clock: owning the server is the cheapest
-    page.wait_for_function(
-        "() => document.querySelector('.lk-capstone-recommendation')"
-        "?.innerText.includes('서버 구입 (자체 운영)입니다')")
+    wait_for_text(page, "lk-capstone-recommendation", "서버 구입 (자체 운영)입니다")
     wait_for_plot_change(page, "lk-capstone-chart", before)
     assert "100.0 %" in rec.inner_text()
 

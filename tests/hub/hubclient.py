@@ -8,15 +8,70 @@ websocket through :class:`tests.browser.voila_client.KernelClient`).
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import requests
 import websocket
 
+from labkit.serve.processes import wait_until_answers
 from tests.browser.voila_client import _KERNEL_ID, V1, KernelClient, Page
+
+#: The venv's scripts (jupyterhub, jupyterhub-singleuser).
+BIN = Path(sys.executable).parent
+#: The lines every plain loopback hub of the live tests starts its config with (``str.format``
+#: fields: port, hub_port, chp, proxy_api_port, state); the tests add their authenticator's,
+#: spawner's and services' lines.
+LOOPBACK_HUB_CONFIG = """
+import sys
+c = get_config()  # noqa: F821
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {port}
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = {hub_port}
+c.ConfigurableHTTPProxy.command = [{chp!r}]
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
+c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
+c.JupyterHub.authenticator_class = "dummy"
+"""
+
+
+@contextmanager
+def running_jupyterhub(config: Path, state: Path, log: Path, base: str,
+                       env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``jupyterhub -f config`` in ``state`` until the block ends; yield its process.
+
+    Waits until ``base``/hub/api answers 200 (at most 90 s, else
+    :class:`labkit.serve.processes.ServerDidNotStart` with the log's tail). Afterwards SIGTERM
+    (JupyterHub stops the servers it spawned), and after 30 s SIGKILL to its whole session.
+    """
+    full_env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", **(env or {})}
+    full_env.pop("JUPYTERHUB_USER", None)
+    with log.open("wb") as out:
+        proc = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(config)], cwd=state,
+                                stdout=out, stderr=subprocess.STDOUT, env=full_env,
+                                start_new_session=True)
+    try:
+        wait_until_answers(f"{base}/hub/api", proc, timeout_s=90, what="the hub", log_path=log,
+                           ok_status=200, interval_s=0.5)
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
 
 
 @dataclass

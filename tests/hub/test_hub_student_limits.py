@@ -12,7 +12,6 @@ import pwd
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ import requests
 from labkit.hub import disk, isolation
 from labkit.hub.roster import system_username
 from labkit.hub.state import HubState
+from labkit.serve.processes import stop_process, wait_until_answers
 from tests.hub import hubclient
 from tests.hub.conftest import (
     DISK_MIB,
@@ -218,18 +218,9 @@ def test_a_second_hub_starts_beside_the_class(hub: Hub, servers: dict[str, Any],
              "--roster", str(roster), "--teacher", TEACHER],
             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LABKIT_GPU": "sim:H100-80GB"})
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                if requests.get(f"http://127.0.0.1:{port}/hub/health",
-                                timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            log_text = (tmp_path / "hub2.log").read_text(errors="replace")[-3000:]
-            assert second.poll() is None, log_text
-            assert time.monotonic() < deadline, log_text
-            time.sleep(0.5)
+        wait_until_answers(f"http://127.0.0.1:{port}/hub/health", second, timeout_s=180,
+                           what="the second hub", log_path=tmp_path / "hub2.log",
+                           ok_status=200, interval_s=0.5)
         first_ports, second_ports = HubState(hub.state_dir).ports(), HubState(state_dir).ports()
         assert second_ports["public"] == port
         ours = {second_ports[k] for k in ("hub", "proxy_api", "classpage")}
@@ -244,12 +235,7 @@ def test_a_second_hub_starts_beside_the_class(hub: Hub, servers: dict[str, Any],
     finally:
         for sock in held:
             sock.close()
-        second.terminate()
-        try:
-            second.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            second.kill()
-            second.wait()
+        stop_process(second, timeout_s=60)
 
 
 def test_status_says_which_disk_tmp_and_proc_isolation_apply(hub: Hub) -> None:

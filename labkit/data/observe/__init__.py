@@ -34,7 +34,7 @@ from pathlib import Path, PurePath
 from typing import IO, Any
 
 from labkit.data import DataError, data_dir
-from labkit.data.observe.chunks import byte_chunks
+from labkit.data.observe.chunks import byte_chunks, checked_size
 from labkit.data.observe.dcgm import read_dcgm_exporter
 from labkit.data.observe.dmon import parse_nvidia_smi_dmon, read_dmon_chunks
 from labkit.data.observe.formats import FORMATS, detect_format, read_log
@@ -137,12 +137,7 @@ def _read(path_or_buffer: PathOrBuffer, max_bytes: int) -> tuple[str, str]:
     if isinstance(path_or_buffer, (str, os.PathLike)):
         path = Path(path_or_buffer)
         name = path.name
-        try:
-            size = path.stat().st_size
-        except OSError as err:
-            raise ValueError(f"{name}: cannot read ({err.strerror})") from None
-        if size > max_bytes:
-            raise ValueError(f"{name}: {size:,} bytes, more than the {max_bytes:,} allowed")
+        checked_size(path, max_bytes)
         with path.open("rb") as fh:
             data: Any = fh.read(max_bytes + 1)
     else:

@@ -28,8 +28,8 @@ from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["CHUNK_BYTES", "ChunkLines", "TidySink", "byte_chunks", "classify", "cut_lines",
-           "normalize_breaks"]
+__all__ = ["CHUNK_BYTES", "ChunkLines", "TidySink", "byte_chunks", "checked_size", "classify",
+           "cut_lines", "normalize_breaks"]
 
 #: Bytes read at a time (~10,000 dmon lines; the temporaries of a chunk are ~5x it). [bytes]
 CHUNK_BYTES = 1 << 20
@@ -113,6 +113,23 @@ def _utf16_recoded(pieces: Iterator[bytes], fail: Callable[[], object]) -> Itera
     yield text.encode("utf-8")
 
 
+def checked_size(path: Path, max_bytes: int) -> int:
+    """Return the size of the file at ``path``, refusing one past ``max_bytes``. [bytes]
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be stat'ed, or is larger than ``max_bytes`` (both named by file).
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as err:
+        raise ValueError(f"{path.name}: cannot read ({err.strerror})") from None
+    if size > max_bytes:
+        raise ValueError(f"{path.name}: {size:,} bytes, more than the {max_bytes:,} allowed")
+    return size
+
+
 def byte_chunks(path_or_buffer: str | os.PathLike[str] | IO[str] | IO[bytes], max_bytes: int,
                 decode: Callable[[bytes, str, int], str]) -> tuple[Iterator[bytes], str]:
     """Return (UTF-8 chunks of a log, each ending with ``\\n``; the file's name).
@@ -149,12 +166,7 @@ def byte_chunks(path_or_buffer: str | os.PathLike[str] | IO[str] | IO[bytes], ma
         return _from_pieces(_slices(data), data[:4], fail), name
     path = Path(path_or_buffer)
     name = path.name
-    try:
-        size = path.stat().st_size
-    except OSError as err:
-        raise ValueError(f"{name}: cannot read ({err.strerror})") from None
-    if size > max_bytes:
-        raise ValueError(f"{name}: {size:,} bytes, more than the {max_bytes:,} allowed")
+    checked_size(path, max_bytes)
     fh = path.open("rb")
     head = fh.read(4)
     fh.seek(0)

@@ -39,7 +39,12 @@ __all__ = [
     "Process",
     "SimDevice",
     "Workload",
+    "listed_processes",
+    "put_process_entry",
 ]
+
+#: NVML's "no instance" in a process entry's GPU/compute-instance ID (``0xFFFFFFFF``, nvml.h).
+UINT_MAX = 0xFFFFFFFF
 
 NCH = len(CHANNELS)
 _KERNEL, _DYN = IDX["kernel"], IDX["dyn_power"]
@@ -247,6 +252,27 @@ class MigDevice(Handle):
     def memory_mib(self) -> int:
         """The GI profile's memory (a MIG device's total memory equals ``memorySizeMB``). [MiB]"""
         return self.gpu_instance.profile.memory_mib
+
+
+def listed_processes(obj: SimDevice | MigDevice) -> list[Process]:
+    """The processes NVML lists for a handle: a MIG device's own, or all of a physical GPU's."""
+    if isinstance(obj, MigDevice):
+        return [p for p in obj.parent.processes
+                if p.gpu_instance_id == obj.gpu_instance.id
+                and p.compute_instance_id == obj.compute_instance.id]
+    return list(obj.processes)
+
+
+def put_process_entry(entry: Any, p: Process) -> None:
+    """Fill an ``nvmlProcessInfo_t`` / ``nvmlProcessDetail_v1`` entry's common fields.
+
+    ``pid``, ``usedGpuMemory`` [bytes] and the GPU/compute-instance IDs (:data:`UINT_MAX` for
+    a process on a whole GPU).
+    """
+    entry.pid, entry.usedGpuMemory = p.pid, p.used_memory_mib << 20
+    entry.gpuInstanceId = UINT_MAX if p.gpu_instance_id is None else p.gpu_instance_id
+    entry.computeInstanceId = (UINT_MAX if p.compute_instance_id is None
+                               else p.compute_instance_id)
 
 
 def _noise(seed: int, *keys: int) -> float:

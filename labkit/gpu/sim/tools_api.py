@@ -20,7 +20,14 @@ from typing import Any
 import pynvml as N
 
 from labkit.gpu.sim.activity import IDX
-from labkit.gpu.sim.device import MigDevice, NvmlReturn, SimDevice, _noise
+from labkit.gpu.sim.device import (
+    MigDevice,
+    NvmlReturn,
+    SimDevice,
+    _noise,
+    listed_processes,
+    put_process_entry,
+)
 from labkit.gpu.sim.device import out_param as _out
 from labkit.gpu.sim.device import scalar_arg as _v
 
@@ -50,7 +57,6 @@ NVLINK_SPEED_MBPS = {getattr(N, f"NVML_FI_DEV_NVLINK_SPEED_MBPS_L{i}"): i for i 
 _BAR1_USED_MIB = 3
 #: The sampling period ``nvidia-smi -q`` prints for encoder/decoder utilization. [us]
 _CODEC_PERIOD_US = 167_000
-_UINT_MAX = 0xFFFFFFFF
 
 
 def _extra(dev: SimDevice) -> dict[str, int]:
@@ -242,14 +248,7 @@ class ToolsApi:
             return N.NVML_ERROR_ARGUMENT_VERSION_MISMATCH
         if st.mode not in (0, 1, 2):
             return N.NVML_ERROR_INVALID_ARGUMENT
-        if isinstance(obj, MigDevice):
-            procs = [p for p in obj.parent.processes
-                     if p.gpu_instance_id == obj.gpu_instance.id
-                     and p.compute_instance_id == obj.compute_instance.id]
-        else:
-            procs = list(obj.processes)
-        if st.mode != 0:
-            procs = []
+        procs = listed_processes(obj) if st.mode == 0 else []
         if not procs:
             st.numProcArrayEntries = 0
             return N.NVML_SUCCESS
@@ -258,10 +257,7 @@ class ToolsApi:
             return N.NVML_ERROR_INSUFFICIENT_SIZE
         for i, p in enumerate(procs):
             entry = st.procArray[i]
-            entry.pid, entry.usedGpuMemory = p.pid, p.used_memory_mib << 20
-            entry.gpuInstanceId = _UINT_MAX if p.gpu_instance_id is None else p.gpu_instance_id
-            entry.computeInstanceId = (_UINT_MAX if p.compute_instance_id is None
-                                       else p.compute_instance_id)
+            put_process_entry(entry, p)
             entry.usedGpuCcProtectedMemory = 0
         st.numProcArrayEntries = len(procs)
         return N.NVML_SUCCESS

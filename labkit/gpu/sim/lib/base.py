@@ -30,7 +30,6 @@ from labkit.gpu.sim.device import scalar_arg as _v
 from labkit.mig import placement as P
 
 _c_void_p = ctypes.c_void_p
-UINT_MAX = 0xFFFFFFFF
 #: Functions that work before nvmlInit (as in the real library).
 NO_INIT_FUNCTIONS = frozenset({"nvmlInitWithFlags", "nvmlInit_v2", "nvmlInit", "nvmlErrorString"})
 

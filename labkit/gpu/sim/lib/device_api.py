@@ -14,10 +14,13 @@ import pynvml as N
 from labkit.gpu.sim.activity import IDX
 from labkit.gpu.sim.device import (
     POWER_WINDOW_S,
+    UINT_MAX,
     UTIL_WINDOW_S,
     MigDevice,
     NvmlReturn,
     SimDevice,
+    listed_processes,
+    put_process_entry,
 )
 from labkit.gpu.sim.device import out_param as _out
 from labkit.gpu.sim.device import scalar_arg as _v
@@ -25,7 +28,6 @@ from labkit.gpu.sim.lib.base import (
     _ERROR_STRINGS,
     _EVENTS_ECC,
     _EVENTS_SUPPORTED,
-    UINT_MAX,
     EventSet,
     NvmlBase,
     _c_void_p,
@@ -218,24 +220,14 @@ class DeviceApi(NvmlBase):
     def nvmlDeviceGetComputeRunningProcesses_v3(self, handle: Any, count_ref: Any,
                                                 buf: Any) -> int:
         """Compute processes (a MIG device lists its own); the buffer protocol of nvml.h."""
-        obj = self._any(handle)
-        if isinstance(obj, MigDevice):
-            procs = [p for p in obj.parent.processes
-                     if p.gpu_instance_id == obj.gpu_instance.id
-                     and p.compute_instance_id == obj.compute_instance.id]
-        else:
-            procs = list(obj.processes)
+        procs = listed_processes(self._any(handle))
         count = _out(count_ref)
         if buf is None or count.value < len(procs):
             needed = len(procs)
             count.value = needed
             return N.NVML_SUCCESS if needed == 0 else N.NVML_ERROR_INSUFFICIENT_SIZE
         for i, p in enumerate(procs):
-            buf[i].pid = p.pid
-            buf[i].usedGpuMemory = p.used_memory_mib << 20
-            buf[i].gpuInstanceId = UINT_MAX if p.gpu_instance_id is None else p.gpu_instance_id
-            buf[i].computeInstanceId = (UINT_MAX if p.compute_instance_id is None
-                                        else p.compute_instance_id)
+            put_process_entry(buf[i], p)
         count.value = len(procs)
         return N.NVML_SUCCESS
 

@@ -25,6 +25,42 @@ from labkit.gpu.sim.lib.base import NvmlBase, _c_void_p, _ci_size, _put_handle, 
 from labkit.mig import placement as P
 
 
+def _put_placements(buf: Any, count_ref: Any, starts: tuple[int, ...], size: int) -> int:
+    """Write ``(start, size)`` placements into an NVML placement array; ``buf=None``: the count.
+
+    NVML's ``...GetGpuInstancePossiblePlacements_v2`` / ``...GetComputeInstancePossiblePlacements``
+    contract: a short array is INSUFFICIENT_SIZE with ``count`` set to the number needed.
+    """
+    count = _out(count_ref)
+    if buf is None:
+        count.value = len(starts)
+        return N.NVML_SUCCESS
+    if count.value < len(starts):
+        count.value = len(starts)
+        return N.NVML_ERROR_INSUFFICIENT_SIZE
+    arr = _out(buf)
+    for i, start in enumerate(starts):
+        arr[i].start, arr[i].size = start, size
+    count.value = len(starts)
+    return N.NVML_SUCCESS
+
+
+def _put_of_profile(buf: Any, count_ref: Any, instances: dict[int, Any], profile_id: int) -> int:
+    """Write the handles of the GPU or compute ``instances`` of one profile, by ID."""
+    found = sorted((x for x in instances.values() if x.profile.id == profile_id),
+                   key=lambda x: x.id)
+    return _put_handles(buf, count_ref, found)
+
+
+def _put_by_id(instances: dict[int, Any], instance_id: Any, ref: Any) -> int:
+    """Write the handle of the GPU or compute instance with this ID; NOT_FOUND if none."""
+    found = instances.get(_v(instance_id))
+    if found is None:
+        return N.NVML_ERROR_NOT_FOUND
+    _put_handle(ref, found)
+    return N.NVML_SUCCESS
+
+
 class MigApi(NvmlBase):
     """MIG mode, GPU-instance profiles, GPU and compute instances, MIG devices."""
 
@@ -162,19 +198,7 @@ class MigApi(NvmlBase):
         """
         dev = self._mig_query(handle)
         prof = self._gi_profile_by_id(dev, profile_id)
-        count = _out(count_ref)
-        starts = prof.placements
-        if buf is None:
-            count.value = len(starts)
-            return N.NVML_SUCCESS
-        if count.value < len(starts):
-            count.value = len(starts)
-            return N.NVML_ERROR_INSUFFICIENT_SIZE
-        arr = _out(buf)
-        for i, start in enumerate(starts):
-            arr[i].start, arr[i].size = start, prof.memory_slices
-        count.value = len(starts)
-        return N.NVML_SUCCESS
+        return _put_placements(buf, count_ref, prof.placements, prof.memory_slices)
 
     def _placed(self, dev: SimDevice) -> list[P.PlacedGi]:
         return [P.PlacedGi(gi.profile, gi.start) for gi in dev.gpu_instances.values()]
@@ -244,18 +268,11 @@ class MigApi(NvmlBase):
         """GIs of one profile; the buffer must hold ``instanceCount`` (NULL: INVALID_ARGUMENT)."""
         dev = self._mig_on(handle)
         prof = self._gi_profile_by_id(dev, profile_id)
-        found = sorted((gi for gi in dev.gpu_instances.values() if gi.profile.id == prof.id),
-                       key=lambda gi: gi.id)
-        return _put_handles(buf, count_ref, found)
+        return _put_of_profile(buf, count_ref, dev.gpu_instances, prof.id)
 
     def nvmlDeviceGetGpuInstanceById(self, handle: Any, gi_id: Any, ref: Any) -> int:
         """The GI with this ID; NOT_FOUND if none."""
-        dev = self._mig_on(handle)
-        gi = dev.gpu_instances.get(_v(gi_id))
-        if gi is None:
-            return N.NVML_ERROR_NOT_FOUND
-        _put_handle(ref, gi)
-        return N.NVML_SUCCESS
+        return _put_by_id(self._mig_on(handle).gpu_instances, gi_id, ref)
 
     def nvmlGpuInstanceGetInfo(self, handle: Any, ref: Any) -> int:
         """``device, id, profileId, placement`` of a GI."""
@@ -382,18 +399,7 @@ class MigApi(NvmlBase):
         """Legal CI placements (**inferred** table); ``buf=None`` gives the count."""
         gi = self._gi(handle)
         ci, starts = self._ci_profile(gi, profile)
-        count = _out(count_ref)
-        if buf is None:
-            count.value = len(starts)
-            return N.NVML_SUCCESS
-        if count.value < len(starts):
-            count.value = len(starts)
-            return N.NVML_ERROR_INSUFFICIENT_SIZE
-        arr = _out(buf)
-        for i, start in enumerate(starts):
-            arr[i].start, arr[i].size = start, _ci_size(gi, ci)
-        count.value = len(starts)
-        return N.NVML_SUCCESS
+        return _put_placements(buf, count_ref, starts, _ci_size(gi, ci))
 
     def _create_ci(self, handle: Any, profile: Any, start: int | None, ref: Any) -> int:
         gi = self._gi(handle)
@@ -459,18 +465,11 @@ class MigApi(NvmlBase):
         """CIs of one profile in the GI."""
         gi = self._gi(handle)
         ci_prof, _ = self._ci_profile(gi, profile)
-        found = sorted((ci for ci in gi.compute_instances.values() if ci.profile.id == ci_prof.id),
-                       key=lambda ci: ci.id)
-        return _put_handles(buf, count_ref, found)
+        return _put_of_profile(buf, count_ref, gi.compute_instances, ci_prof.id)
 
     def nvmlGpuInstanceGetComputeInstanceById(self, handle: Any, ci_id: Any, ref: Any) -> int:
         """The CI with this ID; NOT_FOUND if none."""
-        gi = self._gi(handle)
-        ci = gi.compute_instances.get(_v(ci_id))
-        if ci is None:
-            return N.NVML_ERROR_NOT_FOUND
-        _put_handle(ref, ci)
-        return N.NVML_SUCCESS
+        return _put_by_id(self._gi(handle).compute_instances, ci_id, ref)
 
     def nvmlComputeInstanceGetInfo_v2(self, handle: Any, ref: Any) -> int:
         """``device, gpuInstance, id, profileId, placement`` of a CI."""
