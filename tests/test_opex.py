@@ -269,8 +269,11 @@ def test_money_only_inputs_reprice_like_a_full_evaluation(  # type: ignore[no-un
     design, usage = opex.RoomDesign(h100), loadprofile.Usage()
     base = opex.evaluate(design, tariff, calendar, usage)
     d, u = opex_whatif._vary(design, usage, key, value)
-    fast = opex.summary_table(opex_whatif._reprice(base, d, tariff)).set_index("key")["value"]
-    full = opex.summary_table(opex.evaluate(d, tariff, calendar, u)).set_index("key")["value"]
+    repriced = opex_whatif._reprice(base, d, tariff)
+    evaluated = opex.evaluate(d, tariff, calendar, u)
+    assert repriced.design == d and repriced.tokens == pytest.approx(evaluated.tokens)
+    fast = opex.summary_table(repriced).set_index("key")["value"]
+    full = opex.summary_table(evaluated).set_index("key")["value"]
     for k in full.index:
         assert fast[k] == pytest.approx(full[k]), k
 
@@ -351,6 +354,13 @@ def test_server_and_room_take_their_edge_values_and_normalize_types(h100) -> Non
         k: (int if k in ("n_servers", "students_per_gpu") else bool if k == "school_exception"
             else float) for k in got}
     assert opex.RoomDesign(h100).contract_kw is None  # the default: from the peak
+    # one GPU per server, one MIG instance, one student per GPU are the smallest allowed
+    one = opex.ServerSpec("x", 1, 1, 1, 1, 1)
+    assert (one.gpus_per_server, one.mig_instances_per_gpu) == (1, 1)
+    assert opex.RoomDesign(one, students_per_gpu=1).students == 1
+    with pytest.raises(InputError) as err:
+        opex.RoomDesign(h100, pue=0.99)
+    assert err.value.limit == 1.0
 
 
 # --- data --------------------------------------------------------------------------------------
@@ -445,6 +455,10 @@ BAD_INPUTS = [
      "staff_fte must be <= 10 (10), got 10.5"),
     (lambda h, t, c: opex.RoomDesign(h, pue=0.8), "pue", "at_least", 0.8,
      "pue must be >= 1, got 0.8"),
+    (lambda h, t, c: opex.RoomDesign(h, staff_krw_per_fte_year=-1), "staff_krw_per_fte_year",
+     "non_negative"),
+    (lambda h, t, c: opex.RoomDesign(h, facility_upgrade_krw=-1), "facility_upgrade_krw",
+     "non_negative"),
     (lambda h, t, c: opex.evaluate("design", t, c, loadprofile.Usage()), "design", "other",  # type: ignore[arg-type, dict-item]  # bad input, on purpose
      "str", "design must be a RoomDesign"),
     (lambda h, t, c: opex.evaluate(opex.RoomDesign(h), t, "2026", loadprofile.Usage()),  # type: ignore[arg-type, dict-item]  # bad input, on purpose

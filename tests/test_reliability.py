@@ -395,3 +395,50 @@ def test_every_bad_input_raises_value_error_naming_the_field(field: str, call) -
         call()
     assert isinstance(err.value, InputError)
     assert err.value.field == field
+
+
+_THREE = pd.DataFrame({"trial": [0, 1, 2]})
+LIMIT_CALLS = [
+    # (call, field, rule, value, limit, how the message starts)
+    # 10**7 GPUs at a 1 h MTBF over 720 h: 1,000,000 simulated interruptions at most, so
+    # floor(1e6 x 1 / 720) = 1,388 GPUs
+    (lambda: rel.simulate_month(10**7, 720, 1, 1e-3, 0, 0, 0, 1, 0), "n_gpus", "at_most",
+     10**7, 1388, "n_gpus=10000000 means 7,200,000,000 interruptions per month, more than the "
+     "simulation's 1,000,000; at most 1,388 GPUs at this MTBF"),
+    # 100,000 GPUs x 720 h / 100 h = 720,000 interruptions a month; 20,000,000 in all allow
+    # floor(2e7 / 720,000) = 27 trials
+    (lambda: rel.simulate_month(100_000, 720, 100, 1e-3, 0, 0, 0, 100, 0), "trials", "at_most",
+     100, 27, "trials must be <= 27 here (at most 100,000, and 20,000,000 simulated "
+     "interruptions in all), got 100"),
+    (lambda: rel.month_worksheet(_THREE, 3, 720), "trial", "at_most", 3, 2,
+     "trial must be < 3, got 3"),
+    (lambda: rel.month_worksheet(_THREE, -1, 720), "trial", "integer", -1, 0,
+     "trial must be a whole number >= 0, got -1"),
+]
+
+
+@pytest.mark.parametrize("row", LIMIT_CALLS, ids=[f"{r[1]}-{i}" for i, r in enumerate(LIMIT_CALLS)])
+def test_limits_name_the_rule_value_and_limit(row) -> None:  # type: ignore[no-untyped-def]
+    call, field, rule, value, limit, words = row
+    with pytest.raises(InputError) as err:
+        call()
+    assert (err.value.field, err.value.rule, err.value.value) == (field, rule, value)
+    assert err.value.limit == limit and str(err.value).startswith(words), str(err.value)
+
+
+def test_smallest_counts_are_valid() -> None:
+    # one trial, seed 0, one GPU per node, one interruption
+    assert len(rel.simulate_month(8, 720, 1e4, 1, 0, 0, 0, 1, 0)) == 1
+    # 1,000 nodes of 1 GPU for a day each at a 10,000 h MTBF: 1000 x 24 / 1e4 = 2.4
+    assert rel.rate_per_1000_node_days(1e4, 1) == pytest.approx(2.4)
+    assert rel.gpu_mtbf_h_from_rate(2.4, "per_1000_node_days", 1) == pytest.approx(1e4)
+    # one interruption in 10 h on 8 GPUs: 80 GPU-hours per interruption
+    assert rel.observed_gpu_mtbf_h(1, 8, 10) == pytest.approx(80)
+
+
+def test_meta_ettr_by_hand() -> None:
+    # Meta's closed form, lambda = 8 / 1e4 = 8e-4 /h:
+    # no write, no restart (the defaults), tau = 1: 1 - 8e-4 x 0.5 = 0.9996
+    assert rel.expected_ettr(8, 1e4, 1, method="meta") == pytest.approx(0.9996)
+    # tau = 2, delta = 0.5: (1 - 8e-4 x (0 + 1)) / (1 + 0.5 / 2) = 0.9992 / 1.25 = 0.79936
+    assert rel.expected_ettr(8, 1e4, 2, 0.5, method="meta") == pytest.approx(0.79936)
