@@ -8,13 +8,16 @@ sends, inside a running asyncio loop where the kernel would have one.
 from __future__ import annotations
 
 import asyncio
+import functools
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
 import pytest
 
 from labkit import validate
-from labkit.ui import goodput
+from labkit.ui import components, goodput
 from labkit.ui.components import DEBOUNCE_S, Field, LiveApp, number_field, slider_field
 
 
@@ -36,6 +39,31 @@ class Echo(LiveApp[float]):
         self.shown.append(result)
 
 
+def in_fresh_thread(test: Callable[..., None]) -> Callable[..., None]:
+    """Run a test in a thread of its own, where no event loop runs unless the test starts one.
+
+    The session's one chromium (tests/conftest.py) keeps Playwright's sync event loop running
+    in the main thread for the rest of the session; a LiveApp there would see "a loop runs"
+    and debounce, and ``asyncio.run`` would refuse to start.
+    """
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        failed: list[BaseException] = []
+
+        def body() -> None:
+            try:
+                test(*args, **kwargs)
+            except BaseException as err:  # re-raised in the test's own thread
+                failed.append(err)
+
+        worker = threading.Thread(target=body)
+        worker.start()
+        worker.join()
+        if failed:
+            raise failed[0]
+    return run
+
+
 def _slider_app() -> Echo:
     return Echo(slider_field("x", "엑스", 1.0, min=0.0, max=10.0, step=0.5))
 
@@ -54,6 +82,7 @@ def _sent(control: widgets.Widget, monkeypatch: pytest.MonkeyPatch) -> list[list
     [{"max": 2000.0, "value": 1000.0}, {"min": -50.0, "value": -20.0},
      {"max": 2000.0}, {"step": 100.0}, {"disabled": True}, {"readout_format": ".0e"}],
 )
+@in_fresh_thread
 def test_a_browser_cannot_change_a_sliders_bounds_or_state(
     state: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,6 +102,7 @@ def test_a_browser_cannot_change_a_sliders_bounds_or_state(
     ({"value": 10.5}, ("10 이하", "입력: 10.5")),
     ({"min": -50.0, "value": -20.0}, ("0 이상", "입력: -20")),
 ])
+@in_fresh_thread
 def test_a_value_past_the_servers_bounds_is_refused_in_korean_under_the_control(
     state: dict[str, Any], words: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -85,12 +115,14 @@ def test_a_value_past_the_servers_bounds_is_refused_in_korean_under_the_control(
     assert app.fields["x"].control.value == 1.0 and app.calls == [1.0]
 
 
+@in_fresh_thread
 def test_a_value_within_bounds_from_the_browser_is_taken() -> None:
     app = _slider_app()
     app.fields["x"].control.set_state({"value": 7.5})
     assert app.calls == [1.0, 7.5] and app.result == 15.0  # no event loop: at once
 
 
+@in_fresh_thread
 def test_a_disabled_control_takes_no_value_from_the_browser(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -103,6 +135,7 @@ def test_a_disabled_control_takes_no_value_from_the_browser(
     assert set(sent[0]) == {"disabled", "value"}
 
 
+@in_fresh_thread
 def test_server_code_still_changes_bounds_and_values() -> None:
     app = _slider_app()
     control = app.fields["x"].control
@@ -111,12 +144,14 @@ def test_server_code_still_changes_bounds_and_values() -> None:
     assert app.calls == [1.0, 15.0] and app.result == 30.0
 
 
+@in_fresh_thread
 def test_a_free_number_box_passes_any_number_to_the_model() -> None:
     app = Echo(number_field("x", "엑스", 1.0))
     app.fields["x"].control.set_state({"value": -3.0})
     assert app.calls == [1.0, -3.0] and "0 이상" in app.fields["x"].error.value
 
 
+@in_fresh_thread
 def test_straggler_s_of_1000_after_raising_max_is_refused() -> None:
     """Issue 17: a client raised the straggler slider's max and pushed S = 1,000."""
     ledger = goodput.worksheet_app()
@@ -133,6 +168,12 @@ def test_straggler_s_of_1000_after_raising_max_is_refused() -> None:
 # --- debounce ----------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a Jupyter kernel, where browser messages are handled on the kernel's loop."""
+    monkeypatch.setattr(components, "_in_kernel", lambda: True)
+
+
 def _steps(app: Echo, values: list[float], gap_s: float) -> None:
     async def browser() -> None:
         for v in values:  # one comm message per arrow key
@@ -143,7 +184,8 @@ def _steps(app: Echo, values: list[float], gap_s: float) -> None:
     asyncio.run(browser())
 
 
-def test_ten_arrow_key_steps_recompute_once_with_the_last_value() -> None:
+@in_fresh_thread
+def test_ten_arrow_key_steps_recompute_once_with_the_last_value(kernel: None) -> None:
     app = _slider_app()
     steps = [1.0 + 0.5 * k for k in range(1, 11)]
     _steps(app, steps, gap_s=0.033)  # 30 Hz key repeat
@@ -151,13 +193,15 @@ def test_ten_arrow_key_steps_recompute_once_with_the_last_value() -> None:
     assert app.shown[-1] == 12.0 and app.computes == 2
 
 
-def test_steps_slower_than_the_debounce_each_recompute() -> None:
+@in_fresh_thread
+def test_steps_slower_than_the_debounce_each_recompute(kernel: None) -> None:
     app = _slider_app()
     _steps(app, [2.0, 3.0], gap_s=2 * DEBOUNCE_S)
     assert app.calls == [1.0, 2.0, 3.0]
 
 
-def test_code_that_sets_a_value_recomputes_at_once_even_in_a_running_loop() -> None:
+@in_fresh_thread
+def test_code_that_sets_a_value_recomputes_at_once_even_in_a_running_loop(kernel: None) -> None:
     app = _slider_app()
 
     async def cell() -> None:
@@ -168,7 +212,8 @@ def test_code_that_sets_a_value_recomputes_at_once_even_in_a_running_loop() -> N
     assert app.calls == [1.0, 4.0]
 
 
-def test_flush_runs_a_waiting_recompute() -> None:
+@in_fresh_thread
+def test_flush_runs_a_waiting_recompute(kernel: None) -> None:
     app = _slider_app()
 
     async def browser() -> None:
@@ -185,6 +230,7 @@ def test_flush_runs_a_waiting_recompute() -> None:
 # --- tables for people -----------------------------------------------------------------------
 
 
+@in_fresh_thread
 def test_a_people_table_shows_its_row_labels_as_a_column_not_an_index() -> None:
     import pandas as pd
 
@@ -204,6 +250,7 @@ def test_a_people_table_shows_its_row_labels_as_a_column_not_an_index() -> None:
     "reliability.interval_numbers", "reliability.ettr_numbers", "reliability.month_numbers",
     "reliability.eventlog_numbers",
 ])
+@in_fresh_thread
 def test_lesson_tables_02_to_04_are_for_people(builder: str) -> None:
     """Issue 17: no index column, no scientific notation, Korean headers."""
     import importlib

@@ -254,6 +254,27 @@ def slider_field(
     return Field(key, label, control, unit=unit, scale=scale)
 
 
+def _in_kernel() -> bool:
+    """Whether this process is a Jupyter kernel (IPython's shell with a kernel attached)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _kernel_loop() -> asyncio.AbstractEventLoop | None:
+    """The kernel's running event loop while it handles a message, else None.
+
+    Only a kernel's loop counts: another library's loop running in this thread (Playwright's
+    sync API in a test session) does not make a value change come from a browser.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop if _in_kernel() else None
+
+
 class LiveApp(widgets.VBox, Generic[R]):
     """Controls -> pure model -> outputs, with Korean errors and last-good retention.
 
@@ -333,9 +354,8 @@ class LiveApp(widgets.VBox, Generic[R]):
         Linked apps call this for changes from another widget (a MIG board click), so the
         click's own update reaches the browser before the linked recompute runs.
         """
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop (a plain script or test): at once
+        loop = _kernel_loop()
+        if loop is None:  # not a kernel handling a message (a plain script or test): at once
             self.update()
             return
         if self._pending is not None:
