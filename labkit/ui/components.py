@@ -171,8 +171,10 @@ class Field:
         ``min``/``max`` as the server set them, else None."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None
+        if not math.isfinite(value):  # NaN and infinities: say so, not "at most max"
+            return error_text(InputError(self.key, "finite", value, ""))
         low, high = getattr(self.control, "min", None), getattr(self.control, "max", None)
-        if high is not None and not value <= high:  # NaN fails both
+        if high is not None and not value <= high:
             return error_text(InputError(self.key, "at_most", value, "", limit=float(high)))
         if low is not None and not value >= low:
             return error_text(InputError(self.key, "at_least", value, "", limit=float(low)))

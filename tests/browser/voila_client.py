@@ -15,6 +15,7 @@ import struct
 import time
 import urllib.request
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,10 +216,32 @@ class KernelClient:
         """Send a ``comm_msg`` to a widget; return its msg_id."""
         return self.send("comm_msg", {"comm_id": comm_id, "data": data}, buffers=buffers)
 
-    def set_state(self, comm_id: str, state: dict[str, Any]) -> list[Message]:
-        """Set synced traits of a widget as a browser would; return the kernel's answers."""
+    def set_state(self, comm_id: str, state: dict[str, Any], *,
+                  until: Callable[[list[Message]], bool] | None = None,
+                  settle_s: float = 1.0) -> list[Message]:
+        """Set synced traits of a widget as a browser would; return the kernel's answers.
+
+        A lesson app recomputes a browser's change after a short debounce
+        (``labkit.ui.components.DEBOUNCE_S``), once the kernel has gone idle: the answers are
+        read past idle until ``until(answers)`` holds, or else until ``settle_s`` seconds pass
+        with no further answer.
+        """
         msg_id = self.comm_msg(comm_id, {"method": "update", "state": state, "buffer_paths": []})
-        return self.iopub_only(msg_id)
+        got = self.iopub_only(msg_id)
+        deadline = time.monotonic() + self.timeout
+        while not (until is not None and until(got)):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                msg = self.recv(min(left, settle_s) if until is None else left)
+            except websocket.WebSocketTimeoutException:
+                break
+            if msg.parent_id == msg_id:
+                got.append(msg)
+            else:
+                self.backlog.append(msg)
+        return got
 
 
 def request_states(client: KernelClient) -> dict[str, dict[str, Any]]:

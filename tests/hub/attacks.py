@@ -70,7 +70,7 @@ class ChartControl:
         self.moves += 1
         value = base + self.moves % 7  # a different value every move: the chart must change
         t0 = time.perf_counter()
-        answers = self.client.set_state(self.widget, {"value": value})
+        answers = self.client.set_state(self.widget, {"value": value}, until=displayed_plots)
         seconds = time.perf_counter() - t0
         assert displayed_plots(answers), f"moving the control to {value} changed no chart"
         return seconds

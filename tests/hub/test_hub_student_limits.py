@@ -240,7 +240,7 @@ def test_a_second_hub_starts_beside_the_class(hub: Hub, servers: dict[str, Any],
 
 def test_status_says_which_disk_tmp_and_proc_isolation_apply(hub: Hub) -> None:
     out = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir", str(hub.state_dir),
-                          "status"], capture_output=True, text=True, check=True)
+                          "status", "--json"], capture_output=True, text=True, check=True)
     lines = json.loads(out.stdout)["isolation"]
     assert set(lines) == {"disk", "tmp", "proc"}
     if disk.probe().works:
