@@ -358,7 +358,7 @@ def test_replay_upload_unknown_encoding_says_resave_in_korean() -> None:
     app = ui.replay_app()
     before = app.log_import
     app.upload.value = _upload("cp949.csv", data)
-    message = _text(app.error.value)
+    message = _text(app.upload_error.value)
     assert "문자 인코딩(encoding)을 알 수 없습니다" in message and "UTF-8" in message
     assert "cp949.csv" in message and app.log_import is before
 
@@ -385,12 +385,12 @@ def test_replay_noheader_upload_waits_for_a_field_set_with_a_preview() -> None:
     app = ui.replay_app()
     before = app.log_import
     app.upload.value = _upload("noheader.csv", body.encode())
-    assert "헤더 없는(noheader)" in _text(app.error.value) and app.log_import is before
+    assert "헤더 없는(noheader)" in _text(app.upload_error.value) and app.log_import is before
     assert "2024/01/16 14:44:16.977" in _text(app.preview.value)
     assert "열 8개" in _text(app.preview.value)
     app.fields.value = ("timestamp,pstate,temperature.gpu,utilization.gpu,utilization.memory,"
                         "memory.total,memory.free,memory.used")
-    assert app.error.value == "" and app.log_import is not before
+    assert app.error.value == app.upload_error.value == "" and app.log_import is not before
     assert app.log_import is not None and app.log_import.rows == 5
     assert app.preview.value == ""
 

@@ -174,6 +174,11 @@ class ReplayApp(widgets.VBox):
     def _show_error(self, message: str) -> None:
         self.error.value = error_html(message)
 
+    def _show_upload_error(self, message: str) -> None:
+        """Show an upload's error beside the upload control (issue 16: not rows below it)."""
+        self.error.value = ""
+        self.upload_error.value = error_html(message)
+
     def _on_source(self, change: Any) -> None:
         from labkit.data.observe import load_trace, trace_names
 
@@ -204,16 +209,25 @@ class ReplayApp(widgets.VBox):
                 self.upload_error.value = error_html(too_large_text(
                     str(item.get("name", "")), _nbytes(item.get("content", b""))))
             else:
-                self._show_error(error_text(err, prefix="observe.upload"))
+                self._show_upload_error(error_text(err, prefix="observe.upload"))
             return
         except ValueError as err:
-            self._show_error(log_error_text(err, source=name or None))
+            self._show_upload_error(log_error_text(err, source=name or None))
             return
         finally:
             self.upload.unobserve(self._on_upload, names="value")
             self.upload.value = ()  # drop the bytes from the widget
             self.upload.observe(self._on_upload, names="value")
         self._read_text(name, text)
+
+    def _read_text(self, name: str, text: str) -> None:
+        """Read an uploaded log's text; never silent: an error nobody foresaw (a reader's bug)
+        is shown in Korean beside the upload control, the last good log kept (issue 16)."""
+        try:
+            self._read_text_or_raise(name, text)
+        except Exception as err:  # a widget callback's error is otherwise lost
+            self._show_upload_error(t("observe.upload.unexpected", name=name[:120] or "-",
+                                      error=f"`{type(err).__name__}`"))
 
     def _on_refused(self, change: Any) -> None:
         """The browser refused an over-size file (or a client sent a bad chunk sequence)."""
@@ -224,7 +238,7 @@ class ReplayApp(widgets.VBox):
         elif info:
             self.upload_error.value = error_html(t("observe.upload.broken"))
 
-    def _read_text(self, name: str, text: str) -> None:
+    def _read_text_or_raise(self, name: str, text: str) -> None:
         """Read an uploaded log's text; a noheader CSV waits for its field list."""
         from labkit.data.observe import parse_nvidia_smi_query, read_log
         from labkit.data.observe.smi_query import looks_like_query
@@ -242,7 +256,7 @@ class ReplayApp(widgets.VBox):
                     fields and self._pending is not None):
                 self._pending = (name, text[:MAX_UPLOAD_BYTES])
                 self.preview.value = preview_html(text)
-            self._show_error(log_error_text(err, source=name))
+            self._show_upload_error(log_error_text(err, source=name))
             return
         self._pending = None
         self.preview.value = ""
@@ -267,6 +281,7 @@ class ReplayApp(widgets.VBox):
         self.log_import, self.trace = log, trace
         self.segments = _segments(log)
         self.error.value = ""
+        self.upload_error.value = ""
         options = [(series_label(s, log.devices), s.index) for s in series]
         self.gpu.unobserve(self._on_position, names="value")
         self.time.unobserve(self._on_position, names="value")
