@@ -16,6 +16,7 @@ import pytest
 import labkit.gpu as gpu
 from labkit import observe as ob
 from labkit.data.observe import read_log
+from labkit.i18n import t
 from labkit.ui import observe as ui
 from labkit.ui.components import find_by_class
 from tests.conftest import SimFactory
@@ -342,6 +343,20 @@ def test_replay_upload_accepts_each_operator_format(name: str, fmt_words: str) -
     assert app.error.value == ""
     assert app.log_import is not None and app.log_import.source == name
     assert fmt_words in _text(app.info.value)
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("smi_query_gpu_tee.csv", True), ("dcgm_readme_k8s.prom", False),
+    ("dcgm_two_gpus.prom", False), ("dmon_mutc_TD.txt", False), ("smi_q_h100_mig.txt", False),
+    ("smi_qx_a100_mig.xml", False),
+])
+def test_replay_says_no_sm_activity_only_for_a_query_gpu_log(name: str, shown: bool) -> None:
+    # issue 16: "nvidia-smi는 util.gpu만 기록합니다" was shown for dcgm-exporter, dmon and -q
+    app = ui.replay_app()
+    app.upload.value = _upload(name, (FIXTURES / name).read_bytes())
+    assert app.log_import is not None and app.log_import.source == name
+    no_sm = _text(t("observe.replay.no_sm_active"))
+    assert (no_sm in _text(app.info.value)) is shown
 
 
 def test_replay_upload_powershell_utf16_log_reads() -> None:

@@ -309,7 +309,8 @@ class ReplayApp(widgets.VBox):
             lines.append(t("observe.replay.meta_source",
                            source=f"“{html.escape(log.metadata['source'][:300])}”"))
         metrics = set(log.frame["metric"])
-        if "sm_active_frac" not in metrics:
+        if log.format == "nvidia-smi-csv" and "sm_active_frac" not in metrics:
+            # only --query-gpu: dcgm-exporter has SM activity, dmon and -q are not util.gpu logs
             lines.append("<b>" + t("observe.replay.no_sm_active") + "</b>")
         if log.unparsed:
             shown = "; ".join(
