@@ -424,3 +424,15 @@ def test_dcgm_blank_reason_is_korean_in_the_panel() -> None:
     html_text = _text(ui._value_text("memory_temp_c", view["memory_temp_c"]))
     assert "DCGM 빈 값(DCGM blank): 이 GPU에서 지원하지 않음" in html_text
     assert "9223372036854775794" not in html_text
+
+
+@pytest.mark.parametrize(("reason", "words"), [
+    ("not in file", "값이 없음 (파일에 기록되지 않음)"), ("empty", "값이 없음 (빈 칸)"),
+    ("[N/A]", "값이 없음 ([N/A])"),  # nvidia-smi's own token stays, after the Korean
+])
+def test_a_readers_reason_for_a_missing_value_is_korean(reason: str, words: str) -> None:
+    # issue 16: an -q -x upload showed "n/a — 값이 없음 (not in file)"
+    shown = _text(ui._value_text("power_limit_w",
+                                ob.Reading.missing(ob.Status.NOT_AVAILABLE, reason)))
+    assert words in shown
+    assert "not in file" not in shown and "(empty)" not in shown

@@ -250,6 +250,8 @@ STRINGS: dict[str, str] = {
     "observe.log_error.timestamp": "시각(timestamp)을 읽지 못했습니다. nvidia-smi 형식(2025/09/08 17:26:50.123), ISO-8601(2025-09-08T17:26:50+08:00), 유닉스 시간(epoch)의 초/밀리초를 받습니다. 자세히: {message}",
     "observe.log_error.xml": "nvidia-smi -q -x XML을 읽지 못했습니다. 파일 전체를 다시 저장해 올려 주세요. 자세히: {message}",
     "observe.dcgm_blank": "DCGM 빈 값(DCGM blank): {kind}",
+    "observe.reading_reason.not in file": "파일에 기록되지 않음",
+    "observe.reading_reason.empty": "빈 칸",
     "observe.dcgm_blank.blank": "아직 측정값이 없음",
     "observe.dcgm_blank.not found": "필드를 찾지 못함",
     "observe.dcgm_blank.not supported": "이 GPU에서 지원하지 않음",
