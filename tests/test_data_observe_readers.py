@@ -127,6 +127,22 @@ def test_csv_real_full_field_capture_h100_under_load() -> None:
     assert _one(log, "power.draw.instant").value == 625.68
 
 
+@pytest.mark.parametrize(("fields", "cells", "limit", "own"), [
+    ("power.limit [W]", "300.00 W", 300.0, None),  # the common field alone: the card's limit
+    ("power.limit [W], enforced.power.limit [W]", "300.00 W, 250.00 W", 250.0, 300.0),
+])
+def test_csv_power_limit_maps_to_the_limit_unless_enforced_is_there(
+        fields: str, cells: str, limit: float, own: float | None) -> None:
+    # issue 16: a log with power.limit (not enforced.power.limit) showed no limit
+    text = (f"timestamp, index, power.draw [W], {fields}\n"
+            f"2026/11/30 09:00:00.000, 0, 120.50 W, {cells}\n")
+    for log in (dobs.parse_nvidia_smi_csv(text, source="pl.csv"),
+                dobs.read_log(text, source="pl.csv")):  # the in-memory and streaming readers
+        assert _one(log, "power_limit_w").value == limit
+        if own is not None:  # shadowed: power.limit keeps its own name
+            assert _one(log, "power.limit").value == own
+
+
 def test_csv_real_capture_mig_enabled_and_windows() -> None:
     mig = dobs.read_nvidia_smi_csv(FIXTURES / "smi_query_gpu_h100_mig.csv")
     util = _one(mig, "gpu_util_frac")  # utilization is not reported with MIG on
