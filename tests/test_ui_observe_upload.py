@@ -146,3 +146,13 @@ def test_an_unforeseen_reader_error_is_shown_in_korean_beside_the_upload(
 
 def _upload_value(name: str, data: bytes) -> tuple[dict[str, Any], ...]:
     return ({"name": name, "type": "text/csv", "size": len(data), "content": memoryview(data)},)
+
+
+def test_the_size_limit_shown_is_the_constant_and_the_lesson_does_not_hard_code_one() -> None:
+    # issue 16: lesson 01 said "최대 2 MB" while the cap was 64 MiB
+    app = ui.replay_app()
+    limit = f"{ui.MAX_UPLOAD_BYTES / 1e6:,.1f} MB"
+    assert limit == "67.1 MB" and f"최대 {limit}" in _text(app.upload_hint.value)
+    app.close()
+    lesson = (Path(__file__).parents[1] / "notebooks" / "01_observe.ipynb").read_text("utf-8")
+    assert not re.search(r"최대 [\d.,]+ ?[MK]i?B", lesson)

@@ -164,6 +164,7 @@ STRINGS: dict[str, str] = {
     "observe.upload.size.at_most": "파일이 너무 큽니다: {value} (최대 {limit}).",
     "observe.upload.too_large": "파일 {name}은 {size}로, 한 번에 올릴 수 있는 {limit}보다 큽니다. 필요한 부분만 잘라서 올려 주세요: 앞부분만 쓰려면 `head -n 100000 {name} > 앞부분.csv`로 자르고 (첫 줄의 헤더가 함께 들어갑니다), 처음부터 짧게 기록하려면 `nvidia-smi --query-gpu=… --format=csv -l 5`처럼 간격을 늘리거나 `nvidia-smi dmon -c 3600`처럼 횟수를 정해 기록하세요.",
     "observe.upload.unexpected": "파일 {name}을 읽다가 예상하지 못한 문제({error})가 생겼습니다. 이전에 보던 로그는 그대로입니다. 이 파일을 운영자(operator)나 선생님께 알려 주세요.",
+    "observe.upload.hint": "최대 {limit}까지 올릴 수 있습니다. 서버에 저장하지 않고 메모리에서만 읽습니다.",
     "observe.upload.broken": "파일이 끝까지 전달되지 않았습니다. 다시 골라 주세요.",
     "observe.upload.suffix.choice": "이 형식의 파일은 받을 수 없습니다: {value} (받는 형식: {limit}).",
     "observe.replay.trace_label": "재생할 로그 (data/traces)",

@@ -46,6 +46,7 @@ from labkit.ui.observe.upload import (
     log_error_text,
     read_upload,
     too_large_text,
+    upload_hint_text,
 )
 from labkit.validate import InputError
 
@@ -119,6 +120,7 @@ class ReplayApp(widgets.VBox):
                                         description=t("observe.replay.upload"),
                                         max_bytes=MAX_UPLOAD_BYTES), "lk-replay-upload")
         self.upload_error = css(widgets.HTML(""), "lk-replay-upload-error")
+        self.upload_hint = css(widgets.HTML(upload_hint_text()), "lk-replay-upload-hint")
         self.fields = fields_text()
         self.field_set = field_set_dropdown()
         self.preview = css(widgets.HTML(""), "lk-replay-preview")
@@ -130,8 +132,8 @@ class ReplayApp(widgets.VBox):
         self.trace: model.Trace | None = None
         self.segments: list[tuple[str, float, float]] = []
         self.children = [
-            self.source, widgets.HBox([self.upload, self.upload_error]), self.fields,
-            self.field_set, self.preview, self.error, self.info, self.snapshot,
+            self.source, widgets.HBox([self.upload, self.upload_error, self.upload_hint]),
+            self.fields, self.field_set, self.preview, self.error, self.info, self.snapshot,
             *self._build_scrub()]
         self.source.observe(self._on_source, names="value")
         self.upload.observe(self._on_upload, names="value")
