@@ -436,3 +436,29 @@ def test_a_readers_reason_for_a_missing_value_is_korean(reason: str, words: str)
                                 ob.Reading.missing(ob.Status.NOT_AVAILABLE, reason)))
     assert words in shown
     assert "not in file" not in shown and "(empty)" not in shown
+
+
+def test_replay_field_change_rereads_the_noheader_file_and_a_new_file_starts_afresh() -> None:
+    # issue 16: after one noheader file a change of the field list did nothing, and a second
+    # noheader file was read with the leftover list
+    text = (FIXTURES / "smi_query_gpu_tee.csv").read_text()
+    body = "".join(ln + "\n" for ln in text.splitlines()[1:])
+    names = ["timestamp", "pstate", "temperature.gpu", "utilization.gpu", "utilization.memory",
+             "memory.total", "memory.free", "memory.used"]
+    app = ui.replay_app()
+    app.upload.value = _upload("first.csv", body.encode())
+    app.fields.value = ",".join(names)
+    first = app.log_import
+    assert first is not None and "gpu_temp_c" in set(first.frame["metric"])
+    fixed = [n if n != "memory.free" else "memory.reserved" for n in names]  # a fix-up
+    app.fields.value = ",".join(fixed)  # re-reads first.csv with the new list
+    again = app.log_import
+    assert again is not first and again is not None and again.source == "first.csv"
+    assert "memory.reserved" in set(again.frame["metric"])
+    assert "memory.reserved" not in set(first.frame["metric"])
+    assert _text(app.upload_error.value) == ""
+    app.upload.value = _upload("second.csv", body.encode())  # a new file: the list is reset
+    assert app.fields.value == "" and app.field_set.value == ""
+    assert app.log_import is again  # waits for its own field list
+    assert "헤더 없는(noheader)" in _text(app.upload_error.value)
+    app.close()

@@ -91,6 +91,16 @@ def _nbytes(content: Any) -> int:
         if isinstance(content, bytes | bytearray) else 0
 
 
+def _noheader(text: str) -> bool:
+    """Whether a --query-gpu CSV has no header line (read with the picker's field list)."""
+    from labkit.data.observe.smi_csv import looks_like_header
+
+    for line in text[:65536].splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            return not looks_like_header(line)
+    return False
+
+
 def trace_label(name: str) -> str:
     """Return a trace's name as the list shows it: a shipped trace's Korean name, else the
     file's own name (an operator's log)."""
@@ -125,7 +135,9 @@ class ReplayApp(widgets.VBox):
         self.field_set = field_set_dropdown()
         self.preview = css(widgets.HTML(""), "lk-replay-preview")
         self.snapshot = css(widgets.HTML(""), "lk-replay-snapshot")
-        self._pending: tuple[str, str] | None = None  # a noheader upload waiting for fields
+        # the current noheader upload: waiting for its field list, or read with it (a change of
+        # the list or field set reads it again; a new upload drops it)
+        self._pending: tuple[str, str] | None = None
         self.info = css(widgets.HTML(""), "lk-replay-info")
         self.error = css(widgets.HTML(""), "lk-replay-error")
         self.log_import: model.LogImport | None = None
@@ -220,7 +232,18 @@ class ReplayApp(widgets.VBox):
             self.upload.unobserve(self._on_upload, names="value")
             self.upload.value = ()  # drop the bytes from the widget
             self.upload.observe(self._on_upload, names="value")
+        if self._pending is not None:  # the last file was noheader: its field list is not
+            self._pending = None       # this file's (issue 16)
+            self._reset_fields()
         self._read_text(name, text)
+
+    def _reset_fields(self) -> None:
+        """Empty the field list and field set without reading anything."""
+        self.fields.unobserve(self._on_fields, names="value")
+        self.field_set.unobserve(self._on_field_set, names="value")
+        self.fields.value, self.field_set.value = "", ""
+        self.fields.observe(self._on_fields, names="value")
+        self.field_set.observe(self._on_field_set, names="value")
 
     def _read_text(self, name: str, text: str) -> None:
         """Read an uploaded log's text; never silent: an error nobody foresaw (a reader's bug)
@@ -260,7 +283,8 @@ class ReplayApp(widgets.VBox):
                 self.preview.value = preview_html(text)
             self._show_upload_error(log_error_text(err, source=name))
             return
-        self._pending = None
+        self._pending = (name, text[:MAX_UPLOAD_BYTES]) if (
+            fields and log.format == "nvidia-smi-csv" and _noheader(text)) else None
         self.preview.value = ""
         self.load(log)
         self.snapshot.value = snapshot_html(snapshot) if snapshot is not None else ""
