@@ -67,11 +67,31 @@ def test_csv_reads_the_same_in_every_encoding(encode: object) -> None:
     assert dobs.decode_log(data, name="x.csv").splitlines()[0].startswith("timestamp, pstate")
 
 
+def test_korean_excel_cp949_log_is_read() -> None:
+    # issue 16: a Korean Excel re-save (CP949) was refused; labkit.data.roster reads CP949 too
+    text = "# 메모: 실습실\n" + _text("smi_query_gpu_tee.csv")
+    assert dobs.decode_log(text.encode("cp949"), name="up.csv") == text
+    log = dobs.read_log(dobs.decode_log(text.encode("euc-kr"), name="up.csv"), source="up.csv")
+    assert _series(log, "fb_used_mib") == _TEE_USED
+
+
+@pytest.mark.parametrize(("data", "kind", "match"), [
+    # Latin-1 "é" then ASCII: not UTF-8, not CP949 -> the 1-based line, not a byte offset
+    (b"timestamp, name\n2026/11/30 09:00:00, caf\xe9, 1\n", "encoding",
+     r"up\.csv, line 2: not UTF-8 text; re-save"),
+    # decodes as CP949 but to Hanja, not Hangul: a wrong code page, refused
+    ("timestamp, name\n2026/11/30 09:00:00, 漢字\n".encode("cp949"), "encoding",
+     r"line 2: not UTF-8"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary", "not a log"),
+    (b"PK\x03\x04" + bytes(64), "binary", "not a log"),
+])
+def test_undecodable_or_binary_uploads_say_why(data: bytes, kind: str, match: str) -> None:
+    with pytest.raises(LogError, match=match) as err:
+        dobs.decode_log(data, name="up.csv")
+    assert err.value.kind == kind
+
+
 def test_unknown_encoding_is_refused_with_a_resave_hint() -> None:
-    cp949 = ("# 메모: 실습실\n" + _text("smi_query_gpu_tee.csv")).encode("cp949")
-    with pytest.raises(LogError, match=r"up\.csv: not UTF-8 text \(byte 2\); re-save") as err:
-        dobs.decode_log(cp949, name="up.csv")
-    assert err.value.kind == "encoding"
     no_bom = _text("smi_query_gpu_tee.csv").encode("utf-16-le")  # UTF-16 without its BOM
     with pytest.raises(LogError, match="NUL") as err2:
         dobs.decode_log(no_bom, name="up.csv")

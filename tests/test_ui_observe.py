@@ -369,13 +369,27 @@ def test_replay_upload_powershell_utf16_log_reads() -> None:
 
 
 def test_replay_upload_unknown_encoding_says_resave_in_korean() -> None:
-    data = ("# 메모\n" + (FIXTURES / "smi_query_gpu_tee.csv").read_text()).encode("cp949")
+    data = ("# note\n" + (FIXTURES / "smi_query_gpu_tee.csv").read_text()).encode("utf-8")
+    data = data.replace(b"# note", b"# caf\xe9")  # Latin-1: neither UTF-8 nor Korean CP949
     app = ui.replay_app()
     before = app.log_import
-    app.upload.value = _upload("cp949.csv", data)
+    app.upload.value = _upload("latin1.csv", data)
     message = _text(app.upload_error.value)
     assert "문자 인코딩(encoding)을 알 수 없습니다" in message and "UTF-8" in message
-    assert "cp949.csv" in message and app.log_import is before
+    assert "latin1.csv" in message and "1번째 줄" in message and app.log_import is before
+    assert "바이트" not in message
+
+
+def test_replay_upload_reads_cp949_and_says_a_png_is_not_a_log() -> None:
+    text = "# 메모: 실습실\n" + (FIXTURES / "smi_query_gpu_tee.csv").read_text()
+    app = ui.replay_app()
+    app.upload.value = _upload("excel.csv", text.encode("cp949"))
+    assert app.log_import is not None and app.log_import.source == "excel.csv"
+    assert _text(app.upload_error.value) == ""
+    app.upload.value = _upload("shot.csv", b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    message = _text(app.upload_error.value)
+    assert "로그가 아닙니다" in message and "인코딩" not in message
+    assert app.log_import.source == "excel.csv"
 
 
 def test_replay_snapshot_shows_what_is_on_the_gpu_now() -> None:
