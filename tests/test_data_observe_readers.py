@@ -278,6 +278,33 @@ def test_dmon_bad_files_name_file_and_line(text: str, match: str) -> None:
 # --- nvidia-smi -q and -q -x ------------------------------------------------------------------
 
 
+def _older_mig_layouts() -> dict[str, str]:
+    """The real H100 -q text (MIG devices straight under the GPU, "Shared FB Memory Usage")
+    rewritten as older drivers print it: "FB Memory Usage", and also under a "MIG Devices"
+    line with every MIG device line indented one level more (issue 16)."""
+    text = _text("smi_q_h100_mig.txt")
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln == "    MIG Device")
+    end = next(i for i, ln in enumerate(lines) if ln.startswith("    Accounting Mode"))
+    fb = [ln.replace("Shared FB Memory Usage", "FB Memory Usage       ")
+          for ln in lines[start:end]]
+    wrapped = lines[:start] + ["    MIG Devices"] + ["    " + ln for ln in fb] + lines[end:]
+    return {"fb": "\n".join(lines[:start] + fb + lines[end:]) + "\n",
+            "wrapped": "\n".join(wrapped) + "\n"}
+
+
+@pytest.mark.parametrize("layout", ["fb", "wrapped"])
+def test_query_text_older_mig_layouts_read_the_same_devices(layout: str) -> None:
+    real = dobs.parse_nvidia_smi_query(_text("smi_q_h100_mig.txt"), source="new.txt")
+    old = dobs.parse_nvidia_smi_query(_older_mig_layouts()[layout], source="old.txt")
+    want = [(d.gi_id, d.ci_id, d.memory_used_mib, d.memory_total_mib, d.sm_count)
+            for d in real.gpus[0].mig_devices]
+    assert len(want) == 4 and all(w[3] is not None for w in want)
+    assert [(d.gi_id, d.ci_id, d.memory_used_mib, d.memory_total_mib, d.sm_count)
+            for d in old.gpus[0].mig_devices] == want
+    assert "mig_without_devices" not in [w.code for w in old.warnings]
+
+
 def test_query_xml_a100_mig_devices_and_count_warning() -> None:
     """Telegraf test data: A100-SXM4-80GB in MIG mode, the file of one GPU of four."""
     snap = dobs.read_nvidia_smi_query(FIXTURES / "smi_qx_a100_mig.xml")
