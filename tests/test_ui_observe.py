@@ -476,3 +476,18 @@ def test_replay_field_change_rereads_the_noheader_file_and_a_new_file_starts_afr
     assert app.log_import is again  # waits for its own field list
     assert "헤더 없는(noheader)" in _text(app.upload_error.value)
     app.close()
+
+
+def test_replay_one_moment_says_so_and_dmon_gpus_have_a_name() -> None:
+    # issue 16: a single scrape showed an empty chart (axis -1..1); dmon GPUs read "GPU 0:"
+    app = ui.replay_app()
+    app.upload.value = _upload("one.prom", (FIXTURES / "dcgm_two_gpus.prom").read_bytes())
+    assert app.trace is not None and len(app.trace.times) == 1
+    assert "한 순간의 측정값만" in _text(app.one_moment.value)
+    assert app.activity.layout.display == "none" and app.power.layout.display == "none"
+    assert any("n/a" not in _text(c.value) for c in app.cards.values())  # cards still show
+    app.upload.value = _upload("mutc.txt", (FIXTURES / "dmon_mutc_TD.txt").read_bytes())
+    assert app.one_moment.value == "" and app.activity.layout.display is None
+    labels = [label for label, _ in app.gpu.options]
+    assert labels and all(not label.rstrip().endswith(":") for label in labels)
+    assert labels[0] == "GPU 0 (nvidia-smi dmon)"

@@ -53,11 +53,13 @@ from labkit.validate import InputError
 __all__ = ["ReplayApp", "current_replay", "replay_app", "series_label"]
 
 
-def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]]) -> str:
+def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]],
+                 source: str = "") -> str:
     """Return the GPU choice's Korean label of one series: a whole GPU or a MIG device.
 
     ``"GPU 0: NVIDIA H100 80GB HBM3"``; a MIG device ``"GPU 0 · MIG 1g.10gb (GI 3)"`` (with
-    ``CI n`` when the log names the compute instance, as ``nvidia-smi dmon`` does).
+    ``CI n`` when the log names the compute instance, as ``nvidia-smi dmon`` does). A GPU the
+    log does not name (``nvidia-smi dmon``) is ``"GPU 0 (nvidia-smi dmon)"`` with ``source``.
     """
     if not series.is_mig:
         info = devices.get(series.gpu, {})
@@ -65,8 +67,11 @@ def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]]) -> 
             return t("observe.gpu_option_mig", gpu=info["parent_gpu"],
                      profile=f" {info['GPU_I_PROFILE']}" if info.get("GPU_I_PROFILE") else "",
                      ids=f" (GI {info['GPU_I_ID']})" if info.get("GPU_I_ID") else "")
-        return t("observe.gpu_option", index=series.gpu,
-                 name=info.get("name") or info.get("modelName", ""))
+        name = info.get("name") or info.get("modelName", "")
+        if not name:
+            return t("observe.gpu_option_unnamed", index=series.gpu,
+                     source=source or t("observe.gpu_option_no_source"))
+        return t("observe.gpu_option", index=series.gpu, name=name)
     ids = [f"GI {series.gi_id}"] if series.gi_id is not None else []
     if series.ci_id is not None:
         ids.append(f"CI {series.ci_id}")
@@ -174,6 +179,7 @@ class ReplayApp(widgets.VBox):
         self.cards = {p: css(widgets.HTML(""), "lk-replay-panel", f"lk-panel-{p}")
                       for p in self.PANELS}
         self.signals = css(widgets.HTML(""), "lk-replay-signals")
+        self.one_moment = css(widgets.HTML(""), "lk-replay-one-moment")
         self.activity = LiveFigureOutput("lk-replay-activity")
         self.power = LiveFigureOutput("lk-replay-power")
         self.export = css(widgets.Button(description=t("observe.export.button")),
@@ -182,7 +188,8 @@ class ReplayApp(widgets.VBox):
         grid = widgets.GridBox(list(self.cards.values()), layout=widgets.Layout(
             grid_template_columns="repeat(auto-fill, minmax(210px, 1fr))", grid_gap="8px"))
         return [widgets.HBox([self.gpu, self.time, self.time_text]), self.signals, grid,
-                self.activity, self.power, widgets.HBox([self.export, self.export_link])]
+                self.one_moment, self.activity, self.power,
+                widgets.HBox([self.export, self.export_link])]
 
     # -- loading --------------------------------------------------------------------------------
     def _show_error(self, message: str) -> None:
@@ -308,7 +315,9 @@ class ReplayApp(widgets.VBox):
         self.segments = _segments(log)
         self.error.value = ""
         self.upload_error.value = ""
-        options = [(series_label(s, log.devices), s.index) for s in series]
+        words = t(f"observe.replay.format.{log.format}") \
+            if f"observe.replay.format.{log.format}" in KO else log.format
+        options = [(series_label(s, log.devices, words), s.index) for s in series]
         self.gpu.unobserve(self._on_position, names="value")
         self.time.unobserve(self._on_position, names="value")
         self.gpu.options = options
@@ -373,6 +382,10 @@ class ReplayApp(widgets.VBox):
         self.signals.value = signals_html(view)
         self.time_text.value = t("observe.replay.at", t=f"{t_s:.1f}",
                                  total=f"{self.trace.duration_s:.1f}")
+        one = len(self.trace.times) == 1  # a single scrape/snapshot: nothing to replay
+        self.one_moment.value = t("observe.replay.one_moment") if one else ""
+        for chart in (self.activity, self.power):  # drawn (kept current), shown with a span
+            chart.layout.display = "none" if one else None
         act = self._frame(gpu, [k for k, _ in ACTIVITY_LINES] + ["gr_engine_active_frac"])
         pw = self._frame(gpu, list(POWER_LINES))
         x_range = (float(self.trace.times[0]), float(self.trace.times[-1]))
