@@ -64,7 +64,7 @@ def test_size_cap_is_checked_before_reading(tmp_path: Path) -> None:
 
 def test_decode_log_rejects_binary_and_oversize() -> None:
     assert dobs.decode_log(b"abc") == "abc"
-    with pytest.raises(ValueError, match=r"up\.csv: not UTF-8 text \(byte 1\)"):
+    with pytest.raises(ValueError, match=r"up\.csv, line 1: not UTF-8 text"):
         dobs.decode_log(b"a\xff\xfe", name="up.csv")
     with pytest.raises(ValueError, match=r"up\.csv: 5 bytes, more than the 4 allowed"):
         dobs.decode_log(b"12345", name="up.csv", max_bytes=4)

@@ -129,8 +129,8 @@ def test_dmon_encoding_errors_in_a_later_chunk_are_the_whole_file_messages(
     good = _LOG.encode()
     path = tmp_path / "bad.log"
     path.write_bytes(good + b" 20250909   00:00:01      0   \xff\xfe    1\n")
-    at = len(good) + 30  # the byte offset of \xff, counted here by hand
-    with pytest.raises(ValueError, match=rf"^bad\.log: not UTF-8 text \(byte {at}\); re-save"):
+    at = good.count(b"\n") + 1  # the 1-based line of \xff, counted here by hand
+    with pytest.raises(ValueError, match=rf"^bad\.log, line {at}: not UTF-8 text; re-save"):
         dobs.read_nvidia_smi_dmon(path)
     path.write_bytes(good + b"    0\x00  1\n")
     with pytest.raises(ValueError, match=r"^bad\.log: text holds NUL characters"):

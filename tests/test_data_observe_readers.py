@@ -67,11 +67,31 @@ def test_csv_reads_the_same_in_every_encoding(encode: object) -> None:
     assert dobs.decode_log(data, name="x.csv").splitlines()[0].startswith("timestamp, pstate")
 
 
+def test_korean_excel_cp949_log_is_read() -> None:
+    # issue 16: a Korean Excel re-save (CP949) was refused; labkit.data.roster reads CP949 too
+    text = "# 메모: 실습실\n" + _text("smi_query_gpu_tee.csv")
+    assert dobs.decode_log(text.encode("cp949"), name="up.csv") == text
+    log = dobs.read_log(dobs.decode_log(text.encode("euc-kr"), name="up.csv"), source="up.csv")
+    assert _series(log, "fb_used_mib") == _TEE_USED
+
+
+@pytest.mark.parametrize(("data", "kind", "match"), [
+    # Latin-1 "é" then ASCII: not UTF-8, not CP949 -> the 1-based line, not a byte offset
+    (b"timestamp, name\n2026/11/30 09:00:00, caf\xe9, 1\n", "encoding",
+     r"up\.csv, line 2: not UTF-8 text; re-save"),
+    # decodes as CP949 but to Hanja, not Hangul: a wrong code page, refused
+    ("timestamp, name\n2026/11/30 09:00:00, 漢字\n".encode("cp949"), "encoding",
+     r"line 2: not UTF-8"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary", "not a log"),
+    (b"PK\x03\x04" + bytes(64), "binary", "not a log"),
+])
+def test_undecodable_or_binary_uploads_say_why(data: bytes, kind: str, match: str) -> None:
+    with pytest.raises(LogError, match=match) as err:
+        dobs.decode_log(data, name="up.csv")
+    assert err.value.kind == kind
+
+
 def test_unknown_encoding_is_refused_with_a_resave_hint() -> None:
-    cp949 = ("# 메모: 실습실\n" + _text("smi_query_gpu_tee.csv")).encode("cp949")
-    with pytest.raises(LogError, match=r"up\.csv: not UTF-8 text \(byte 2\); re-save") as err:
-        dobs.decode_log(cp949, name="up.csv")
-    assert err.value.kind == "encoding"
     no_bom = _text("smi_query_gpu_tee.csv").encode("utf-16-le")  # UTF-16 without its BOM
     with pytest.raises(LogError, match="NUL") as err2:
         dobs.decode_log(no_bom, name="up.csv")
@@ -125,6 +145,22 @@ def test_csv_real_full_field_capture_h100_under_load() -> None:
     assert log.devices[0]["name"] == "NVIDIA H100 80GB HBM3"
     # the alias power.draw.average keeps its own name instead of a second power_usage_w
     assert _one(log, "power.draw.instant").value == 625.68
+
+
+@pytest.mark.parametrize(("fields", "cells", "limit", "own"), [
+    ("power.limit [W]", "300.00 W", 300.0, None),  # the common field alone: the card's limit
+    ("power.limit [W], enforced.power.limit [W]", "300.00 W, 250.00 W", 250.0, 300.0),
+])
+def test_csv_power_limit_maps_to_the_limit_unless_enforced_is_there(
+        fields: str, cells: str, limit: float, own: float | None) -> None:
+    # issue 16: a log with power.limit (not enforced.power.limit) showed no limit
+    text = (f"timestamp, index, power.draw [W], {fields}\n"
+            f"2026/11/30 09:00:00.000, 0, 120.50 W, {cells}\n")
+    for log in (dobs.parse_nvidia_smi_csv(text, source="pl.csv"),
+                dobs.read_log(text, source="pl.csv")):  # the in-memory and streaming readers
+        assert _one(log, "power_limit_w").value == limit
+        if own is not None:  # shadowed: power.limit keeps its own name
+            assert _one(log, "power.limit").value == own
 
 
 def test_csv_real_capture_mig_enabled_and_windows() -> None:
@@ -240,6 +276,33 @@ def test_dmon_bad_files_name_file_and_line(text: str, match: str) -> None:
 
 
 # --- nvidia-smi -q and -q -x ------------------------------------------------------------------
+
+
+def _older_mig_layouts() -> dict[str, str]:
+    """The real H100 -q text (MIG devices straight under the GPU, "Shared FB Memory Usage")
+    rewritten as older drivers print it: "FB Memory Usage", and also under a "MIG Devices"
+    line with every MIG device line indented one level more (issue 16)."""
+    text = _text("smi_q_h100_mig.txt")
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln == "    MIG Device")
+    end = next(i for i, ln in enumerate(lines) if ln.startswith("    Accounting Mode"))
+    fb = [ln.replace("Shared FB Memory Usage", "FB Memory Usage       ")
+          for ln in lines[start:end]]
+    wrapped = lines[:start] + ["    MIG Devices"] + ["    " + ln for ln in fb] + lines[end:]
+    return {"fb": "\n".join(lines[:start] + fb + lines[end:]) + "\n",
+            "wrapped": "\n".join(wrapped) + "\n"}
+
+
+@pytest.mark.parametrize("layout", ["fb", "wrapped"])
+def test_query_text_older_mig_layouts_read_the_same_devices(layout: str) -> None:
+    real = dobs.parse_nvidia_smi_query(_text("smi_q_h100_mig.txt"), source="new.txt")
+    old = dobs.parse_nvidia_smi_query(_older_mig_layouts()[layout], source="old.txt")
+    want = [(d.gi_id, d.ci_id, d.memory_used_mib, d.memory_total_mib, d.sm_count)
+            for d in real.gpus[0].mig_devices]
+    assert len(want) == 4 and all(w[3] is not None for w in want)
+    assert [(d.gi_id, d.ci_id, d.memory_used_mib, d.memory_total_mib, d.sm_count)
+            for d in old.gpus[0].mig_devices] == want
+    assert "mig_without_devices" not in [w.code for w in old.warnings]
 
 
 def test_query_xml_a100_mig_devices_and_count_warning() -> None:

@@ -261,10 +261,14 @@ def test_trace_view_matches_brute_force(rows: list[tuple[float, int, str, float,
     np.testing.assert_array_equal(series.to_numpy(), np.asarray(expected, dtype=float))
 
 
-def test_trace_rejects_an_unknown_status() -> None:
-    bad = _POWER.assign(status=["ok", "ok", "broken", "ok", "ok", "ok"])
-    with pytest.raises(ValueError, match="broken"):
-        ob.Trace(bad)
+@pytest.mark.parametrize("status", ["broken", ""])
+def test_trace_reads_an_unknown_status_as_not_available(status: str) -> None:
+    # issue 16: a reader's blank status category ('') made Trace raise in the upload callback
+    bad = _POWER.assign(status=pd.Categorical(["ok", "ok", status, "ok", "ok", "ok"],
+                                              categories=["ok", status]))
+    trace = ob.Trace(bad)
+    got = trace.view(int(_POWER["gpu"].iloc[2]), float(_POWER["timestamp_s"].iloc[2]))
+    assert got["power_usage_w"].status is Status.NOT_AVAILABLE
 
 
 def test_trace_summary_means_per_segment() -> None:

@@ -16,6 +16,7 @@ import pytest
 import labkit.gpu as gpu
 from labkit import observe as ob
 from labkit.data.observe import read_log
+from labkit.i18n import t
 from labkit.ui import observe as ui
 from labkit.ui.components import find_by_class
 from tests.conftest import SimFactory
@@ -344,6 +345,20 @@ def test_replay_upload_accepts_each_operator_format(name: str, fmt_words: str) -
     assert fmt_words in _text(app.info.value)
 
 
+@pytest.mark.parametrize(("name", "shown"), [
+    ("smi_query_gpu_tee.csv", True), ("dcgm_readme_k8s.prom", False),
+    ("dcgm_two_gpus.prom", False), ("dmon_mutc_TD.txt", False), ("smi_q_h100_mig.txt", False),
+    ("smi_qx_a100_mig.xml", False),
+])
+def test_replay_says_no_sm_activity_only_for_a_query_gpu_log(name: str, shown: bool) -> None:
+    # issue 16: "nvidia-smi는 util.gpu만 기록합니다" was shown for dcgm-exporter, dmon and -q
+    app = ui.replay_app()
+    app.upload.value = _upload(name, (FIXTURES / name).read_bytes())
+    assert app.log_import is not None and app.log_import.source == name
+    no_sm = _text(t("observe.replay.no_sm_active"))
+    assert (no_sm in _text(app.info.value)) is shown
+
+
 def test_replay_upload_powershell_utf16_log_reads() -> None:
     text = (FIXTURES / "smi_query_gpu_tee.csv").read_text(encoding="utf-8")
     data = b"\xff\xfe" + text.replace("\n", "\r\n").encode("utf-16-le")  # PowerShell's >
@@ -354,13 +369,27 @@ def test_replay_upload_powershell_utf16_log_reads() -> None:
 
 
 def test_replay_upload_unknown_encoding_says_resave_in_korean() -> None:
-    data = ("# 메모\n" + (FIXTURES / "smi_query_gpu_tee.csv").read_text()).encode("cp949")
+    data = ("# note\n" + (FIXTURES / "smi_query_gpu_tee.csv").read_text()).encode("utf-8")
+    data = data.replace(b"# note", b"# caf\xe9")  # Latin-1: neither UTF-8 nor Korean CP949
     app = ui.replay_app()
     before = app.log_import
-    app.upload.value = _upload("cp949.csv", data)
-    message = _text(app.error.value)
+    app.upload.value = _upload("latin1.csv", data)
+    message = _text(app.upload_error.value)
     assert "문자 인코딩(encoding)을 알 수 없습니다" in message and "UTF-8" in message
-    assert "cp949.csv" in message and app.log_import is before
+    assert "latin1.csv" in message and "1번째 줄" in message and app.log_import is before
+    assert "바이트" not in message
+
+
+def test_replay_upload_reads_cp949_and_says_a_png_is_not_a_log() -> None:
+    text = "# 메모: 실습실\n" + (FIXTURES / "smi_query_gpu_tee.csv").read_text()
+    app = ui.replay_app()
+    app.upload.value = _upload("excel.csv", text.encode("cp949"))
+    assert app.log_import is not None and app.log_import.source == "excel.csv"
+    assert _text(app.upload_error.value) == ""
+    app.upload.value = _upload("shot.csv", b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    message = _text(app.upload_error.value)
+    assert "로그가 아닙니다" in message and "인코딩" not in message
+    assert app.log_import.source == "excel.csv"
 
 
 def test_replay_snapshot_shows_what_is_on_the_gpu_now() -> None:
@@ -385,12 +414,12 @@ def test_replay_noheader_upload_waits_for_a_field_set_with_a_preview() -> None:
     app = ui.replay_app()
     before = app.log_import
     app.upload.value = _upload("noheader.csv", body.encode())
-    assert "헤더 없는(noheader)" in _text(app.error.value) and app.log_import is before
+    assert "헤더 없는(noheader)" in _text(app.upload_error.value) and app.log_import is before
     assert "2024/01/16 14:44:16.977" in _text(app.preview.value)
     assert "열 8개" in _text(app.preview.value)
     app.fields.value = ("timestamp,pstate,temperature.gpu,utilization.gpu,utilization.memory,"
                         "memory.total,memory.free,memory.used")
-    assert app.error.value == "" and app.log_import is not before
+    assert app.error.value == app.upload_error.value == "" and app.log_import is not before
     assert app.log_import is not None and app.log_import.rows == 5
     assert app.preview.value == ""
 
@@ -409,3 +438,56 @@ def test_dcgm_blank_reason_is_korean_in_the_panel() -> None:
     html_text = _text(ui._value_text("memory_temp_c", view["memory_temp_c"]))
     assert "DCGM 빈 값(DCGM blank): 이 GPU에서 지원하지 않음" in html_text
     assert "9223372036854775794" not in html_text
+
+
+@pytest.mark.parametrize(("reason", "words"), [
+    ("not in file", "값이 없음 (파일에 기록되지 않음)"), ("empty", "값이 없음 (빈 칸)"),
+    ("[N/A]", "값이 없음 ([N/A])"),  # nvidia-smi's own token stays, after the Korean
+])
+def test_a_readers_reason_for_a_missing_value_is_korean(reason: str, words: str) -> None:
+    # issue 16: an -q -x upload showed "n/a — 값이 없음 (not in file)"
+    shown = _text(ui._value_text("power_limit_w",
+                                ob.Reading.missing(ob.Status.NOT_AVAILABLE, reason)))
+    assert words in shown
+    assert "not in file" not in shown and "(empty)" not in shown
+
+
+def test_replay_field_change_rereads_the_noheader_file_and_a_new_file_starts_afresh() -> None:
+    # issue 16: after one noheader file a change of the field list did nothing, and a second
+    # noheader file was read with the leftover list
+    text = (FIXTURES / "smi_query_gpu_tee.csv").read_text()
+    body = "".join(ln + "\n" for ln in text.splitlines()[1:])
+    names = ["timestamp", "pstate", "temperature.gpu", "utilization.gpu", "utilization.memory",
+             "memory.total", "memory.free", "memory.used"]
+    app = ui.replay_app()
+    app.upload.value = _upload("first.csv", body.encode())
+    app.fields.value = ",".join(names)
+    first = app.log_import
+    assert first is not None and "gpu_temp_c" in set(first.frame["metric"])
+    fixed = [n if n != "memory.free" else "memory.reserved" for n in names]  # a fix-up
+    app.fields.value = ",".join(fixed)  # re-reads first.csv with the new list
+    again = app.log_import
+    assert again is not first and again is not None and again.source == "first.csv"
+    assert "memory.reserved" in set(again.frame["metric"])
+    assert "memory.reserved" not in set(first.frame["metric"])
+    assert _text(app.upload_error.value) == ""
+    app.upload.value = _upload("second.csv", body.encode())  # a new file: the list is reset
+    assert app.fields.value == "" and app.field_set.value == ""
+    assert app.log_import is again  # waits for its own field list
+    assert "헤더 없는(noheader)" in _text(app.upload_error.value)
+    app.close()
+
+
+def test_replay_one_moment_says_so_and_dmon_gpus_have_a_name() -> None:
+    # issue 16: a single scrape showed an empty chart (axis -1..1); dmon GPUs read "GPU 0:"
+    app = ui.replay_app()
+    app.upload.value = _upload("one.prom", (FIXTURES / "dcgm_two_gpus.prom").read_bytes())
+    assert app.trace is not None and len(app.trace.times) == 1
+    assert "한 순간의 측정값만" in _text(app.one_moment.value)
+    assert app.activity.layout.display == "none" and app.power.layout.display == "none"
+    assert any("n/a" not in _text(c.value) for c in app.cards.values())  # cards still show
+    app.upload.value = _upload("mutc.txt", (FIXTURES / "dmon_mutc_TD.txt").read_bytes())
+    assert app.one_moment.value == "" and app.activity.layout.display is None
+    labels = [label for label, _ in app.gpu.options]
+    assert labels and all(not label.rstrip().endswith(":") for label in labels)
+    assert labels[0] == "GPU 0 (nvidia-smi dmon)"

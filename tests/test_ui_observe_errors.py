@@ -106,7 +106,8 @@ def test_every_reader_error_in_the_panel_is_korean(name: str, data: bytes,
     shown = " ".join(_plain(w.value) for w in (app.error, app.info, app.upload_error))
     assert headline in shown
     if app.log_import is None or app.log_import.source != name:  # refused: says where
-        assert name in _plain(app.error.value)
+        assert name in _plain(app.upload_error.value)  # beside the upload control
+        assert app.error.value == ""
     assert english_left(shown, (name, "sim-h100_dcgm-exporter_scenarios.prom")) == []
     app.close()
 

@@ -7,7 +7,6 @@ with MIG rows written here (the layout of ``nvidia-smi dmon`` with ``gi``/``ci``
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -83,7 +82,7 @@ def test_replay_offers_whole_gpus_and_mig_devices_of_a_dmon_log() -> None:
     app = ui.replay_app()
     app.upload.value = _upload("dmon.txt", DMON_MIG.encode())
     assert _labels(app)[1:] == ["GPU 0 · MIG (GI 1, CI 0)", "GPU 0 · MIG (GI 2, CI 0)"]
-    assert re.match(r"GPU 0: ", _labels(app)[0])
+    assert _labels(app)[0] == "GPU 0 (nvidia-smi dmon)"  # dmon names no model (issue 16)
     app.gpu.value = app.gpu.options[2][1]  # GI 2: dmon's "sm" (util.gpu) 20 % then 30 %
     lines = {tr.name: list(tr.y) for tr in app.activity.figure.data}
     assert lines == {"GPU 사용률 (util.gpu)": pytest.approx([20.0, 30.0])}

@@ -30,7 +30,7 @@ def _plain(html: str) -> str:
 def _english(text: str, names: tuple[str, ...]) -> list[str]:
     for name in names:
         text = text.replace(name, " ")
-    text = re.sub(r"\([A-Za-z_]+\)", " ", text)  # the nvidia-smi term after its Korean words
+    text = re.sub(r"\([A-Za-z_]+(?: [A-Z][a-z]+)*\)", " ", text)  # nvidia-smi's term after
     return [w for w in re.findall(r"[A-Za-z_]+", text) if w not in ALLOWED]
 
 
@@ -79,4 +79,22 @@ def test_snapshot_mig_pending_warning_in_korean() -> None:
     snap = parse_nvidia_smi_query(xml, source="a100.xml")
     shown = _plain(snapshot_html(snap))
     assert "지금은 켜짐(Enabled)이고, GPU 리셋 후에는 꺼짐(Disabled)이 됩니다" in shown
+    assert _english(shown, _names(snap)) == []
+
+
+def test_snapshot_text_remapped_rows_in_korean_with_nvidia_smi_words() -> None:
+    # issue 16: the -q text's counters showed as the reader's keys (correctable_error, ...)
+    text = (FIXTURES / "smi_q_h100_mig.txt").read_text(encoding="utf-8").replace(
+        "    Remapped Rows                                      : N/A\n",
+        "    Remapped Rows\n        Correctable Error                 : 3\n"
+        "        Uncorrectable Error               : 1\n        Pending                 "
+        "          : No\n        Remapping Failure Occurred        : No\n")
+    snap = parse_nvidia_smi_query(text, source="h100.txt")
+    shown = _plain(snapshot_html(snap))
+    assert "정정 가능 오류로 바꾼 행(Correctable Error) 3" in shown
+    assert "정정 불가 오류로 바꾼 행(Uncorrectable Error) 1" in shown
+    assert "리셋 후 바꿀 행(Pending) 0" in shown
+    assert "행 바꾸기 실패(Remapping Failure Occurred) 0" in shown
+    for key in ("correctable_error", "uncorrectable_error", "remapping_failure_occurred"):
+        assert key not in shown  # the reader's keys are not nvidia-smi's words
     assert _english(shown, _names(snap)) == []

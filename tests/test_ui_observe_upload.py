@@ -102,3 +102,57 @@ def test_chunks_without_a_start_are_ignored() -> None:
     widget._handle_custom_msg({"kind": "chunk", "index": 0}, [memoryview(b"abc")])
     widget._handle_custom_msg("not a dict", [])
     assert widget.value == () and widget.refused == {}
+
+
+#: issue 16's trial file 97: a --query-gpu log (the units of nvidia-smi 550) in which one line
+#: came through a wrapper that wrote ``98 percent`` / ``679.93 Watts``.
+_WRAPPED = (
+    "timestamp, name, pci.bus_id, utilization.gpu [%], power.draw [W], power.limit [W]\n"
+    "2026-11-30T09:04:35+09:00, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 99 %, 685.49 W, "
+    "700.00 W\n"
+    "2026-11-30T09:04:40+09:00, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 98 percent, "
+    "679.93 Watts, 700.00 W\n"
+    "2026-11-30T09:04:45+09:00, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 95 %, 660.42 W, "
+    "700.00 W\n")
+
+
+def test_a_wrapper_unit_marks_its_line_unread_and_the_log_replays() -> None:
+    app = ui.replay_app()
+    app.upload.value = _upload_value("wrapped.csv", _WRAPPED.encode())
+    assert app.log_import is not None and app.log_import.source == "wrapped.csv"
+    assert [u.line for u in app.log_import.unparsed] == [3]
+    assert "읽지 못한 줄 1개" in _text(app.info.value)
+    assert _text(app.upload_error.value) == "" and _text(app.error.value) == ""
+    assert app.trace is not None and len(app.trace.times) == 2
+    app.close()
+
+
+def test_an_unforeseen_reader_error_is_shown_in_korean_beside_the_upload(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import labkit.data.observe as data_observe
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise KeyError("a reader's bug")
+
+    app = ui.replay_app()
+    before = app.log_import
+    monkeypatch.setattr(data_observe, "read_log", broken)
+    app.upload.value = _upload_value("any.csv", _WRAPPED.encode())
+    shown = _text(app.upload_error.value)
+    assert "any.csv" in shown and "예상하지 못한 문제" in shown
+    assert app.log_import is before and _text(app.error.value) == ""
+    app.close()
+
+
+def _upload_value(name: str, data: bytes) -> tuple[dict[str, Any], ...]:
+    return ({"name": name, "type": "text/csv", "size": len(data), "content": memoryview(data)},)
+
+
+def test_the_size_limit_shown_is_the_constant_and_the_lesson_does_not_hard_code_one() -> None:
+    # issue 16: lesson 01 said "최대 2 MB" while the cap was 64 MiB
+    app = ui.replay_app()
+    limit = f"{ui.MAX_UPLOAD_BYTES / 1e6:,.1f} MB"
+    assert limit == "67.1 MB" and f"최대 {limit}" in _text(app.upload_hint.value)
+    app.close()
+    lesson = (Path(__file__).parents[1] / "notebooks" / "01_observe.ipynb").read_text("utf-8")
+    assert not re.search(r"최대 [\d.,]+ ?[MK]i?B", lesson)

@@ -254,6 +254,9 @@ SMI_ALIASES: Mapping[str, str] = MappingProxyType({
     "clocks.max.graphics": "clocks.max.sm",
     "clocks.current.graphics": "clocks.sm",
     "clocks.gr": "clocks.sm",
+    # the limit an administrator set (nvidia-smi -pl): the enforced one when a log has only
+    # this (the common --query-gpu field; issue 16); a log with both keeps enforced.power.limit
+    "power.limit": "enforced.power.limit",
 })
 
 #: DCGM 4.6.0 renamed fields, keeping the old names as aliases (``dcgm_fields.h``).

@@ -31,7 +31,9 @@ class Trace:
     Raises
     ------
     ValueError
-        If columns are missing, the frame is empty, or a status is not a :class:`Status`.
+        If columns are missing or the frame is empty. A status that is not a :class:`Status`
+        (a reader's blank) reads as :attr:`Status.NOT_AVAILABLE`: a reader's frame never
+        makes the replay fail (issue 16).
     """
 
     def __init__(self, frame: pd.DataFrame) -> None:
@@ -45,7 +47,7 @@ class Trace:
         self.times = np.unique(t)
         value = self.frame["value"].to_numpy(dtype=float)
         status_codes, statuses = _codes(self.frame["status"])
-        self._statuses = tuple(Status(str(s)) for s in statuses)
+        self._statuses = tuple(_status(s) for s in statuses)
         reason_codes, reasons = _codes(self.frame["reason"])
         self._reasons = tuple(str(r) for r in reasons)
         gpu_codes, gpus = pd.factorize(self.frame["gpu"])
@@ -128,6 +130,14 @@ class _Series(NamedTuple):
     value: np.ndarray
     status: np.ndarray
     reason: np.ndarray
+
+
+def _status(value: Any) -> Status:
+    """Return the :class:`Status` of a status cell; anything else is ``NOT_AVAILABLE``."""
+    try:
+        return Status(str(value))
+    except ValueError:
+        return Status.NOT_AVAILABLE
 
 
 def _codes(column: pd.Series) -> tuple[np.ndarray, Sequence[Any]]:

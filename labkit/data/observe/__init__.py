@@ -101,31 +101,75 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
          (codecs.BOM_UTF16_BE, "utf-16"))
 
 
-def decode_log(data: bytes, *, name: str = "<upload>", max_bytes: int = MAX_LOG_BYTES) -> str:
+#: File signatures of what operators upload by mistake (PNG, JPEG, GIF, PDF, ZIP/xlsx, gzip,
+#: ELF); from each format's specification.
+_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF8", b"%PDF-", b"PK\x03\x04",
+          b"\x1f\x8b", b"\x7fELF")
+
+
+def _binary(data: bytes) -> bool:
+    """Whether bytes are a known binary format or hold control bytes no text log has."""
+    if data.startswith(_MAGIC):
+        return True
+    head = data[:4096]
+    control = sum(1 for b in head if (b < 32 and b not in (9, 10, 13)) or b == 127)
+    return bool(head) and b"\0" not in head[:2] and control > len(head) // 100 + 2
+
+
+def _cp949_log(data: bytes) -> str | None:
+    """Return CP949 (EUC-KR and Korean Excel's re-save) text if the bytes decode cleanly and the
+    text looks like a log: every non-ASCII character Hangul or CJK punctuation (a wrong code
+    page gives Hanja or symbols); None otherwise. As labkit.data.roster reads rosters."""
+    try:
+        text = data.decode("cp949")
+    except UnicodeDecodeError:
+        return None
+    other = [c for c in text if ord(c) > 127]
+    hangul = sum(1 for c in other if "\uac00" <= c <= "\ud7a3" or "\u3000" <= c <= "\u318f")
+    return text if other and hangul == len(other) and "\0" not in text else None
+
+
+def decode_log(data: bytes, *, name: str = "<upload>", max_bytes: int = MAX_LOG_BYTES,
+               cp949: bool = True) -> str:
     """Return uploaded or read bytes as text, checking the size first.
 
     UTF-8 (a BOM dropped) and UTF-16 LE/BE with a BOM are decoded; CRLF and CR line ends are
     left to the readers (they split lines with :meth:`str.splitlines`). Without a BOM, text
-    that is not UTF-8 is refused: guessing a legacy code page (cp949, cp1252) could silently
-    change digits' neighbours and names.
+    that is not UTF-8 is read as CP949 (a Korean Excel re-save) only when it decodes cleanly
+    and every non-ASCII character is Hangul; anything else is refused with the line: guessing
+    other legacy code pages (cp1252) could silently change names. A binary file (an image, an
+    archive) is refused as not a log.
+
+    Parameters
+    ----------
+    cp949 : bool
+        Whether to try CP949 after UTF-8 (False: the chunked readers, which stream UTF-8).
 
     Raises
     ------
     LogError
-        (a ``ValueError``, ``kind`` "too_large" or "encoding") if ``data`` is larger than
-        ``max_bytes``, or neither UTF-8 nor BOM-marked UTF-16 (the message names ``name``).
+        (a ``ValueError``, ``kind`` "too_large", "binary" or "encoding") if ``data`` is larger
+        than ``max_bytes``, binary, or neither UTF-8, BOM-marked UTF-16 nor Korean CP949 (the
+        message names ``name`` and the 1-based line).
     """
     if len(data) > max_bytes:
         raise LogError(f"{name}: {len(data):,} bytes, more than the {max_bytes:,} allowed",
                        kind="too_large", source=name)
     codec = next((c for bom, c in _BOMS if data.startswith(bom)), "utf-8")
+    if codec == "utf-8" and _binary(data):
+        raise LogError(f"{name}: not a log (binary data: an image, archive or program?)",
+                       kind="binary", source=name)
     try:
         text = data.decode(codec)
     except UnicodeDecodeError as err:
+        korean = _cp949_log(data) if codec == "utf-8" and cp949 else None
+        if korean is not None:
+            return korean
         hint = ("UTF-16 without a byte-order mark?" if data[1:2] == b"\0" or data[:1] == b"\0"
                 else "re-save it as UTF-8")
-        raise LogError(f"{name}: not {codec.upper().removesuffix('-SIG')} text (byte "
-                       f"{err.start}); {hint}", kind="encoding", source=name) from None
+        line = data[:err.start].count(b"\n") + 1
+        raise LogError(f"{name}, line {line}: not {codec.upper().removesuffix('-SIG')} text; "
+                       f"{hint}", kind="encoding", source=name, line=line) from None
     if "\0" in text:
         raise LogError(f"{name}: text holds NUL characters (a binary file, or UTF-16 without "
                        "a byte-order mark); re-save it as UTF-8", kind="encoding", source=name)
@@ -204,7 +248,9 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
 
 
 def _decode(data: bytes, name: str, max_bytes: int) -> str:
-    return decode_log(data, name=name, max_bytes=max_bytes)
+    # the chunked readers (a path or an open file) only call this to raise the whole file's
+    # error: they stream UTF-8, so CP949 is for the upload and whole-text paths
+    return decode_log(data, name=name, max_bytes=max_bytes, cp949=False)
 
 
 def read_nvidia_smi_dmon(path_or_buffer: PathOrBuffer, *,

@@ -31,6 +31,7 @@ import pandas as pd
 from labkit.data.observe.chunks import ChunkLines, TidySink, classify
 from labkit.data.observe.common import tidy_log
 from labkit.observe.logs import MAX_LOG_LINES, LogImport, UnparsedRow
+from labkit.observe.readings import Status
 
 __all__ = ["CsvLayout", "NotStreamable", "read_csv_chunks"]
 
@@ -342,7 +343,10 @@ class _CsvReader:
                                       for r in res], dtype=float)[kept]
             for arr, pos, kind in ((unit, 4, "unit"), (status, 2, "status"),
                                    (reason, 3, "reason")):
-                arr[:, j] = np.asarray([self._code(kind, "" if r is None or r[pos] is None
+                # an unreadable cell (r None) is on a dropped line; its code must still be a
+                # valid status (a '' category made Trace raise: issue 16)
+                blank = str(Status.NOT_AVAILABLE) if kind == "status" else ""
+                arr[:, j] = np.asarray([self._code(kind, blank if r is None or r[pos] is None
                                                    else str(r[pos])) for r in res],
                                        dtype=np.int64)[kept]
         if self.sink is None:

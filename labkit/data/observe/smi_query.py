@@ -350,11 +350,19 @@ def _reasons(gpu: Node) -> tuple[tuple[str, ...], Reading]:
 
 
 def _mig_devices(gpu: Node, xml: bool) -> tuple[MigDeviceSnapshot, ...]:
-    section = gpu.get("mig_devices") if xml else None
-    nodes = section.children if section is not None else gpu.all("mig_device")
+    """The MIG devices of a GPU: under ``<mig_devices>`` (XML) or, in text, under a "MIG
+    Devices" line or straight under the GPU (both layouts occur); text memory under "Shared FB
+    Memory Usage" (newer drivers) or "FB Memory Usage" (older ones, and the XML)."""
+    section = gpu.get("mig_devices")
+    if xml:
+        nodes = section.children if section is not None else gpu.all("mig_device")
+    else:
+        nodes = (section.all("mig_device") if section is not None else ()) or \
+            gpu.all("mig_device")
     out = []
     for d in nodes:
-        mem = "fb_memory_usage" if xml else "shared_fb_memory_usage"
+        mem = "fb_memory_usage" if xml or d.get("shared_fb_memory_usage") is None \
+            else "shared_fb_memory_usage"
         out.append(MigDeviceSnapshot(
             _int(d.text("index")), _int(d.text("gpu_instance_id")),
             _int(d.text("compute_instance_id")), _num(d.text(f"{mem}/total")),

@@ -29,6 +29,8 @@ READER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("too_large", r"(?P<size>[\d,]+) bytes, more than the (?P<limit>[\d,]+) allowed$"),
         ("too_large_stream", r"more than the (?P<limit>[\d,]+) bytes allowed$"),
         ("not_codec", r"not (?P<codec>[\w-]+) text \(byte (?P<byte>\d+)\)"),
+        ("not_codec_line", r"not (?P<codec>[\w-]+) text; "),
+        ("binary", r"not a log \(binary data"),
         ("nul", r"text holds NUL characters"),
         ("not_text", r"expected text, got"),
         ("too_many_lines", r"(?P<n>[\d,]+) lines, more than (?P<limit>[\d,]+)$"),

@@ -30,6 +30,9 @@ def _reason_text(reading: Reading) -> str:
         key = f"observe.dcgm_blank.{kind}"
         return t("observe.dcgm_blank", kind=t(key) if key in KO else html.escape(kind))
     words = t(f"observe.status.{status}")
+    said = f"observe.reading_reason.{raw}"  # a reader's own words ("not in file"): Korean
+    if said in KO:
+        return f"{words} ({t(said)})"
     return f"{words} ({html.escape(raw)})" if raw and raw.lower() != status else words
 
 

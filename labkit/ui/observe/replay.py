@@ -46,17 +46,20 @@ from labkit.ui.observe.upload import (
     log_error_text,
     read_upload,
     too_large_text,
+    upload_hint_text,
 )
 from labkit.validate import InputError
 
 __all__ = ["ReplayApp", "current_replay", "replay_app", "series_label"]
 
 
-def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]]) -> str:
+def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]],
+                 source: str = "") -> str:
     """Return the GPU choice's Korean label of one series: a whole GPU or a MIG device.
 
     ``"GPU 0: NVIDIA H100 80GB HBM3"``; a MIG device ``"GPU 0 · MIG 1g.10gb (GI 3)"`` (with
-    ``CI n`` when the log names the compute instance, as ``nvidia-smi dmon`` does).
+    ``CI n`` when the log names the compute instance, as ``nvidia-smi dmon`` does). A GPU the
+    log does not name (``nvidia-smi dmon``) is ``"GPU 0 (nvidia-smi dmon)"`` with ``source``.
     """
     if not series.is_mig:
         info = devices.get(series.gpu, {})
@@ -64,8 +67,11 @@ def series_label(series: SeriesId, devices: Mapping[int, Mapping[str, str]]) -> 
             return t("observe.gpu_option_mig", gpu=info["parent_gpu"],
                      profile=f" {info['GPU_I_PROFILE']}" if info.get("GPU_I_PROFILE") else "",
                      ids=f" (GI {info['GPU_I_ID']})" if info.get("GPU_I_ID") else "")
-        return t("observe.gpu_option", index=series.gpu,
-                 name=info.get("name") or info.get("modelName", ""))
+        name = info.get("name") or info.get("modelName", "")
+        if not name:
+            return t("observe.gpu_option_unnamed", index=series.gpu,
+                     source=source or t("observe.gpu_option_no_source"))
+        return t("observe.gpu_option", index=series.gpu, name=name)
     ids = [f"GI {series.gi_id}"] if series.gi_id is not None else []
     if series.ci_id is not None:
         ids.append(f"CI {series.ci_id}")
@@ -88,6 +94,16 @@ def _segments(log: model.LogImport) -> list[tuple[str, float, float]]:
 def _nbytes(content: Any) -> int:
     return content.nbytes if isinstance(content, memoryview) else len(content) \
         if isinstance(content, bytes | bytearray) else 0
+
+
+def _noheader(text: str) -> bool:
+    """Whether a --query-gpu CSV has no header line (read with the picker's field list)."""
+    from labkit.data.observe.smi_csv import looks_like_header
+
+    for line in text[:65536].splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            return not looks_like_header(line)
+    return False
 
 
 def trace_label(name: str) -> str:
@@ -119,19 +135,22 @@ class ReplayApp(widgets.VBox):
                                         description=t("observe.replay.upload"),
                                         max_bytes=MAX_UPLOAD_BYTES), "lk-replay-upload")
         self.upload_error = css(widgets.HTML(""), "lk-replay-upload-error")
+        self.upload_hint = css(widgets.HTML(upload_hint_text()), "lk-replay-upload-hint")
         self.fields = fields_text()
         self.field_set = field_set_dropdown()
         self.preview = css(widgets.HTML(""), "lk-replay-preview")
         self.snapshot = css(widgets.HTML(""), "lk-replay-snapshot")
-        self._pending: tuple[str, str] | None = None  # a noheader upload waiting for fields
+        # the current noheader upload: waiting for its field list, or read with it (a change of
+        # the list or field set reads it again; a new upload drops it)
+        self._pending: tuple[str, str] | None = None
         self.info = css(widgets.HTML(""), "lk-replay-info")
         self.error = css(widgets.HTML(""), "lk-replay-error")
         self.log_import: model.LogImport | None = None
         self.trace: model.Trace | None = None
         self.segments: list[tuple[str, float, float]] = []
         self.children = [
-            self.source, widgets.HBox([self.upload, self.upload_error]), self.fields,
-            self.field_set, self.preview, self.error, self.info, self.snapshot,
+            self.source, widgets.HBox([self.upload, self.upload_error, self.upload_hint]),
+            self.fields, self.field_set, self.preview, self.error, self.info, self.snapshot,
             *self._build_scrub()]
         self.source.observe(self._on_source, names="value")
         self.upload.observe(self._on_upload, names="value")
@@ -160,6 +179,7 @@ class ReplayApp(widgets.VBox):
         self.cards = {p: css(widgets.HTML(""), "lk-replay-panel", f"lk-panel-{p}")
                       for p in self.PANELS}
         self.signals = css(widgets.HTML(""), "lk-replay-signals")
+        self.one_moment = css(widgets.HTML(""), "lk-replay-one-moment")
         self.activity = LiveFigureOutput("lk-replay-activity")
         self.power = LiveFigureOutput("lk-replay-power")
         self.export = css(widgets.Button(description=t("observe.export.button")),
@@ -168,11 +188,17 @@ class ReplayApp(widgets.VBox):
         grid = widgets.GridBox(list(self.cards.values()), layout=widgets.Layout(
             grid_template_columns="repeat(auto-fill, minmax(210px, 1fr))", grid_gap="8px"))
         return [widgets.HBox([self.gpu, self.time, self.time_text]), self.signals, grid,
-                self.activity, self.power, widgets.HBox([self.export, self.export_link])]
+                self.one_moment, self.activity, self.power,
+                widgets.HBox([self.export, self.export_link])]
 
     # -- loading --------------------------------------------------------------------------------
     def _show_error(self, message: str) -> None:
         self.error.value = error_html(message)
+
+    def _show_upload_error(self, message: str) -> None:
+        """Show an upload's error beside the upload control (issue 16: not rows below it)."""
+        self.error.value = ""
+        self.upload_error.value = error_html(message)
 
     def _on_source(self, change: Any) -> None:
         from labkit.data.observe import load_trace, trace_names
@@ -204,16 +230,36 @@ class ReplayApp(widgets.VBox):
                 self.upload_error.value = error_html(too_large_text(
                     str(item.get("name", "")), _nbytes(item.get("content", b""))))
             else:
-                self._show_error(error_text(err, prefix="observe.upload"))
+                self._show_upload_error(error_text(err, prefix="observe.upload"))
             return
         except ValueError as err:
-            self._show_error(log_error_text(err, source=name or None))
+            self._show_upload_error(log_error_text(err, source=name or None))
             return
         finally:
             self.upload.unobserve(self._on_upload, names="value")
             self.upload.value = ()  # drop the bytes from the widget
             self.upload.observe(self._on_upload, names="value")
+        if self._pending is not None:  # the last file was noheader: its field list is not
+            self._pending = None       # this file's (issue 16)
+            self._reset_fields()
         self._read_text(name, text)
+
+    def _reset_fields(self) -> None:
+        """Empty the field list and field set without reading anything."""
+        self.fields.unobserve(self._on_fields, names="value")
+        self.field_set.unobserve(self._on_field_set, names="value")
+        self.fields.value, self.field_set.value = "", ""
+        self.fields.observe(self._on_fields, names="value")
+        self.field_set.observe(self._on_field_set, names="value")
+
+    def _read_text(self, name: str, text: str) -> None:
+        """Read an uploaded log's text; never silent: an error nobody foresaw (a reader's bug)
+        is shown in Korean beside the upload control, the last good log kept (issue 16)."""
+        try:
+            self._read_text_or_raise(name, text)
+        except Exception as err:  # a widget callback's error is otherwise lost
+            self._show_upload_error(t("observe.upload.unexpected", name=name[:120] or "-",
+                                      error=f"`{type(err).__name__}`"))
 
     def _on_refused(self, change: Any) -> None:
         """The browser refused an over-size file (or a client sent a bad chunk sequence)."""
@@ -224,7 +270,7 @@ class ReplayApp(widgets.VBox):
         elif info:
             self.upload_error.value = error_html(t("observe.upload.broken"))
 
-    def _read_text(self, name: str, text: str) -> None:
+    def _read_text_or_raise(self, name: str, text: str) -> None:
         """Read an uploaded log's text; a noheader CSV waits for its field list."""
         from labkit.data.observe import parse_nvidia_smi_query, read_log
         from labkit.data.observe.smi_query import looks_like_query
@@ -242,9 +288,10 @@ class ReplayApp(widgets.VBox):
                     fields and self._pending is not None):
                 self._pending = (name, text[:MAX_UPLOAD_BYTES])
                 self.preview.value = preview_html(text)
-            self._show_error(log_error_text(err, source=name))
+            self._show_upload_error(log_error_text(err, source=name))
             return
-        self._pending = None
+        self._pending = (name, text[:MAX_UPLOAD_BYTES]) if (
+            fields and log.format == "nvidia-smi-csv" and _noheader(text)) else None
         self.preview.value = ""
         self.load(log)
         self.snapshot.value = snapshot_html(snapshot) if snapshot is not None else ""
@@ -267,7 +314,10 @@ class ReplayApp(widgets.VBox):
         self.log_import, self.trace = log, trace
         self.segments = _segments(log)
         self.error.value = ""
-        options = [(series_label(s, log.devices), s.index) for s in series]
+        self.upload_error.value = ""
+        words = t(f"observe.replay.format.{log.format}") \
+            if f"observe.replay.format.{log.format}" in KO else log.format
+        options = [(series_label(s, log.devices, words), s.index) for s in series]
         self.gpu.unobserve(self._on_position, names="value")
         self.time.unobserve(self._on_position, names="value")
         self.gpu.options = options
@@ -294,7 +344,8 @@ class ReplayApp(widgets.VBox):
             lines.append(t("observe.replay.meta_source",
                            source=f"“{html.escape(log.metadata['source'][:300])}”"))
         metrics = set(log.frame["metric"])
-        if "sm_active_frac" not in metrics:
+        if log.format == "nvidia-smi-csv" and "sm_active_frac" not in metrics:
+            # only --query-gpu: dcgm-exporter has SM activity, dmon and -q are not util.gpu logs
             lines.append("<b>" + t("observe.replay.no_sm_active") + "</b>")
         if log.unparsed:
             shown = "; ".join(
@@ -331,6 +382,10 @@ class ReplayApp(widgets.VBox):
         self.signals.value = signals_html(view)
         self.time_text.value = t("observe.replay.at", t=f"{t_s:.1f}",
                                  total=f"{self.trace.duration_s:.1f}")
+        one = len(self.trace.times) == 1  # a single scrape/snapshot: nothing to replay
+        self.one_moment.value = t("observe.replay.one_moment") if one else ""
+        for chart in (self.activity, self.power):  # drawn (kept current), shown with a span
+            chart.layout.display = "none" if one else None
         act = self._frame(gpu, [k for k, _ in ACTIVITY_LINES] + ["gr_engine_active_frac"])
         pw = self._frame(gpu, list(POWER_LINES))
         x_range = (float(self.trace.times[0]), float(self.trace.times[-1]))

@@ -26,6 +26,13 @@ _REMAP_WORDS = {"correctable_error": "correctable", "remapped_row_corr": "correc
                 "remapping_failure_occurred": "failure", "remapped_row_failure": "failure"}
 
 
+def _remap_raw(key: str) -> str:
+    """Return nvidia-smi's own words for a remapped-row counter: the ``-q -x`` element name
+    (``remapped_row_corr``) as it is, a ``-q`` text key as the text writes it (the reader's
+    ``correctable_error`` is nvidia-smi's "Correctable Error")."""
+    return key if key.startswith("remapped_row") else key.replace("_", " ").title()
+
+
 def _term(key: str, raw: str) -> str:
     """Return the catalog's Korean for ``key`` with nvidia-smi's ``raw`` term after it."""
     return t("observe.snapshot.term", words=t(key), raw=html.escape(raw)) if key in KO \
@@ -74,8 +81,9 @@ def _gpu_lines(g: Any) -> list[str]:
     unc = g.ecc.get("volatile.dram_uncorrectable", g.ecc.get("volatile.double_bit.total"))
     cor = g.ecc.get("volatile.dram_correctable", g.ecc.get("volatile.single_bit.total"))
     parts.append(t("observe.snapshot.ecc", uncorrectable=_opt(unc), correctable=_opt(cor)))
-    rows = ", ".join(f"{_term(f'observe.snapshot.remap.{_REMAP_WORDS.get(k, k)}', k)} {_opt(v)}"
-                     for k, v in g.remapped_rows.items())
+    rows = ", ".join(
+        f"{_term(f'observe.snapshot.remap.{_REMAP_WORDS.get(k, k)}', _remap_raw(k))} {_opt(v)}"
+        for k, v in g.remapped_rows.items())
     parts.append(t("observe.snapshot.remapped", rows=rows or t("observe.snapshot.remapped_na")))
     procs = [t("observe.snapshot.process", pid=_opt(p.pid), name=html.escape(p.name[:60]),
                type=process_type_text(p.type), mem=_opt(p.used_memory_mib),

@@ -12,7 +12,7 @@ from labkit.i18n import t
 from labkit.ui.observe.errors import reader_error_text
 
 __all__ = ["LOG_ERROR_KINDS", "MAX_UPLOAD_BYTES", "UPLOAD_SUFFIXES", "log_error_text",
-           "read_upload", "too_large_text"]
+           "read_upload", "too_large_text", "upload_hint_text"]
 
 #: Largest upload accepted: an operator's day of logs. A day of 1 Hz ``nvidia-smi dmon`` on 8
 #: GPUs is 691,200 lines, about 45 MB (issue 16's benchmark); the readers' own line limit is
@@ -42,7 +42,8 @@ def read_upload(value: Any, *, max_bytes: int = MAX_UPLOAD_BYTES,
 
 
 #: LogError kinds with their own Korean sentence (labkit.observe.LogError.kind).
-LOG_ERROR_KINDS = ("encoding", "too_large", "layout", "no_header", "timestamp", "xml")
+LOG_ERROR_KINDS = ("encoding", "binary", "too_large", "layout", "no_header", "timestamp",
+                   "xml")
 
 
 def log_error_text(err: ValueError, *, source: str | None = None) -> str:
@@ -74,3 +75,9 @@ def too_large_text(name: str, size: int, *, limit: int = MAX_UPLOAD_BYTES) -> st
         The file's size and the largest upload. [bytes]
     """
     return t("observe.upload.too_large", name=name[:120] or "-", size=_mb(size), limit=_mb(limit))
+
+
+def upload_hint_text(*, limit: int = MAX_UPLOAD_BYTES) -> str:
+    """Return the Korean line beside the upload control: the size limit (from
+    :data:`MAX_UPLOAD_BYTES`, the one place it is written) and that nothing is stored."""
+    return t("observe.upload.hint", limit=_mb(limit))
