@@ -25,7 +25,13 @@ from labkit.data.prometheus import (
 )
 from labkit.gpu.sim import SCENARIOS
 from labkit.observe import FRAME_COLUMNS, Trace
-from tests.prometheus_servers import LAB_SPEC, exporter_process, free_port, prometheus_process
+from tests.prometheus_servers import (
+    LAB_SPEC,
+    exporter_process,
+    free_port,
+    prometheus_process,
+    query,
+)
 
 TRAIN = SCENARIOS["training"].phases[0].values
 # bcrypt (cost 4) of "labkit-test", made with the bcrypt package for this test
@@ -278,3 +284,21 @@ def test_read_prometheus_is_public_where_lesson_01_readers_are() -> None:
     for name in ("read_nvidia_smi_csv", "read_dcgm_exporter", "read_nvidia_smi_dmon",
                  "read_nvidia_smi_query"):
         assert callable(getattr(readers, name)), name
+
+
+def test_prometheus_stores_the_exporters_counters_as_counters(
+        prometheus: tuple[str, float]) -> None:
+    """Prometheus' own metadata API: the energy and PCIe-replay families are counters, stored
+    under dcgm-exporter's names (no ``_total``)."""
+    url, _ = prometheus
+    for name in ("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER"):
+        meta_url = f"{url}/api/v1/metadata?" + urllib.parse.urlencode({"metric": name})
+        deadline = time.monotonic() + 30
+        while True:  # metadata arrives with the scrapes after startup
+            with urllib.request.urlopen(meta_url, timeout=10) as r:
+                meta = json.loads(r.read())["data"]
+            if name in meta or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert [m["type"] for m in meta[name]] == ["counter"]
+        assert query(url, name), f"no series named {name}"
