@@ -25,7 +25,13 @@ from labkit.data.prometheus import (
 )
 from labkit.gpu.sim import SCENARIOS
 from labkit.observe import FRAME_COLUMNS, Trace
-from tests.prometheus_servers import LAB_SPEC, free_port, prometheus_process
+from tests.prometheus_servers import (
+    LAB_SPEC,
+    exporter_process,
+    free_port,
+    prometheus_process,
+    query,
+)
 
 TRAIN = SCENARIOS["training"].phases[0].values
 # bcrypt (cost 4) of "labkit-test", made with the bcrypt package for this test
@@ -117,9 +123,11 @@ def test_empty_window_before_the_exporter_started(prometheus: tuple[str, float])
 
 
 def test_unreachable_server() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(PrometheusError, match="cannot reach") as err:
-        read_prometheus(f"http://127.0.0.1:{free_port()}", 0, 60, timeout_s=5)
-    assert err.value.kind == "unreachable"
+        read_prometheus(url, 0, 60, timeout_s=5)
+    assert (err.value.kind, err.value.detail) == ("unreachable", "unreachable.refused")
+    assert err.value.params["url"].startswith(url)
 
 
 def test_real_prometheus_behind_basic_auth_answers_401(tmp_path: Path) -> None:
@@ -129,20 +137,37 @@ def test_real_prometheus_behind_basic_auth_answers_401(tmp_path: Path) -> None:
     assert err.value.kind == "unauthorized"
 
 
-@pytest.mark.parametrize(("url", "start", "end", "step", "kind"), [
-    ("ftp://x", 0, 60, "15s", "bad_url"),
-    ("not a url", 0, 60, "15s", "bad_url"),
-    ("http://127.0.0.1:9", 60, 60, "15s", "bad_window"),
-    ("http://127.0.0.1:9", 60, 0, "15s", "bad_window"),
-    ("http://127.0.0.1:9", 0, 60, "fast", "bad_window"),
-    ("http://127.0.0.1:9", 0, 60, "0s", "bad_window"),
-    ("http://127.0.0.1:9", "yesterday", 60, "15s", "bad_window"),
-    ("http://127.0.0.1:9", 0, MAX_POINTS_PER_SERIES * 15, "15s", "too_many_points"),
+@pytest.mark.parametrize(("url", "start", "end", "step", "kind", "detail", "params"), [
+    ("ftp://x", 0, 60, "15s", "bad_url", "bad_url", {"value": "ftp://x"}),
+    ("not a url", 0, 60, "15s", "bad_url", "bad_url", {"value": "not a url"}),
+    ("http://127.0.0.1:9", 60, 60, "15s", "bad_window", "end_before_start", {}),
+    ("http://127.0.0.1:9", 60, 0, "15s", "bad_window", "end_before_start", {}),
+    ("http://127.0.0.1:9", 0, 60, "fast", "bad_window", "bad_step", {"value": "fast"}),
+    ("http://127.0.0.1:9", 0, 60, "0s", "bad_window", "step_not_positive", {"value": "0s"}),
+    ("http://127.0.0.1:9", "yesterday", 60, "15s", "bad_window", "bad_time.start",
+     {"value": "yesterday"}),
+    ("http://127.0.0.1:9", 0, "어제 오후", "15s", "bad_window", "bad_time.end",
+     {"value": "어제 오후"}),
+    ("http://127.0.0.1:9", 0, MAX_POINTS_PER_SERIES * 15, "15s", "too_many_points",
+     "too_many_points", {"points": "11,001", "limit": "11,000"}),
 ])
-def test_bad_input(url: str, start: Any, end: Any, step: str, kind: str) -> None:
+def test_bad_input(url: str, start: Any, end: Any, step: str, kind: str, detail: str,
+                   params: dict[str, str]) -> None:
     with pytest.raises(PrometheusError) as err:
         read_prometheus(url, start, end, step)
     assert err.value.kind == kind and isinstance(err.value, ValueError)
+    assert err.value.detail == detail
+    assert {k: err.value.params[k] for k in params} == params  # the typed value, echoed
+
+
+def test_an_exporters_address_is_named_as_one(tmp_path: Path) -> None:
+    """labkit's real exporter answers 405 to POST /api/v1/query_range: the error says it is an
+    exporter (not "try a shorter window")."""
+    with exporter_process(tmp_path) as target:
+        with pytest.raises(PrometheusError, match="405") as err:
+            read_prometheus(f"http://{target}", time.time() - 60, time.time())
+    assert err.value.kind == "exporter"
+    assert err.value.params["code"] == "405"
 
 
 @pytest.mark.parametrize(("step", "seconds"), [("15s", 15.0), ("1m", 60.0), ("500ms", 0.5),
@@ -235,18 +260,19 @@ def test_rows_come_in_the_tidy_order(same_grid: bool) -> None:
     assert list(frame.index) == list(range(len(rows)))
 
 
-@pytest.mark.parametrize(("body", "kind"), [
-    ("<html>", "not_prometheus"),
-    (json.dumps({"status": "error", "errorType": "bad_data", "error": "x"}), "query_failed"),
+@pytest.mark.parametrize(("body", "kind", "detail"), [
+    ("<html>", "not_prometheus", "not_json"),
+    (json.dumps({"status": "error", "errorType": "bad_data", "error": "x"}), "query_failed",
+     "server_error"),
     (json.dumps({"status": "success", "data": {"resultType": "vector", "result": []}}),
-     "not_prometheus"),
-    (_answer([]), "empty"),
-    (_answer([_series_doc("up", "0", [(1, "1")])]), "empty"),
+     "not_prometheus", "not_matrix"),
+    (_answer([]), "empty", "empty"),
+    (_answer([_series_doc("up", "0", [(1, "1")])]), "empty", "empty"),
 ])
-def test_bad_answers(body: str, kind: str) -> None:
+def test_bad_answers(body: str, kind: str, detail: str) -> None:
     with pytest.raises(PrometheusError) as err:
         read_query_range(body)
-    assert err.value.kind == kind
+    assert (err.value.kind, err.value.detail) == (kind, detail)
 
 
 def test_read_prometheus_is_public_where_lesson_01_readers_are() -> None:
@@ -258,3 +284,21 @@ def test_read_prometheus_is_public_where_lesson_01_readers_are() -> None:
     for name in ("read_nvidia_smi_csv", "read_dcgm_exporter", "read_nvidia_smi_dmon",
                  "read_nvidia_smi_query"):
         assert callable(getattr(readers, name)), name
+
+
+def test_prometheus_stores_the_exporters_counters_as_counters(
+        prometheus: tuple[str, float]) -> None:
+    """Prometheus' own metadata API: the energy and PCIe-replay families are counters, stored
+    under dcgm-exporter's names (no ``_total``)."""
+    url, _ = prometheus
+    for name in ("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER"):
+        meta_url = f"{url}/api/v1/metadata?" + urllib.parse.urlencode({"metric": name})
+        deadline = time.monotonic() + 30
+        while True:  # metadata arrives with the scrapes after startup
+            with urllib.request.urlopen(meta_url, timeout=10) as r:
+                meta = json.loads(r.read())["data"]
+            if name in meta or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert [m["type"] for m in meta[name]] == ["counter"]
+        assert query(url, name), f"no series named {name}"

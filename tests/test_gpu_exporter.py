@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,10 @@ def _samples(exporter: Exporter) -> dict[tuple[str, str], tuple[float, dict[str,
     out = {}
     for fam in text_string_to_metric_families(exporter.scrape().decode()):
         for s in fam.samples:
-            out[(s.name, s.labels.get("gpu", "") + "/" + s.labels.get("GPU_I_ID", ""))] = (
+            # prometheus_client's parser names a counter's samples <family>_total; on the wire
+            # (and in Prometheus) they are <family>, as dcgm-exporter writes them
+            name = fam.name if s.name == f"{fam.name}_total" else s.name
+            out[(name, s.labels.get("gpu", "") + "/" + s.labels.get("GPU_I_ID", ""))] = (
                 s.value, s.labels)
     return out
 
@@ -220,8 +224,36 @@ def test_http_endpoint_serves_metrics(sim: SimFactory) -> None:
         assert r.headers["Content-Type"].startswith("text/plain")
         names = {f.name for f in text_string_to_metric_families(text)}
         assert {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_POWER_USAGE"} <= names
+        post = urllib.request.Request(exporter.url.replace("/metrics", "/api/v1/query_range"),
+                                      data=b"query=up", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(post, timeout=10)
+        assert err.value.code == 405  # an exporter, not a Prometheus API
     finally:
         exporter.stop()
+
+
+# dcgm-exporter's own /metrics types these counter (public captures, e.g. the
+# tests/fixtures/observe/dcgm_two_gpus.prom scrape: "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION
+# counter" followed by samples named DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, no _total)
+DCGM_COUNTERS = {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER"}
+
+
+def test_counters_are_typed_counter_without_total(sim: SimFactory) -> None:
+    _nv, _lab, exporter = _ready(sim)
+    text = exporter.scrape().decode()
+    typed = dict(line.split()[2:4] for line in text.splitlines() if line.startswith("# TYPE"))
+    assert "untyped" not in typed.values()
+    counters = {f.name for f in FAMILIES if f.kind == "counter"}
+    assert DCGM_COUNTERS <= counters
+    for name in counters & set(typed):
+        assert typed[name] == "counter" and f"\n{name}{{" in text  # samples keep the name
+    assert not any(n.endswith("_total") for n in typed)
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    energy = families["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"]
+    assert energy.type == "counter"
+    # the parser's own model of a counter (OpenMetrics): samples <family>_total
+    assert {s.name for s in energy.samples} == {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total"}
 
 
 @pytest.mark.parametrize(("items", "message"), [

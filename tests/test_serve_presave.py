@@ -134,3 +134,102 @@ def test_a_real_jupyter_server_saves_course_notebooks_without_outputs(tmp_path: 
     _assert_stripped((course / "03_goodput.ipynb").read_text(encoding="utf-8"))
     mine = json.loads((tmp_path / "mine" / "scratch.ipynb").read_text(encoding="utf-8"))
     assert mine["cells"][1]["outputs"], "a notebook outside the course keeps its outputs"
+
+
+def _rerun(committed: nbformat.NotebookNode) -> dict[str, Any]:
+    """What JupyterLab sends after Run All + save of an unchanged lesson: new execution counts
+    (marked cells too, same text), every output, widget state, its own kernelspec name and the
+    kernel's Python version."""
+    nb = nbformat.reads(nbformat.writes(committed), as_version=4)
+    n = 40
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        n += 1
+        cell.execution_count = n
+        for out in cell.outputs:
+            if "execution_count" in out:
+                out.execution_count = n
+        if not cell.outputs:
+            cell.outputs = [new_output("display_data", {WIDGET_VIEW: {"model_id": f"m{n}"},
+                                                        "text/plain": "VBox()"})]
+        cell.metadata["execution"] = {"iopub.status.idle": "2026-12-01T14:00:00.000Z"}
+    nb.metadata.setdefault("kernelspec", {})["display_name"] = "Python 3 (ipykernel)"
+    nb.metadata.setdefault("language_info", {})["version"] = "3.13.1"
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    return json.loads(nbformat.writes(nb))
+
+
+def _marked_with_output(nb: nbformat.NotebookNode) -> list[int]:
+    return [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+            and c.source.lstrip().startswith("# NBVAL_CHECK_OUTPUT") and c.outputs]
+
+
+def test_hook_keeps_the_committed_counts_and_kernelspec(tmp_path: Path) -> None:
+    course = tmp_path / "notebooks"
+    course.mkdir()
+    disk = course / "01_observe.ipynb"
+    original = (ROOT / "notebooks" / "01_observe.ipynb").read_bytes()
+    disk.write_bytes(original)
+    committed = nbformat.reads(original.decode(), as_version=4)
+    assert _marked_with_output(committed), "lesson 01 has marked cells with outputs"
+    model: dict[str, Any] = {"type": "notebook", "format": "json",
+                             "content": _rerun(committed)}
+    presave.make_pre_save_hook([course])(model=model, path="notebooks/01_observe.ipynb",
+                                         contents_manager=SimpleNamespace(root_dir=str(tmp_path)))
+    saved = model["content"]
+    assert saved.metadata["kernelspec"]["display_name"] == "Python 3"
+    assert saved.metadata["language_info"] == committed.metadata["language_info"]
+    for i in _marked_with_output(committed):
+        assert saved.cells[i].execution_count == committed.cells[i].execution_count
+        assert saved.cells[i].outputs == committed.cells[i].outputs
+    assert nbformat.writes(saved) + "\n" == original.decode()  # as jupyter_server writes it
+
+
+def test_an_edited_marked_cell_keeps_its_new_output() -> None:
+    lesson = _notebook()
+    lesson["metadata"]["kernelspec"] = {"display_name": "Python 3", "language": "python",
+                                        "name": "python3"}
+    committed = presave.strip_model({"content": lesson})["content"]
+    rerun = nbformat.reads(json.dumps(_rerun(committed)), as_version=4)
+    marked = rerun.cells[3]
+    marked.source = marked.source.replace("42", "43")
+    marked.outputs = [new_output("stream", name="stdout", text="43\n")]
+    marked.execution_count = 9
+    model = {"content": json.loads(nbformat.writes(rerun))}
+    presave.strip_model(model)
+    presave.keep_committed(model["content"], committed)
+    assert model["content"].cells[3].execution_count == 9
+    assert model["content"].cells[3].outputs[0]["text"] == "43\n"
+
+
+def test_a_real_jupyter_server_writes_an_unchanged_lesson_back_byte_for_byte(
+        tmp_path: Path) -> None:
+    """Run All + save of lesson 01, through the contents API of a real `jupyter server` with
+    `make lab`'s config: the file on disk is the checkout's, byte for byte (issue 17)."""
+    course = tmp_path / "notebooks"
+    course.mkdir()
+    original = (ROOT / "notebooks" / "01_observe.ipynb").read_bytes()
+    (course / "01_observe.ipynb").write_bytes(original)
+    model = {"type": "notebook", "format": "json",
+             "content": _rerun(nbformat.reads(original.decode(), as_version=4))}
+    port, token = _free_port(), "presave-test-token"
+    env = {**os.environ, presave.ENV: str(course), "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    argv = [sys.executable, "-m", "jupyter_server", f"--config={CONFIG}",
+            f"--ServerApp.root_dir={tmp_path}", "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False"]
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    log = (tmp_path / "server.log").open("wb")
+    server = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_answers(f"{base}/api/status", server, timeout_s=60, what="jupyter server",
+                           log_path=tmp_path / "server.log")
+        _request(f"{base}/api/contents/notebooks/01_observe.ipynb", token, "PUT", model)
+    finally:
+        stop_process(server, timeout_s=15)
+        log.close()
+    assert (course / "01_observe.ipynb").read_bytes() == original

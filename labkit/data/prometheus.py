@@ -30,6 +30,8 @@ import io
 import json
 import math
 import re
+import socket
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -86,12 +88,22 @@ class PrometheusError(ValueError):
     Attributes
     ----------
     kind : {"bad_url", "bad_window", "too_many_points", "unreachable", "unauthorized",
-            "not_prometheus", "query_failed", "empty"}
+            "not_prometheus", "exporter", "query_failed", "empty"}
+        The headline (catalog ``observe.live.error.<kind>``).
+    detail : str
+        The particular case (catalog ``observe.live.why.<detail>``, a Korean detail line).
+    params : dict of str to str
+        What the detail line echoes (the typed value, the HTTP status, ...).
+
+    The message (``str(err)``) stays English, for logs and tracebacks.
     """
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, *, detail: str | None = None,
+                 **params: object) -> None:
         super().__init__(message)
         self.kind = kind
+        self.detail = detail or kind
+        self.params = {k: str(v) for k, v in params.items()}
 
 
 def dcgm_families() -> dict[str, tuple[str, str, float]]:
@@ -123,10 +135,12 @@ def parse_step(step: str | float) -> float:
     else:
         match = _DURATION.match(str(step).strip())
         if not match:
-            raise PrometheusError("bad_window", f"step {step!r} is not a duration like 15s or 1m")
+            raise PrometheusError("bad_window", f"step {step!r} is not a duration like 15s or 1m",
+                                  detail="bad_step", value=step)
         value = float(match.group(1)) * _UNIT_S[match.group(2)]
     if not math.isfinite(value) or value <= 0:
-        raise PrometheusError("bad_window", f"step must be > 0, got {step!r}")
+        raise PrometheusError("bad_window", f"step must be > 0, got {step!r}",
+                              detail="step_not_positive", value=step)
     return value
 
 
@@ -147,29 +161,38 @@ def to_unix_s(when: datetime | float | str, name: str = "time") -> float:
             value = datetime.fromisoformat(str(when).strip().replace("Z", "+00:00")).timestamp()
         except ValueError:
             raise PrometheusError("bad_window", f"{name} {when!r} is not a time (ISO 8601 or "
-                                                "Unix seconds)") from None
+                                  "Unix seconds)", detail=f"bad_time.{_time_name(name)}",
+                                  value=when) from None
     if not math.isfinite(value):
-        raise PrometheusError("bad_window", f"{name} {when!r} is not a time")
+        raise PrometheusError("bad_window", f"{name} {when!r} is not a time",
+                              detail=f"bad_time.{_time_name(name)}", value=when)
     return value
+
+
+def _time_name(name: str) -> str:
+    return name if name in ("start", "end") else "time"
 
 
 def _window(start: datetime | float | str, end: datetime | float | str, step: str | float
             ) -> tuple[float, float, float]:
     t0, t1, dt = to_unix_s(start, "start"), to_unix_s(end, "end"), parse_step(step)
     if not t1 > t0:
-        raise PrometheusError("bad_window", "end must be after start")
+        raise PrometheusError("bad_window", "end must be after start",
+                              detail="end_before_start")
     points = math.floor((t1 - t0) / dt) + 1
     if points > MAX_POINTS_PER_SERIES:
         raise PrometheusError(
             "too_many_points", f"{points:,} points per series (window / step) is more than "
-            f"Prometheus' {MAX_POINTS_PER_SERIES:,}: choose a larger step or a shorter window")
+            f"Prometheus' {MAX_POINTS_PER_SERIES:,}: choose a larger step or a shorter window",
+            detail="too_many_points", points=f"{points:,}", limit=f"{MAX_POINTS_PER_SERIES:,}")
     return t0, t1, dt
 
 
 def _base_url(url: str) -> str:
     parts = urllib.parse.urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise PrometheusError("bad_url", f"{url!r} is not an http(s) URL of a Prometheus server")
+        raise PrometheusError("bad_url", f"{url!r} is not an http(s) URL of a Prometheus server",
+                              value=url)
     path = parts.path.rstrip("/")
     for suffix in ("/api/v1/query_range", "/api/v1/query", "/graph"):
         path = path.removesuffix(suffix)
@@ -184,6 +207,52 @@ def _error_text(body: bytes) -> str:
         return body[:200].decode("utf-8", "replace").strip()
 
 
+#: HTTP statuses an exporter (not Prometheus) answers to ``POST /api/v1/query_range``:
+#: prometheus_client's server (labkit's exporter) refuses any method but GET/HEAD with 405;
+#: a Prometheus API never answers 405 or 501 there.
+EXPORTER_STATUSES = (405, 501)
+#: dcgm-exporter's default port (``--address :9400``, NVIDIA/dcgm-exporter README): a 404 there
+#: is an exporter too.
+DCGM_EXPORTER_PORT = 9400
+
+
+def _http_error(url: str, err: urllib.error.HTTPError) -> PrometheusError:
+    text = _error_text(err.read(4096))
+    code = err.code
+    if code in (401, 403):
+        return PrometheusError("unauthorized", f"{url}: HTTP {code}: the server wants a "
+                               "(different) bearer token", code=code)
+    port = urllib.parse.urlsplit(url).port
+    if code in EXPORTER_STATUSES or (code == 404 and port == DCGM_EXPORTER_PORT):
+        return PrometheusError("exporter", f"{url}: HTTP {code}: this is a metrics exporter "
+                               "(dcgm-exporter, labkit's exporter), not Prometheus; use the "
+                               "Prometheus address (usually :9090)", code=code, url=url)
+    if code == 404:
+        return PrometheusError("not_prometheus", f"{url}: HTTP 404: no Prometheus API there",
+                               detail="http_404", url=url)
+    if "maximum resolution" in text:
+        return PrometheusError("too_many_points", f"{url}: {text}", detail="server_points",
+                               text=text[:200])
+    return PrometheusError("query_failed", f"{url}: HTTP {code}: {text}", detail="http_error",
+                           code=code, text=text[:200] or "-")
+
+
+def _unreachable(url: str, err: OSError) -> PrometheusError:
+    reason = getattr(err, "reason", err)
+    if isinstance(reason, socket.timeout | TimeoutError):
+        detail = "timeout"
+    elif isinstance(reason, socket.gaierror):
+        detail = "no_such_host"
+    elif isinstance(reason, ConnectionRefusedError):
+        detail = "refused"
+    elif isinstance(reason, ssl.SSLError):
+        detail = "tls"
+    else:
+        detail = "network"
+    return PrometheusError("unreachable", f"cannot reach {url}: {reason}",
+                           detail=f"unreachable.{detail}", url=url, reason=str(reason)[:200])
+
+
 def _post(url: str, form: Mapping[str, str], token: str | None, timeout_s: float) -> bytes:
     data = urllib.parse.urlencode(form).encode()
     headers = {"Content-Type": "application/x-www-form-urlencoded",
@@ -195,22 +264,13 @@ def _post(url: str, form: Mapping[str, str], token: str | None, timeout_s: float
         with urllib.request.urlopen(request, timeout=timeout_s) as response:
             body = bytes(response.read(MAX_RESPONSE_BYTES + 1))
     except urllib.error.HTTPError as err:
-        text = _error_text(err.read(4096))
-        if err.code in (401, 403):
-            raise PrometheusError("unauthorized", f"{url}: HTTP {err.code}: the server wants a "
-                                  "(different) bearer token") from None
-        if err.code == 404:
-            raise PrometheusError("not_prometheus", f"{url}: HTTP 404: no Prometheus API "
-                                  "there") from None
-        if "maximum resolution" in text:
-            raise PrometheusError("too_many_points", f"{url}: {text}") from None
-        raise PrometheusError("query_failed", f"{url}: HTTP {err.code}: {text}") from None
+        raise _http_error(url, err) from None
     except (urllib.error.URLError, OSError) as err:
-        reason = getattr(err, "reason", err)
-        raise PrometheusError("unreachable", f"cannot reach {url}: {reason}") from None
+        raise _unreachable(url, err) from None
     if len(body) > MAX_RESPONSE_BYTES:
         raise PrometheusError("too_many_points", f"{url}: response larger than "
-                              f"{MAX_RESPONSE_BYTES:,} bytes: choose a larger step")
+                              f"{MAX_RESPONSE_BYTES:,} bytes: choose a larger step",
+                              detail="too_large", limit=f"{MAX_RESPONSE_BYTES // 2**20:,}")
     return body
 
 
@@ -246,7 +306,9 @@ def read_prometheus(url: str, start: datetime | float | str, end: datetime | flo
         A ``ValueError`` whose ``kind`` is ``bad_url``, ``bad_window`` (end not after start,
         a bad step or time), ``too_many_points`` (more than 11,000 per series, or HTTP 422 from
         the server), ``unreachable``, ``unauthorized`` (HTTP 401/403), ``not_prometheus``,
-        ``query_failed`` or ``empty`` (no DCGM series in the window).
+        ``exporter`` (the address of dcgm-exporter or labkit's exporter: HTTP 405/501, or 404
+        on port 9400), ``query_failed`` or ``empty`` (no DCGM series in the window); its
+        ``detail`` and ``params`` name the case and the value (the panel's Korean detail line).
 
     Used in: notebooks/01_observe.ipynb
     """
@@ -265,16 +327,19 @@ def _matrix(body: bytes | str | Mapping[str, Any], source: str) -> list[Any]:
         doc = json.loads(body) if isinstance(body, (bytes, str)) else body
     except ValueError:
         raise PrometheusError("not_prometheus", f"{source}: the answer is not JSON (not a "
-                              "Prometheus API?)") from None
+                              "Prometheus API?)", detail="not_json", url=source) from None
     if not isinstance(doc, Mapping) or doc.get("status") != "success":
         text = doc.get("error", "") if isinstance(doc, Mapping) else ""
-        raise PrometheusError("query_failed", f"{source}: query failed: {text or doc!r:.200}")
+        raise PrometheusError("query_failed", f"{source}: query failed: {text or doc!r:.200}",
+                              detail="server_error", text=str(text or doc)[:200])
     data = doc.get("data")
     if not isinstance(data, Mapping) or data.get("resultType") != "matrix":
-        raise PrometheusError("not_prometheus", f"{source}: not a range-query (matrix) answer")
+        raise PrometheusError("not_prometheus", f"{source}: not a range-query (matrix) answer",
+                              detail="not_matrix", url=source)
     result = data.get("result")
     if not isinstance(result, list):
-        raise PrometheusError("not_prometheus", f"{source}: answer has no result list")
+        raise PrometheusError("not_prometheus", f"{source}: answer has no result list",
+                              detail="not_matrix", url=source)
     return result
 
 
@@ -384,7 +449,8 @@ def read_query_range(body: bytes | str | Mapping[str, Any], *, source: str = "<p
         keep.append((dev, labels, name, t, v))
     if not keep:
         raise PrometheusError("empty", f"{source}: no DCGM samples of a GPU in this window "
-                              "(is Prometheus scraping dcgm-exporter or labkit's exporter?)")
+                              "(is Prometheus scraping dcgm-exporter or labkit's exporter?)",
+                              url=source)
     return _frame(keep, _numbering({k[0] for k in keep}), families, source, len(series))
 
 

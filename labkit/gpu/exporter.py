@@ -38,9 +38,12 @@ https://github.com/NVIDIA/dcgm-exporter, read at 00d6d34 / 084a245)::
 MIG devices add ``GPU_I_PROFILE`` (``"1g.10gb"``) and ``GPU_I_ID``. Units are DCGM's: percent
 for ``DCGM_FI_DEV_GPU_UTIL``, 0-1 ratios for ``DCGM_FI_PROF_*``, W, mJ, MiB, MHz, degrees C,
 bytes/s for ``DCGM_FI_PROF_PCIE_*_BYTES``. The endpoint is written by ``prometheus_client``
-(a custom collector); dcgm-exporter's counters keep their names without the ``_total`` suffix
-prometheus_client would add to a counter, so they are exposed untyped (PromQL's ``rate()`` and
-Grafana do not need the type).
+(a custom collector). dcgm-exporter types its counters ``# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION
+counter`` with samples named exactly the family (no ``_total``); prometheus_client 0.26's text
+writer (``exposition.generate_latest``) renames a counter family to ``<name>_total`` in its
+HELP/TYPE lines, so the collector yields counters untyped and :func:`exposition` writes their
+TYPE line as dcgm-exporter does. ``/metrics`` is served in the text format 0.0.4 only (as
+dcgm-exporter); any method but GET/HEAD gets 405.
 
 Used in: notebooks/01_observe.ipynb (lesson 01's live Prometheus source), tests, benchmarks
 """
@@ -51,16 +54,19 @@ import argparse
 import logging
 import signal
 import socket
+import socketserver
 import sys
 import threading
 import time
+import wsgiref.simple_server
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from prometheus_client import CollectorRegistry, generate_latest, start_http_server
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import Metric
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
 
 from labkit.gpu import nvml
@@ -80,6 +86,8 @@ __all__ = [
     "DcgmCollector",
     "Exporter",
     "Family",
+    "counter_families",
+    "exposition",
     "main",
     "parse_sim_workloads",
 ]
@@ -214,6 +222,34 @@ LABELS: tuple[str, ...] = ("gpu", "UUID", "pci_bus_id", "device", "modelName", "
 MIG_LABELS: tuple[str, ...] = ("gpu", "UUID", "pci_bus_id", "device", "modelName",
                                "GPU_I_PROFILE", "GPU_I_ID", "Hostname", "DCGM_FI_DRIVER_VERSION")
 _log = logging.getLogger("labkit.gpu")
+def counter_families() -> tuple[str, ...]:
+    """Return the names of the families dcgm-exporter types ``counter``."""
+    return tuple(f.name for f in FAMILIES if f.kind == "counter")
+
+
+def exposition(registry: CollectorRegistry) -> bytes:
+    """Return ``registry``'s text exposition (format 0.0.4) with dcgm-exporter's counter types.
+
+    prometheus_client writes each counter family untyped here (see the module docstring); its
+    ``# TYPE <name> untyped`` line becomes ``# TYPE <name> counter`` for every name of
+    :func:`counter_families`, samples unchanged (no ``_total``), as dcgm-exporter prints them.
+    """
+    text = bytes(generate_latest(registry))
+    for name in counter_families():
+        text = text.replace(f"# TYPE {name} untyped\n".encode(),
+                            f"# TYPE {name} counter\n".encode())
+    return text
+
+
+class _ThreadingWSGIServer(socketserver.ThreadingMixIn, wsgiref.simple_server.WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(wsgiref.simple_server.WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """Do not log every scrape."""
+
+
 class DcgmCollector(Collector):
     """A ``prometheus_client`` collector of the latest readings, in dcgm-exporter's format.
 
@@ -370,7 +406,12 @@ class Exporter:
     def start(self) -> None:
         """Take a first reading, start sampling and serving (returns at once)."""
         self.collect_once()
-        server, thread = start_http_server(self.port, addr=self.host, registry=self.registry)
+        server = wsgiref.simple_server.make_server(
+            self.host, self.port, self._wsgi, server_class=_ThreadingWSGIServer,
+            handler_class=_QuietHandler)
+        thread = threading.Thread(target=server.serve_forever, daemon=True,
+                                  name="labkit-exporter-http")
+        thread.start()
         self._server, self._thread = server, thread
         self.port = int(server.server_address[1])
         self.sampler.start(1.0 / self.interval_s, max_run_s=None,
@@ -383,7 +424,19 @@ class Exporter:
 
     def scrape(self) -> bytes:
         """Return what ``/metrics`` would serve now (the text exposition format)."""
-        return bytes(generate_latest(self.registry))
+        return exposition(self.registry)
+
+    def _wsgi(self, environ: dict[str, Any], start_response: Callable[..., Any]
+              ) -> list[bytes]:
+        method = environ.get("REQUEST_METHOD", "GET")
+        if method not in ("GET", "HEAD"):
+            start_response("405 Method Not Allowed", [("Allow", "GET, HEAD"),
+                                                      ("Content-Type", "text/plain")])
+            return [b"Method Not Allowed\n"]
+        body = self.scrape()
+        start_response("200 OK", [("Content-Type", CONTENT_TYPE_PLAIN_0_0_4),
+                                  ("Content-Length", str(len(body)))])
+        return [] if method == "HEAD" else [body]
 
     def stop(self) -> None:
         """Stop sampling and serving."""

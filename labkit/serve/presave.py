@@ -7,6 +7,13 @@ written to disk exactly as ``make notebooks`` leaves it (:func:`labkit._dev.note
 cells marked ``# NBVAL_CHECK_OUTPUT`` keep their text outputs, every other output and the widget
 state go); the student's open tab keeps its outputs until it is closed.
 
+What the hook keeps, it keeps in its committed form (issue 17): a marked cell whose source the
+student did not change keeps the outputs AND execution count of the file on disk, and the
+notebook keeps the file's ``kernelspec`` and ``language_info`` metadata (JupyterLab rewrites the
+kernelspec's ``display_name`` to "Python 3 (ipykernel)" and the running Python's version into
+``language_info``). So a student who runs everything and saves without changing anything writes
+the bytes of the checkout back, and ``git status`` stays clean (:func:`keep_committed`).
+
 Wiring: ``make lab`` passes ``--config=labkit/serve/config/jupyter_server_config.py``, which
 sets ``c.FileContentsManager.pre_save_hook = "labkit.serve.presave.pre_save_hook"``; a class
 hub's single-user servers take the same as a command-line option
@@ -28,9 +35,14 @@ from typing import Any
 
 import nbformat
 
-from labkit._dev.notebooks import clean
+from labkit._dev.notebooks import _is_marked, clean
 
-__all__ = ["COURSE_NOTEBOOKS", "course_dirs", "make_pre_save_hook", "pre_save_hook"]
+__all__ = ["COURSE_NOTEBOOKS", "KEPT_METADATA", "course_dirs", "keep_committed",
+           "make_pre_save_hook", "pre_save_hook"]
+
+#: Notebook metadata a save takes from the file on disk (the kernel the student ran is theirs;
+#: the lesson's file names the one it was written for).
+KEPT_METADATA = ("kernelspec", "language_info")
 
 COURSE_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 ENV = "LABKIT_COURSE_NOTEBOOKS"
@@ -68,6 +80,50 @@ def strip_model(model: dict[str, Any]) -> dict[str, Any]:
     return model
 
 
+def keep_committed(nb: nbformat.NotebookNode, on_disk: nbformat.NotebookNode
+                   ) -> nbformat.NotebookNode:
+    """Give a cleaned notebook the committed form of what cleaning keeps; returns ``nb``.
+
+    Parameters
+    ----------
+    nb : NotebookNode
+        The notebook being saved, already cleaned (:func:`labkit._dev.notebooks.clean`).
+    on_disk : NotebookNode
+        The file it replaces (nbformat 4).
+
+    A marked code cell (``# NBVAL_CHECK_OUTPUT``) of ``nb`` whose source equals a marked cell
+    of ``on_disk`` (the same cell ``id``, else the only such cell with that source) takes that
+    cell's ``outputs`` and ``execution_count``; :data:`KEPT_METADATA` entries present on disk
+    replace those of ``nb``. A cell the student edited keeps its own (cleaned) outputs.
+    """
+    marked = [c for c in on_disk.cells if c.cell_type == "code" and _is_marked(c)]
+    by_id = {c.get("id"): c for c in marked if c.get("id")}
+    by_source: dict[str, list[nbformat.NotebookNode]] = {}
+    for c in marked:
+        by_source.setdefault(c.source, []).append(c)
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not _is_marked(cell):
+            continue
+        same = by_id.get(cell.get("id"))
+        if same is None or same.source != cell.source:
+            twins = by_source.get(cell.source, [])
+            same = twins[0] if len(twins) == 1 else None
+        if same is not None:
+            cell.outputs = same.outputs
+            cell.execution_count = same.execution_count
+    for key in KEPT_METADATA:
+        if key in on_disk.metadata:
+            nb.metadata[key] = on_disk.metadata[key]
+    return nb
+
+
+def _read_on_disk(os_path: Path) -> nbformat.NotebookNode | None:
+    try:
+        return nbformat.read(os_path, as_version=4)
+    except (OSError, ValueError, AttributeError):  # no file yet, or not a notebook
+        return None
+
+
 def make_pre_save_hook(dirs: Iterable[Path | str] | None = None) -> Callable[..., None]:
     """Return a ``FileContentsManager.pre_save_hook`` that strips notebooks under ``dirs``.
 
@@ -84,6 +140,9 @@ def make_pre_save_hook(dirs: Iterable[Path | str] | None = None) -> Callable[...
         os_path = Path(contents_manager.root_dir, path.lstrip("/"))
         if _inside(os_path, fixed if fixed is not None else course_dirs()):
             strip_model(model)
+            on_disk = _read_on_disk(os_path)
+            if on_disk is not None:
+                keep_committed(model["content"], on_disk)
 
     return hook
 

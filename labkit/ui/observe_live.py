@@ -5,8 +5,10 @@ at a time typed in ISO 8601, local time), a step and an optional bearer token; *
 :func:`labkit.data.prometheus.read_prometheus` and hands the result to lesson 01's replay app
 (:func:`labkit.ui.observe.current_replay`, the one the lesson built above; the panel builds its
 own when there is none), which then scrubs through it with the same panels and charts as an
-uploaded log. Every failure (bad address, unreachable, 401, no DCGM series, too many points) is
-a Korean message on the panel; the replay keeps its last good log.
+uploaded log. Every failure (bad address, an exporter's address, unreachable, 401, no DCGM
+series, too many points, an end in the future) is a Korean headline and a Korean detail line
+(``observe.live.why.<detail>``, echoing what was typed) on the panel; the replay keeps its last
+good log.
 
 Used in: notebooks/01_observe.ipynb
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import ipywidgets as widgets
@@ -45,7 +48,15 @@ TIMEOUT_S = 15.0
 #: Longest URL or token accepted from the page (a browser can send anything). [characters]
 MAX_FIELD_CHARS = 2000
 
+#: How far past the page's clock a typed end may be before it counts as the future (clocks of
+#: the student's browser and the server differ by a little). [s]
+FUTURE_SLACK_S = 60.0
+
 Reader = Callable[..., LogImport]
+
+
+def _local(unix_s: float) -> str:
+    return datetime.fromtimestamp(unix_s).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _css(widget: widgets.Widget, *classes: str) -> widgets.Widget:
@@ -114,11 +125,17 @@ class PrometheusPanel(widgets.VBox):
         return self._replay
 
     def _show_error(self, err: ValueError) -> None:
-        kind = err.kind if isinstance(err, PrometheusError) else "query_failed"
-        text = t(f"observe.live.error.{kind}")
-        detail = t("observe.live.detail", message=str(err)[:300])
+        if isinstance(err, PrometheusError):
+            text = t(f"observe.live.error.{err.kind}")
+            params = dict(err.params)
+            if "value" in params:  # what the student typed, quoted (the particle follows it)
+                params["value"] = f"'{params['value']}'"
+            detail = t(f"observe.live.why.{err.detail}", **params)
+        else:  # the replay refused the log (labkit.ui.observe words its own errors)
+            text = t("observe.live.error.query_failed")
+            detail = t("observe.live.why.other", message=str(err)[:300])
         self.error.value = (f'<span style="color:#b00020">⚠ {html.escape(text)}</span>'
-                            f'<br><small>{html.escape(detail)}</small>')
+                            f'<br><small>{html.escape(detail[:600])}</small>')
         self.status.value = ""
 
     def _on_read(self, _button: Any = None) -> None:
@@ -138,7 +155,12 @@ class PrometheusPanel(widgets.VBox):
         self.status.value = t("observe.live.reading")
         end_text = str(self.end.value).strip()[:100]
         try:
-            end = to_unix_s(end_text, "end") if end_text else self._clock()
+            now = self._clock()
+            end = to_unix_s(end_text, "end") if end_text else now
+            if end > now + FUTURE_SLACK_S:
+                raise PrometheusError(
+                    "future_end", f"end {end_text!r} is in the future", detail="future_end",
+                    end=_local(end), now=_local(now))
             log = self._reader(url, end - float(window), end, step, token=token,
                                timeout_s=TIMEOUT_S)
             self.replay.load(log)
