@@ -217,7 +217,7 @@ class KernelClient:
         return self.send("comm_msg", {"comm_id": comm_id, "data": data}, buffers=buffers)
 
     def set_state(self, comm_id: str, state: dict[str, Any], *,
-                  until: Callable[[list[Message]], bool] | None = None,
+                  until: Callable[[list[Message]], object] | None = None,
                   settle_s: float = 1.0) -> list[Message]:
         """Set synced traits of a widget as a browser would; return the kernel's answers.
 
