@@ -106,7 +106,8 @@ def test_voila_use_keeps_the_server_and_an_idle_one_is_culled(culled_hub: Hub) -
     try:
         slider = next(k for k, s in request_states(client).items()
                       if "lk-probe" in s.get("_dom_classes", ()))
-        deadline = time.monotonic() + 4 * CULL_TIMEOUT_S + 60
+        started = time.monotonic()
+        deadline = started + 4 * CULL_TIMEOUT_S + 60
         moves = 0
         while time.monotonic() < deadline:
             client.set_state(slider, {"value": moves % 100})  # the student moves the control
@@ -120,7 +121,7 @@ def test_voila_use_keeps_the_server_and_an_idle_one_is_culled(culled_hub: Hub) -
         # the active one worked for longer than the timeout and still has their server
         kim_server = hub.api("GET", "/users/kim01")["servers"][""]
         assert kim_server["ready"], hub.log.read_text(errors="replace")[-3000:]
-        assert moves * 3 > CULL_TIMEOUT_S
+        assert moves > 1 and time.monotonic() - started > CULL_TIMEOUT_S
         assert client.set_state(slider, {"value": 7})  # and the app still answers
     finally:
         client.close()
