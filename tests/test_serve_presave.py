@@ -8,6 +8,8 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -99,17 +101,10 @@ def _request(url: str, token: str, method: str = "GET", body: dict[str, Any] | N
         return json.loads(resp.read() or b"{}")
 
 
-@pytest.mark.parametrize("wiring", [
-    f"--config={CONFIG}",  # make lab
-    # the class hub's single-user servers (c.Spawner.args), see labkit.serve.presave
-    "--FileContentsManager.pre_save_hook=labkit.serve.presave.pre_save_hook",
-])
-def test_a_real_jupyter_server_saves_course_notebooks_without_outputs(tmp_path: Path,
-                                                                      wiring: str) -> None:
-    """`jupyter server` with the hook: a PUT through the contents API lands clean on disk."""
-    course = tmp_path / "notebooks"
-    (tmp_path / "mine").mkdir()
-    course.mkdir()
+@contextmanager
+def _jupyter_server(tmp_path: Path, course: Path, wiring: str) -> Iterator[tuple[str, str]]:
+    """A real `jupyter server` over ``tmp_path`` with the pre-save hook wired by ``wiring``
+    (``presave.ENV`` naming ``course``); yield its base URL and token, stop it at the end."""
     port, token = _free_port(), "presave-test-token"
     env = {**os.environ, presave.ENV: str(course), "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
@@ -125,12 +120,27 @@ def test_a_real_jupyter_server_saves_course_notebooks_without_outputs(tmp_path: 
     try:
         wait_until_answers(f"{base}/api/status", server, timeout_s=60, what="jupyter server",
                            log_path=tmp_path / "server.log")  # a 403 without the token: up
-        model = {"type": "notebook", "format": "json", "content": _notebook()}
-        _request(f"{base}/api/contents/notebooks/03_goodput.ipynb", token, "PUT", model)
-        _request(f"{base}/api/contents/mine/scratch.ipynb", token, "PUT", model)
+        yield base, token
     finally:
         stop_process(server, timeout_s=15)
         log.close()
+
+
+@pytest.mark.parametrize("wiring", [
+    f"--config={CONFIG}",  # make lab
+    # the class hub's single-user servers (c.Spawner.args), see labkit.serve.presave
+    "--FileContentsManager.pre_save_hook=labkit.serve.presave.pre_save_hook",
+])
+def test_a_real_jupyter_server_saves_course_notebooks_without_outputs(tmp_path: Path,
+                                                                      wiring: str) -> None:
+    """`jupyter server` with the hook: a PUT through the contents API lands clean on disk."""
+    course = tmp_path / "notebooks"
+    (tmp_path / "mine").mkdir()
+    course.mkdir()
+    with _jupyter_server(tmp_path, course, wiring) as (base, token):
+        model = {"type": "notebook", "format": "json", "content": _notebook()}
+        _request(f"{base}/api/contents/notebooks/03_goodput.ipynb", token, "PUT", model)
+        _request(f"{base}/api/contents/mine/scratch.ipynb", token, "PUT", model)
     _assert_stripped((course / "03_goodput.ipynb").read_text(encoding="utf-8"))
     mine = json.loads((tmp_path / "mine" / "scratch.ipynb").read_text(encoding="utf-8"))
     assert mine["cells"][1]["outputs"], "a notebook outside the course keeps its outputs"
@@ -213,23 +223,6 @@ def test_a_real_jupyter_server_writes_an_unchanged_lesson_back_byte_for_byte(
     (course / "01_observe.ipynb").write_bytes(original)
     model = {"type": "notebook", "format": "json",
              "content": _rerun(nbformat.reads(original.decode(), as_version=4))}
-    port, token = _free_port(), "presave-test-token"
-    env = {**os.environ, presave.ENV: str(course), "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
-    argv = [sys.executable, "-m", "jupyter_server", f"--config={CONFIG}",
-            f"--ServerApp.root_dir={tmp_path}", "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False"]
-    if os.geteuid() == 0:
-        argv.append("--allow-root")
-    log = (tmp_path / "server.log").open("wb")
-    server = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_answers(f"{base}/api/status", server, timeout_s=60, what="jupyter server",
-                           log_path=tmp_path / "server.log")
+    with _jupyter_server(tmp_path, course, f"--config={CONFIG}") as (base, token):
         _request(f"{base}/api/contents/notebooks/01_observe.ipynb", token, "PUT", model)
-    finally:
-        stop_process(server, timeout_s=15)
-        log.close()
     assert (course / "01_observe.ipynb").read_bytes() == original
