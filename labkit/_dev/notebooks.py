@@ -27,7 +27,8 @@ KEEP_MIME = ("text/plain", "text/html")
 MAX_BYTES = 200_000
 
 
-def _is_marked(cell: nbformat.NotebookNode) -> bool:
+def is_marked(cell: nbformat.NotebookNode) -> bool:
+    """Whether ``cell`` is a code cell whose output nbval checks (``# NBVAL_CHECK_OUTPUT``)."""
     return cell.cell_type == "code" and MARK in cell.source
 
 
@@ -38,7 +39,7 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.metadata.pop("execution", None)
         if cell.cell_type != "code":
             continue
-        if not _is_marked(cell):
+        if not is_marked(cell):
             cell.outputs = []
             cell.execution_count = None
             continue
@@ -83,7 +84,7 @@ def problems(path: Path) -> list[str]:
         where = f"{path} cell {i}"
         if any(o.output_type == "error" for o in cell.outputs):
             found.append(f"{where}: error output")
-        if _is_marked(cell):
+        if is_marked(cell):
             if cell.execution_count is None or not cell.outputs:
                 found.append(f"{where}: marked {MARK} but committed without output")
         elif cell.outputs:

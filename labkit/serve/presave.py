@@ -35,7 +35,7 @@ from typing import Any
 
 import nbformat
 
-from labkit._dev.notebooks import _is_marked, clean
+from labkit._dev.notebooks import clean, is_marked
 
 __all__ = ["COURSE_NOTEBOOKS", "KEPT_METADATA", "course_dirs", "keep_committed",
            "make_pre_save_hook", "pre_save_hook"]
@@ -96,13 +96,13 @@ def keep_committed(nb: nbformat.NotebookNode, on_disk: nbformat.NotebookNode
     cell's ``outputs`` and ``execution_count``; :data:`KEPT_METADATA` entries present on disk
     replace those of ``nb``. A cell the student edited keeps its own (cleaned) outputs.
     """
-    marked = [c for c in on_disk.cells if c.cell_type == "code" and _is_marked(c)]
+    marked = [c for c in on_disk.cells if is_marked(c)]
     by_id = {c.get("id"): c for c in marked if c.get("id")}
     by_source: dict[str, list[nbformat.NotebookNode]] = {}
     for c in marked:
         by_source.setdefault(c.source, []).append(c)
     for cell in nb.cells:
-        if cell.cell_type != "code" or not _is_marked(cell):
+        if not is_marked(cell):
             continue
         same = by_id.get(cell.get("id"))
         if same is None or same.source != cell.source:
