@@ -21,18 +21,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
-# What a pure model may not touch: widgets, NVML, threads, clocks, the environment, processes,
-# sockets, files. Modules are matched on their top-level name.
-BANNED_MODULES = frozenset({
-    "IPython", "asyncio", "concurrent", "ctypes", "ipywidgets", "multiprocessing", "os",
-    "pathlib", "plotly", "pynvml", "requests", "shutil", "socket", "subprocess", "tempfile",
-    "threading", "time", "urllib", "yaml", "weakref",
-})
-# Calls that read a clock or a file, whatever they were imported as.
-BANNED_CALLS = frozenset({"open", "read_text", "write_text", "read_bytes", "now", "today",
-                          "utcnow", "monotonic", "perf_counter", "getenv"})
-
-
 def _contract() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
 
@@ -55,23 +43,135 @@ def _pure_modules() -> list[str]:
     return [name for layer in layers[below:] for name in layer]
 
 
+# What a pure model may not touch: widgets, NVML, threads, clocks, the environment, processes,
+# sockets, files, and the import machinery (which would reach any of them by name). Modules are
+# matched on their top-level name.
+BANNED_MODULES = frozenset({
+    "IPython", "_thread", "asyncio", "builtins", "bz2", "concurrent", "ctypes", "fileinput",
+    "glob", "gzip", "http", "importlib", "ipywidgets", "lzma", "mmap", "multiprocessing", "os",
+    "pathlib", "platform", "plotly", "pynvml", "requests", "sched", "secrets", "select",
+    "selectors", "shutil", "signal", "socket", "sqlite3", "subprocess", "sys", "tarfile",
+    "tempfile", "threading", "time", "urllib", "uuid", "weakref", "yaml", "zipfile",
+})
+# Calls that read a clock, a file or the environment, whatever they were imported as
+# (``Path.read_text``, ``datetime.now``, ``date.today``, ``os.getenv`` ...).
+BANNED_CALLS = frozenset({
+    "getenv", "monotonic", "monotonic_ns", "now", "open", "perf_counter", "perf_counter_ns",
+    "process_time", "putenv", "read_bytes", "read_text", "sleep", "time_ns", "today", "tofile",
+    "to_hdf", "to_pickle", "utcnow", "write_bytes", "write_text",
+})
+# Names that reach the interpreter itself: dynamic imports, code from strings, the builtins.
+BANNED_NAMES = frozenset({
+    "__builtins__", "__import__", "breakpoint", "compile", "eval", "exec", "globals", "input",
+    "locals", "open", "vars",
+})
+# Attributes that are the environment or the module table, on whatever object.
+BANNED_ATTRIBUTES = frozenset({"environ", "modules"})
+# Readers and writers of the array/frame libraries, on any alias of the library.
+PANDAS_IO = frozenset({"ExcelFile", "ExcelWriter", "HDFStore"})  # and every read_*
+NUMPY_IO = frozenset({"DataSource", "fromfile", "fromregex", "genfromtxt", "load", "loadtxt",
+                      "memmap", "save", "savetxt", "savez", "savez_compressed"})
+# Seeded generators: allowed with a seed argument; everything else of numpy.random / random
+# draws from a global, clock- or OS-seeded state.
+SEEDED = frozenset({"numpy.random.default_rng", "numpy.random.Generator",
+                    "numpy.random.SeedSequence", "numpy.random.PCG64", "numpy.random.PCG64DXSM",
+                    "numpy.random.Philox", "numpy.random.SFC64", "numpy.random.MT19937",
+                    "random.Random"})
+
+
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Local name -> the dotted module or object it was imported as, anywhere in the module."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    names[a.asname] = a.name
+                else:
+                    top = a.name.split(".")[0]
+                    names[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}.{a.name}"
+    return names
+
+
+def _dotted(node: ast.expr, aliases: dict[str, str]) -> str | None:
+    """``np.random.rand`` -> ``numpy.random.rand`` (None when the root is not a name)."""
+    if isinstance(node, ast.Name):
+        return aliases.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value, aliases)
+        return None if owner is None else f"{owner}.{node.attr}"
+    return None
+
+
+def _library_io(path: str) -> bool:
+    """Whether a dotted path is a file reader/writer of pandas or numpy, or unseeded random."""
+    parts = path.split(".")
+    last = parts[-1]
+    if parts[0] == "pandas" and len(parts) > 1:
+        return last.startswith("read_") or last in PANDAS_IO
+    if parts[:2] == ["numpy", "random"] and len(parts) > 2:
+        return path not in SEEDED
+    if parts[0] == "numpy" and len(parts) > 1:
+        return last in NUMPY_IO
+    if parts[0] == "random" and len(parts) > 1:
+        return path not in SEEDED
+    return False
+
+
+def _unseeded(call: ast.Call, aliases: dict[str, str]) -> bool:
+    """A seeded generator built without a seed (``default_rng()``, ``Random(None)``)."""
+    if _dotted(call.func, aliases) not in SEEDED:
+        return False
+    args = [*call.args, *(k.value for k in call.keywords)]
+    return not args or (isinstance(args[0], ast.Constant) and args[0].value is None)
+
+
+def _banned_names() -> frozenset[str]:
+    return BANNED_CALLS | BANNED_ATTRIBUTES | PANDAS_IO | NUMPY_IO | BANNED_NAMES
+
+
 def purity_violations(source: str) -> list[str]:
-    """Return the banned imports and calls in one module's source (an empty list when pure)."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
+    """Return the banned imports, names and calls in one module's source (empty when pure)."""
+    tree = ast.parse(source)
+    aliases = _aliases(tree)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        at = f"at line {getattr(node, 'lineno', '?')}"
         if isinstance(node, ast.Import):
             found += [f"import {a.name}" for a in node.names
                       if a.name.split(".")[0] in BANNED_MODULES]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.split(".")[0] in BANNED_MODULES:
                 found.append(f"from {node.module} import ...")
-        elif isinstance(node, ast.Call):
+            elif any(a.name == "*" for a in node.names):
+                found.append(f"from {node.module} import * {at}")
+            found += [f"{node.module}.{a.name} {at}" for a in node.names
+                      if _library_io(f"{node.module}.{a.name}")]
+        elif isinstance(node, ast.Name) and node.id in BANNED_NAMES:
+            found.append(f"{node.id} {at}")
+        elif isinstance(node, ast.Attribute):
+            path = _dotted(node, aliases)
+            if node.attr in BANNED_ATTRIBUTES:
+                found.append(f".{node.attr} {at}")
+            elif path and _library_io(path):
+                found.append(f"{path} {at}")
+        if isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else (
                 func.attr if isinstance(func, ast.Attribute) else None)
             if name in BANNED_CALLS:
-                found.append(f"{name}() at line {node.lineno}")
-    return found
+                found.append(f"{name}() {at}")
+            if _unseeded(node, aliases):
+                found.append(f"{_dotted(func, aliases)}() without a seed {at}")
+            if (name in ("getattr", "setattr", "hasattr") and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Constant)
+                    and (str(node.args[1].value) in _banned_names()
+                         or str(node.args[1].value).startswith("read_"))):
+                found.append(f"{name}(..., {node.args[1].value!r}) {at}")
+    return list(dict.fromkeys(found))
 
 
 def _module_files(module: str) -> list[Path]:
@@ -115,15 +215,74 @@ def test_pure_module_imports_no_widgets_threads_clocks_files_or_nvml(module: str
         assert not bad, f"{path.relative_to(ROOT)} is in the pure layer but uses {bad}"
 
 
-@pytest.mark.parametrize(("source", "expected"), [
+#: One synthetic module per way round the check, and what the check must report for it.
+PURITY_CASES = [
+    # imports of a banned module, however written
     ("import threading\n", "import threading"),
     ("from pynvml import nvmlInit\n", "from pynvml import ..."),
     ("import ipywidgets as w\n", "import ipywidgets"),
     ("import os.path\n", "import os.path"),
+    ("from concurrent.futures import ThreadPoolExecutor\n", "from concurrent.futures import ..."),
+    # the import machinery: a banned module by name
+    ("import importlib\nos = importlib.import_module('os')\n", "import importlib"),
+    ("from importlib import import_module\n", "from importlib import ..."),
+    ("os = __import__('os')\n", "__import__ at line 1"),
+    ("import sys\nt = sys.modules['threading']\n", "import sys"),
+    ("def f(m):\n    return m.modules['time']\n", ".modules at line 2"),
+    ("exec('import os')\n", "exec at line 1"),
+    ("x = eval('1')\n", "eval at line 1"),
+    ("b = __builtins__\n", "__builtins__ at line 1"),
+    ("f = globals()['__builtins__']\n", "globals at line 1"),
+    # files: builtins, pathlib-like objects, pandas and numpy readers under any alias
     ("def f(p):\n    return open(p).read()\n", "open() at line 2"),
+    ("reader = open\n", "open at line 1"),
+    ("def f(p):\n    return p.read_text()\n", "read_text() at line 2"),
+    ("def f(p):\n    return p.open()\n", "open() at line 2"),
+    ("import pandas as pd\nx = pd.read_csv('a.csv')\n", "pandas.read_csv at line 2"),
+    ("import pandas as frames\nx = frames.read_json('a')\n", "pandas.read_json at line 2"),
+    ("import pandas\nx = pandas.read_parquet('a')\n", "pandas.read_parquet at line 2"),
+    ("import pandas as pd\nread = pd.read_excel\n", "pandas.read_excel at line 2"),
+    ("import pandas as pd\nx = pd.read_table('a')\n", "pandas.read_table at line 2"),
+    ("import pandas as pd\nx = pd.io.parsers.read_fwf('a')\n",
+     "pandas.io.parsers.read_fwf at line 2"),
+    ("from pandas import read_csv as rc\nx = rc('a')\n", "pandas.read_csv at line 1"),
+    ("import numpy as np\nx = np.load('a.npy')\n", "numpy.load at line 2"),
+    ("import numpy as n\nx = n.loadtxt('a')\n", "numpy.loadtxt at line 2"),
+    ("import numpy as np\nx = np.genfromtxt('a')\n", "numpy.genfromtxt at line 2"),
+    ("import numpy as np\nx = np.fromfile('a')\n", "numpy.fromfile at line 2"),
+    ("import numpy as np\nnp.save('a', [1])\n", "numpy.save at line 2"),
+    ("from numpy import load\nx = load('a')\n", "numpy.load at line 1"),
+    ("def f(a):\n    a.tofile('x')\n", "tofile() at line 2"),
+    ("import pandas as pd\nx = getattr(pd, 'read_csv')\n", "getattr(..., 'read_csv') at line 2"),
+    ("def f(o):\n    return getattr(o, 'environ')\n", "getattr(..., 'environ') at line 2"),
+    ("from pandas import *\n", "from pandas import * at line 1"),
+    # the environment and the clock
+    ("def f(o):\n    return o.environ['HOME']\n", ".environ at line 2"),
+    ("def f(o):\n    return o.getenv('HOME')\n", "getenv() at line 2"),
+    ("import time as clock\n", "import time"),
+    ("def f(t):\n    return t.monotonic()\n", "monotonic() at line 2"),
     ("from datetime import datetime\nx = datetime.now()\n", "now() at line 2"),
+    ("import datetime as dt\nx = dt.date.today()\n", "today() at line 2"),
+    ("from datetime import datetime\nx = datetime.utcnow()\n", "utcnow() at line 2"),
+    # randomness: only a seeded generator
+    ("import random\nx = random.random()\n", "random.random at line 2"),
+    ("import random\nr = random.Random()\n", "random.Random() without a seed at line 2"),
+    ("import numpy as np\nx = np.random.rand(3)\n", "numpy.random.rand at line 2"),
+    ("import numpy as np\nr = np.random.default_rng()\n",
+     "numpy.random.default_rng() without a seed at line 2"),
+    ("from numpy.random import default_rng\nr = default_rng(None)\n",
+     "numpy.random.default_rng() without a seed at line 2"),
+    # what a pure model does do
     ("import numpy as np\nx = np.zeros(3)\n", None),
-])
+    ("import numpy as np\nr = np.random.default_rng(7)\ng: np.random.Generator = r\n", None),
+    ("import random\nr = random.Random(7)\n", None),
+    ("import io\nimport pandas as pd\nb = io.StringIO()\npd.DataFrame().to_csv(b)\n", None),
+    ("from datetime import date\nd = date.fromisoformat('2026-01-01')\n", None),
+    ("def f(o, name):\n    return getattr(o, name)\n", None),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), PURITY_CASES)
 def test_purity_check_catches_each_kind(source: str, expected: str | None) -> None:
     found = purity_violations(source)
     assert (expected in found) if expected else not found, found

@@ -1,10 +1,16 @@
 """The UI catalog against its call sites, and the machinery for a second language.
 
-The call sites are read from the source of labkit/ui, labkit/serve and labkit/hub with
-:mod:`ast`: every ``t("key", a=..., b=...)`` names a key of the catalog, and passes exactly the
-placeholders that key's text uses (a missing one raises KeyError in a lesson; an extra one is a
-value the text forgot to show). An f-string key (``t(f"goodput.loss.{name}")``) cannot be
+The call sites are read from the source of every labkit module outside the catalog itself
+with :mod:`ast`: every ``t("key", a=..., b=...)`` names a key of the catalog, and passes exactly
+the placeholders that key's text uses (a missing one raises KeyError in a lesson; an extra one
+is a value the text forgot to show). An f-string key (``t(f"goodput.loss.{name}")``) cannot be
 resolved statically: at least one key must match it and take the placeholders passed.
+
+Keys also travel in data before they reach ``t`` (``{"x": "lesson.key"}``, a tuple of keys, a
+template's ``labkit_t("hub.error." ~ code)``), so every string constant of labkit/ that looks
+like a key (a catalog prefix, a dot, key characters) must be a key or a prefix of keys; and
+the reverse: every key of the catalog is used somewhere, literally, through a pattern or
+prefix, or through :func:`labkit.i18n.error_text`'s ``<prefix>.<field>.<rule>`` lookup.
 """
 
 from __future__ import annotations
@@ -22,7 +28,13 @@ from labkit import i18n as messages
 from labkit.validate import InputError
 
 LABKIT = Path(messages.__file__).resolve().parents[1]
-CALLERS = ("ui", "serve", "hub")
+CATALOG_DIR = LABKIT / "i18n" / "ko"
+TEMPLATE_SUFFIXES = (".html", ".j2")
+
+
+def _callers() -> list[Path]:
+    """Every labkit module that may call ``t`` (all but the catalog's own definitions)."""
+    return [p for p in sorted(LABKIT.rglob("*.py")) if not p.is_relative_to(CATALOG_DIR)]
 
 
 @dataclass(frozen=True)
@@ -49,25 +61,24 @@ def _names_t(func: ast.expr) -> bool:
 
 
 def _calls() -> Iterator[Call]:
-    for folder in CALLERS:
-        for path in sorted((LABKIT / folder).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            for node in ast.walk(tree):
-                if not (isinstance(node, ast.Call) and node.args and _names_t(node.func)):
-                    continue
-                arg = node.args[0]
-                where = f"{path.relative_to(LABKIT.parent)}:{node.lineno}"
-                passed = frozenset(kw.arg for kw in node.keywords if kw.arg)
-                star = any(kw.arg is None for kw in node.keywords)
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    yield Call(where, (arg.value,), None, passed, star)
-                elif isinstance(arg, ast.IfExp) and all(
-                        isinstance(b, ast.Constant) for b in (arg.body, arg.orelse)):
-                    keys = (str(ast.literal_eval(arg.body)), str(ast.literal_eval(arg.orelse)))
-                    yield Call(where, keys, None, passed, star)
-                elif isinstance(arg, ast.JoinedStr):
-                    yield Call(where, (), _pattern(arg), passed, star)
-                # a key held in a variable is checked where the variable is built (not here)
+    for path in _callers():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args and _names_t(node.func)):
+                continue
+            arg = node.args[0]
+            where = f"{path.relative_to(LABKIT.parent)}:{node.lineno}"
+            passed = frozenset(kw.arg for kw in node.keywords if kw.arg)
+            star = any(kw.arg is None for kw in node.keywords)
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                yield Call(where, (arg.value,), None, passed, star)
+            elif isinstance(arg, ast.IfExp) and all(
+                    isinstance(b, ast.Constant) for b in (arg.body, arg.orelse)):
+                keys = (str(ast.literal_eval(arg.body)), str(ast.literal_eval(arg.orelse)))
+                yield Call(where, keys, None, passed, star)
+            elif isinstance(arg, ast.JoinedStr):
+                yield Call(where, (), _pattern(arg), passed, star)
+            # a key held in a variable: checked as a key-like constant (KeyUses below)
 
 
 CALLS = list(_calls())
@@ -93,6 +104,7 @@ def test_the_scan_finds_the_call_sites() -> None:
     literal = [c for c in CALLS if c.keys]
     assert len(literal) > 500 and sum(c.pattern is not None for c in CALLS) > 30
     assert any(c.where.startswith("labkit/serve/") for c in CALLS)
+    assert any(c.where.startswith("labkit/runtime/") for c in CALLS)
     assert any(c.keys == ("goodput.big",) and c.passed == {"pct"} for c in CALLS)
 
 
@@ -129,6 +141,153 @@ def test_placeholder_check_catches_a_mismatch() -> None:
     assert "does not use ['typo']" in str(_placeholder_problem(extra, "x.greet", catalog))
     ok = Call("here:3", ("x.greet",), None, frozenset({"name", "n"}), open_ended=False)
     assert _placeholder_problem(ok, "x.greet", catalog) is None
+
+
+# -- keys outside t(): in dicts, tuples, templates; and every key used somewhere -------------
+
+#: Strings that look like keys and are not: ``path`` -> what they are.
+NOT_KEYS: dict[str, str] = {
+    "mig.mode.current": "an nvidia-smi --query-gpu field (labkit/data/observe/smi_csv.py)",
+    "mig.mode.pending": "an nvidia-smi --query-gpu field (labkit/data/observe/smi_csv.py)",
+    "school.yaml": "the saved case's file name (labkit/data/school.py)",
+    "error.html": "the JupyterHub template labkit's 404 page extends (labkit/hub/templates)",
+}
+
+
+def _rules() -> set[str]:
+    """The validation rules :class:`InputError` documents (``error_text`` looks them up)."""
+    doc = InputError.__doc__ or ""
+    return set(re.findall(r'"(\w+)"', doc.split("rule : str")[1].split("value")[0]))
+
+
+@dataclass
+class KeyUses:
+    """What a body of source says about catalog keys."""
+
+    looks_like: re.Pattern[str]  # a catalog prefix, a dot, key characters
+    strings: dict[str, str]  # key-like constant -> where
+    patterns: dict[str, re.Pattern[str]]  # where -> an f-string or format key as a regex
+    error_prefixes: set[str]  # error_text(..., prefix="goodput"): <prefix>.<field>.<rule>
+
+    def prefix_of(self, text: str, catalog: Mapping[str, str]) -> bool:
+        """Whether ``text`` is a key prefix (``"goodput.loss."``, ``"orch.policy"``)."""
+        head = text if text.endswith((".", "_")) else text + "."
+        return any(k.startswith(head) for k in catalog)
+
+    def used(self, key: str, catalog: Mapping[str, str], rules: set[str]) -> bool:
+        """Whether ``key`` is used: literally, by a pattern or prefix, or by error_text."""
+        if key in self.strings or any(p.fullmatch(key) for p in self.patterns.values()):
+            return True
+        if any(key.startswith(s if s.endswith((".", "_")) else s + ".")
+               for s in self.strings if s not in catalog and self.prefix_of(s, catalog)):
+            return True
+        return key.rsplit(".", 1)[-1] in rules and any(
+            key.startswith(p + ".") for p in self.error_prefixes)
+
+
+def key_uses(sources: Mapping[str, str], templates: Mapping[str, str],
+             catalog: Mapping[str, str]) -> KeyUses:
+    """Collect the key-like strings of Python ``sources`` and Jinja ``templates`` (name -> text)."""
+    heads = sorted({k.split(".")[0] for k in catalog})
+    looks = re.compile(rf"(?:{'|'.join(map(re.escape, heads))})\.[A-Za-z0-9_.+-]*")
+    uses = KeyUses(looks, {}, {}, set())
+    for name, text in sources.items():
+        tree = ast.parse(text)
+        inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+        for node in ast.walk(tree):
+            if id(node) in inner:  # an f-string's constant part: the f-string is the pattern
+                continue
+            where = f"{name}:{getattr(node, 'lineno', 0)}"
+            if (isinstance(node, ast.JoinedStr) and node.values
+                    and isinstance(node.values[0], ast.Constant)
+                    and looks.match(str(node.values[0].value))):
+                uses.patterns[where] = re.compile("".join(
+                    re.escape(str(v.value)) if isinstance(v, ast.Constant) else ".+"
+                    for v in node.values))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if "{" in node.value and looks.match(node.value):  # a str.format key
+                    uses.patterns[where] = re.compile(
+                        re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(node.value)))
+                elif looks.fullmatch(node.value):
+                    uses.strings.setdefault(node.value, where)
+            elif isinstance(node, ast.keyword) and node.arg in ("prefix", "error_prefix"):
+                if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                    uses.error_prefixes.add(node.value.value)
+    for name, text in templates.items():
+        for lineno, line in enumerate(text.splitlines(), 1):
+            for quoted in re.findall(r"[\"']([^\"'{}]+)[\"']", line):
+                if looks.fullmatch(quoted):
+                    uses.strings.setdefault(quoted, f"{name}:{lineno}")
+    return uses
+
+
+def unknown_keys(uses: KeyUses, catalog: Mapping[str, str]) -> list[str]:
+    """Key-like strings that are neither a key nor a prefix of keys, nor listed in NOT_KEYS."""
+    bad = [f"{where}: {s!r}" for s, where in uses.strings.items()
+           if s not in catalog and not uses.prefix_of(s, catalog) and s not in NOT_KEYS]
+    bad += [f"{where}: no key matches {p.pattern}" for where, p in uses.patterns.items()
+            if not any(p.fullmatch(k) for k in catalog)]
+    return bad
+
+
+def unused_keys(uses: KeyUses, catalog: Mapping[str, str], rules: set[str]) -> list[str]:
+    """Keys of ``catalog`` that nothing uses."""
+    return [k for k in catalog if not uses.used(k, catalog, rules)]
+
+
+def _labkit_uses() -> KeyUses:
+    sources = {p.relative_to(LABKIT.parent).as_posix(): p.read_text(encoding="utf-8")
+               for p in _callers()}
+    templates = {p.relative_to(LABKIT.parent).as_posix(): p.read_text(encoding="utf-8")
+                 for p in sorted(LABKIT.rglob("*")) if p.suffix in TEMPLATE_SUFFIXES}
+    return key_uses(sources, templates, messages.KO)
+
+
+USES = _labkit_uses()
+
+
+def test_every_key_like_string_is_a_key() -> None:
+    bad = unknown_keys(USES, messages.KO)
+    assert not bad, "strings that look like catalog keys but are not:\n" + "\n".join(bad)
+    assert {"mig.ex1", "econ.ex05_1"} <= set(USES.strings), "the scan finds keys in data"
+    stale = sorted(set(NOT_KEYS) - set(USES.strings))
+    assert not stale, f"no longer in labkit: remove from NOT_KEYS: {stale}"
+
+
+def test_every_catalog_key_is_used() -> None:
+    unused = unused_keys(USES, messages.KO, _rules())
+    assert not unused, "catalog keys nothing uses (remove them):\n" + "\n".join(unused)
+
+
+TINY = {"x.title": "제목", "x.ex1.q": "질문", "x.pick.a": "가", "x.pick.b": "나",
+        "x.rate.at_most": "{limit} 이하", "x.gone": "아무도 쓰지 않습니다"}
+
+
+@pytest.mark.parametrize(("source", "template", "unknown", "unused"), [
+    # a key held in a dict or a tuple before it reaches t()
+    ('LABELS = {"a": "x.title", "b": "x.titel"}\n', "", ["m.py:1: 'x.titel'"], None),
+    ('KEYS = ("x.title", "x.nope")\n', "", ["m.py:1: 'x.nope'"], None),
+    # an f-string or format key that matches nothing
+    ('k = f"x.pick.{c}"\nj = f"x.pik.{c}"\n', "", ["m.py:2: no key matches x\\.pik\\..+"],
+     None),
+    ('{% x %}{{ labkit_t("x.titel") }}\n', None, None, None),
+    # every key used: literally, by pattern, by prefix, by error_text's rule lookup, in a
+    # template; "x.gone" is not
+    ('a = ("x.title", f"x.pick.{c}", "x.ex1")\nerror_text(e, prefix="x")\n', "", [],
+     ["x.gone"]),
+    ('a = ("x.title", "x.pick.", "x.ex1")\nerror_text(e, prefix="x")\n',
+     '{{ labkit_t("x.gone") }}\n', [], []),
+])
+def test_key_scan_on_a_tiny_catalog(source: str, template: str | None,
+                                    unknown: list[str] | None, unused: list[str] | None) -> None:
+    if template is None:  # the source is a template
+        uses = key_uses({}, {"page.html": source}, TINY)
+        assert unknown_keys(uses, TINY) == ["page.html:1: 'x.titel'"]
+        return
+    uses = key_uses({"m.py": source}, {"page.html": template}, TINY)
+    assert unknown_keys(uses, TINY) == unknown
+    if unused is not None:
+        assert unused_keys(uses, TINY, {"at_most"}) == unused
 
 
 def test_every_validation_rule_has_a_message() -> None:

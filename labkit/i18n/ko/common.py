@@ -12,7 +12,6 @@ STRINGS: dict[str, str] = {
     "common.answer_placeholder": "답을 입력하세요",
     "common.correct": "정답입니다. {explanation}",
     "common.incorrect": "다시 생각해 보세요. {hint}",
-    "common.not_a_number": "숫자로 입력하세요 (예: 12.5). 입력: {value}",
     "common.kept_last": "마지막으로 올바른 결과를 그대로 보여 줍니다.",
     "common.exercise": "문제 {n}",
     "common.na": "n/a",

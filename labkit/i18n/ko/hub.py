@@ -118,7 +118,6 @@ STRINGS: dict[str, str] = {
     "hub.page.logo": "수업 허브(class hub) 첫 화면",
     "hub.page.error_title": "오류",
     "hub.page.ok": "확인",
-    "hub.page.noscript": "수업 허브(class hub)는 자바스크립트(JavaScript)가 필요합니다. 브라우저에서 켜 주십시오.",
     "hub.home.heading": "내 실습 서버",
     "hub.home.start": "내 서버 시작",
     "hub.home.open": "내 서버 열기",

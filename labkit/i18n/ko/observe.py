@@ -200,7 +200,6 @@ STRINGS: dict[str, str] = {
     "observe.replay.field_set.power_clocks": "전력·클럭·스로틀 (timestamp,index,power.draw,… temperature.gpu)",
     "observe.replay.field_set.memory": "메모리 (timestamp,index,memory.total,… utilization.memory)",
     "observe.replay.preview": "올린 파일의 첫 줄들입니다. 열 수에 맞는 필드 목록을 고르면 바로 다시 읽습니다 (열 {n}개):",
-    "observe.replay.preview_fields": "고른 필드 {n}개: {fields}",
     "observe.reader.place_line": "{file} {line}번째 줄",
     "observe.reader.at": "{place}: {reason}",
     "observe.reader.line": "{line}번째 줄: {reason}",
@@ -280,7 +279,6 @@ STRINGS: dict[str, str] = {
     "observe.snapshot.remap.failure": "행 바꾸기 실패",
     "observe.snapshot.warning.other": "이 파일의 내용이 서로 맞지 않는 곳이 있습니다.",
     "observe.snapshot.mig_device": "MIG 장치 {index}: GPU 인스턴스(GI) {gi} · 컴퓨트 인스턴스(CI) {ci} · 메모리 {used}/{total} MiB · SM {sm}개",
-    "observe.snapshot.no_mig_devices": "MIG 장치 없음",
     "observe.snapshot.reasons": "지금 걸린 클럭 제한 이유(clocks-event reasons): {reasons}",
     "observe.snapshot.no_reasons": "없음",
     "observe.snapshot.ecc": "ECC 오류(volatile): 정정 불가 {uncorrectable} · 정정됨 {correctable}",
@@ -320,7 +318,6 @@ STRINGS: dict[str, str] = {
     "observe.live.error.not_prometheus": "그 주소에서 Prometheus API가 답하지 않습니다. Grafana 주소가 아니라 Prometheus 주소를 넣으세요.",
     "observe.live.error.query_failed": "Prometheus가 질의를 처리하지 못했습니다. 기간을 줄여 다시 해 보세요.",
     "observe.live.error.empty": "이 기간에는 DCGM 지표가 없습니다. Prometheus가 dcgm-exporter(또는 labkit 수출기)를 수집하고 있는지, 기간이 맞는지 확인하세요.",
-    "observe.live.detail": "자세히: {message}",
     "observe.live.error.exporter": "이 주소는 Prometheus가 아니라 지표 내보내기(exporter) 주소입니다; Prometheus 주소(보통 :9090)를 넣으세요.",
     "observe.live.error.future_end": "끝 시각이 미래입니다. Prometheus에는 지금까지의 지표만 있습니다.",
     # the detail line under a Prometheus error (PrometheusError.detail; the typed value echoed)

@@ -156,8 +156,6 @@ STRINGS: dict[str, str] = {
     "reliability.num.job_mtbf_all": "GPU 16,384장 작업의 MTBF (계획 중단 47건 포함 466건)",
     "reliability.num.month": "GPU {n}장, 720 h 동안 기대 중단 수 (± 표준편차)",
     "reliability.num.free": "GPU {n}장이 {h}시간 동안 한 번도 안 멈출 확률",
-    "reliability.num.exact": "정확한 최적값",
-    "reliability.num.published": "Daly 논문 그림",
     "reliability.num.reported": "논문이 보고한 값",
     "reliability.num.worksheet": "워크시트 (03)",
     "reliability.num.model": "모형의 정확한 기대값",

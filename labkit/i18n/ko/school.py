@@ -7,7 +7,6 @@ from __future__ import annotations
 
 STRINGS: dict[str, str] = {
     # --- the editor ---------------------------------------------------------------------------
-    "school.title": "우리 학교",
     "school.f.name": "학교 이름",
     "school.f.gpu_model": "GPU 모델",
     "school.f.n_gpus": "서버의 GPU 수",
@@ -39,8 +38,6 @@ STRINGS: dict[str, str] = {
     "school.save_failed": "저장하지 못했습니다 ({reason}). 이 화면(발표용 앱 등)에서는 파일을 쓸 수 없습니다. 값은 이 페이지에서만 쓰입니다.",
     "school.reset_done": "기본값으로 돌렸습니다. 저장해 둔 값은 지웠습니다.",
     "school.not_saved": "값을 바꿨습니다. '저장'을 눌러야 다른 차시에도 반영됩니다.",
-    "school.origin.default": "기본값 (labkit에 들어 있는 예시 학교)",
-    "school.origin.saved": "저장한 값 ({path})",
     "school.problem.unreadable": "저장해 둔 우리 학교 파일을 읽을 수 없어 기본값을 씁니다. 편집기에서 다시 저장하면 고쳐집니다.",
     "school.problem.invalid": "저장해 둔 우리 학교 파일에 쓸 수 없는 값이 있어 기본값을 씁니다 ({detail}). 편집기에서 다시 저장하면 고쳐집니다.",
     # --- errors beside the editor's controls --------------------------------------------------
@@ -56,7 +53,6 @@ STRINGS: dict[str, str] = {
     "school.card.power": "{tariff}, 계약전력 {kw} kW, PUE {pue}",
     "school.card.class": "한 반 {students}명이 수업 시간 {start}–{end}시에 씁니다 (GPU 1장에 {per_gpu}명)",
     "school.card.contrast": "비교: {big_a}장 클러스터는 우리 학교의 {ratio_a}배, {big_b}장 클러스터는 {ratio_b}배입니다.",
-    "school.card.edit": "값은 09 차시의 우리 학교 편집기에서 바꿀 수 있습니다.",
     "school.card.lesson.01": "이 차시에서는 우리 학교 GPU {n}장을 관측합니다. 수업이 없는 시간에는 대부분 쉬고 있습니다.",
     "school.card.lesson.02": "이 차시에서는 GPU 1장을 MIG로 나눕니다. 우리 학교는 학생 {students}명이 GPU {n}장을 나눠 써야 합니다 (1장에 {per_gpu}명).",
     "school.card.lesson.03": "이 차시에서는 굿풋(goodput)을 셉니다. 4,096장 클러스터의 손실 시간을 우리 학교 {n}장의 1년({gpu_h} GPU·h)과 견주어 봅니다.",
