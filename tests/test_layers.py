@@ -1,15 +1,20 @@
 """The layers of labkit, enforced: import-linter for who imports whom, an AST check for purity.
 
-Layers, one way (docs/architecture.md): pure models → ``labkit.data`` (the only file reader) →
-``labkit.runtime`` (kernel guards) → ``labkit.gpu`` (everything NVML and time) / ``labkit.i18n``
-→ ``labkit.ui`` → ``labkit.serve`` / ``labkit.hub``. The contract lives in ``pyproject.toml``
-(``[tool.importlinter]``); these tests run the real tool and also prove that it fails when a
-layer is crossed, so the contract cannot silently stop checking.
+Layers, one way, from the bottom up (the contract, and docs/architecture.md): ``labkit.validate``
+(the input checks) → ``labkit.gpumodels`` (the typed GPU models) → pure models (numbers only)
+→ ``labkit.data`` (the only file reader) → ``labkit.i18n`` (the UI strings) → ``labkit.runtime``
+(kernel guards) → ``labkit.gpu`` (everything NVML and time) → ``labkit.ui`` → ``labkit.serve``
+→ ``labkit.hub``.
+
+The contract lives in ``pyproject.toml`` (``[tool.importlinter]``); these tests run the real
+tool and also prove that it fails when a layer is crossed, so the contract cannot silently stop
+checking. The purity check and the map's paths are proved the same way, on synthetic input.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -301,3 +306,103 @@ def test_import_linter_fails_when_a_layer_is_crossed(tmp_path: Path) -> None:
                             text=True, check=False, env={"PYTHONPATH": env_path, "PATH": ""})
     assert result.returncode != 0, result.stdout[-2000:]
     assert "labkit.goodput -> labkit.ui" in result.stdout
+
+
+# -- docs/architecture.md: the map names only what exists ---------------------------------------
+
+DOC = ROOT / "docs" / "architecture.md"
+
+
+def _exists(root: Path, path: str) -> bool:
+    return (root / path).exists() or (root / path).with_suffix(".py").exists()
+
+
+def _tokens(text: str, pattern: str = r"[^`\s]+") -> list[str]:
+    return re.findall(rf"`({pattern})`", text)
+
+
+def _table_problems(doc: str, root: Path) -> list[str]:
+    """The lesson table: pure modules under labkit/, loaders under labkit/data/ -> files under
+    data/, widgets under labkit/ui/ (a parenthesis is a comment and is not resolved)."""
+    table = doc.split("## Where each lesson lives")[1].split("\n## ")[0]
+    problems: list[str] = []
+    for line in table.splitlines():
+        if not re.match(r"\| \d\d ", line):
+            continue
+        lesson, pure, data, ui = [re.sub(r"\([^()]*\)", "", c).strip()
+                                  for c in line.strip("|").split("|")][:4]
+        wanted = [("labkit", t) for t in _tokens(pure)] + [("labkit/ui", t) for t in _tokens(ui)]
+        for part in data.split(","):
+            loader, _, files = part.partition("→")
+            wanted += [("labkit/data", t) for t in _tokens(loader)]
+            wanted += [("data", t) for t in _tokens(files)]
+        problems += [f"lesson {lesson}: {base}/{tok}" for base, tok in wanted
+                     if not _exists(root, f"{base}/{tok}")]
+    return problems
+
+
+def _bullet_problems(doc: str, root: Path) -> list[str]:
+    """Each layer's paragraph: a ``x.py`` or ``x/`` it names is in that layer's folder (or a
+    folder below it) or at the top of the checkout."""
+    layers = doc.split("## The layers")[1].split("\n## ")[0]
+    problems: list[str] = []
+    for bullet in re.split(r"\n- \*\*", layers)[1:]:
+        head = bullet.split("**")[0].strip("`: ").rstrip("/")
+        base = root / ("labkit" if head == "Pure models" else head)
+        if not base.is_dir():
+            problems.append(f"{head}: no such folder")
+            continue
+        below = {p.relative_to(base).as_posix() + ("/" if p.is_dir() else "")
+                 for p in base.rglob("*") if "__pycache__" not in p.parts}
+        for tok in _tokens(bullet, r"[\w./-]+(?:\.py|/)"):
+            found = (_exists(root, tok) or _exists(base, tok)
+                     or any(p == tok or p.endswith("/" + tok) for p in below))
+            if not found:
+                problems.append(f"{head}: {tok}")
+    return problems
+
+
+def doc_problems(doc: str, root: Path) -> list[str]:
+    """Every labkit path, lesson-table entry and layer-paragraph module the map names, that is
+    not in the checkout at ``root``."""
+    named = {p.rstrip(".,") for p in re.findall(r"(?<![\w./~])labkit/[\w./-]+", doc)}
+    problems = [p for p in sorted(named) if not _exists(root, p)]
+    return problems + _table_problems(doc, root) + _bullet_problems(doc, root)
+
+
+def test_architecture_doc_names_only_what_exists() -> None:
+    problems = doc_problems(DOC.read_text(encoding="utf-8"), ROOT)
+    assert not problems, f"docs/architecture.md names what is not there: {problems}"
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("| 07 운영비 | `opex/`", "| 07 운영비 | `opex.py`", "lesson 07 운영비: labkit/opex.py"),
+    ("→ `tariffs/`", "→ `tariff_tables/`", "lesson 07 운영비: data/tariff_tables/"),
+    ("`labkit/data/prometheus.py`", "`labkit/data/prom.py`", "labkit/data/prom.py"),
+    ("`mig_live.py` reads", "`mig_apply.py` reads", "labkit/gpu: mig_apply.py"),
+])
+def test_doc_check_catches_a_stale_name(old: str, new: str, expected: str) -> None:
+    doc = DOC.read_text(encoding="utf-8")
+    assert old in doc
+    assert expected in doc_problems(doc.replace(old, new, 1), ROOT)
+
+
+def test_architecture_doc_lists_every_pure_module() -> None:
+    """The "Pure models" paragraph names each module of the contract's pure layer."""
+    layers = DOC.read_text(encoding="utf-8").split("- **Pure models**")[1].split("\n- **")[0]
+    top = re.sub(r"\([^()]*\)", "", layers)  # submodules in parentheses
+    named = {t.rstrip("/") for t in _tokens(top, r"\w+/?")}
+    pure = {m.removeprefix("labkit.") for m in _pure_modules()} - {"gpumodels", "validate"}
+    assert pure <= named, f"not in the Pure models paragraph: {sorted(pure - named)}"
+
+
+def test_docstring_layer_order_is_the_contract() -> None:
+    """This module's docstring lists the layers bottom up, as the contract has them."""
+    said = [w.strip("`") for w in re.findall(r"``labkit\.\w+``|pure models",
+                                               (__doc__ or "").split("\n\n")[1])]
+    contract = [name for layer in reversed(_layers()) for name in layer]
+    pure = [n for n in _pure_modules() if n not in ("labkit.gpumodels", "labkit.validate")]
+    expected = [n if n not in pure else "pure models" for n in contract]
+    expected = [n for i, n in enumerate(expected) if n != "pure models" or
+                expected.index(n) == i]
+    assert said == expected
