@@ -38,7 +38,7 @@ GAP = "교육용(갑) 고압A 선택I"
 
 
 def _tariff() -> Any:
-    return tariff.load_tariff(GAP)
+    return tariff.load_tariff(GAP, TARIFF.removeprefix("tariffs/kepco_").removesuffix(".yaml"))
 
 
 def _trace(name: str) -> Callable[[], Any]:

@@ -1,8 +1,10 @@
 """labkit.tariff: KEPCO bills against hand-computed bills, bands, seasons, demand, bad input.
 
 Rates are those of data/tariffs/kepco_2026-06-01.yaml (KEPCO table effective 2026-06-01, as
-transcribed; unverified). Every expected bill below is worked by hand in the comments:
-each charge truncated to the won, VAT rounded half up, fund levy and total truncated to 10 won.
+transcribed; unverified), loaded by that date (:data:`TABLE`), so a newer table added by
+docs/architecture.md's "how to add a tariff" leaves these bills as they are. Every expected bill
+below is worked by hand in the comments: each charge truncated to the won, VAT rounded half up,
+fund levy and total truncated to 10 won.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ from hypothesis import strategies as st
 
 from labkit import tariff as T
 from labkit.data import DataError
-from labkit.data.tariff import load_tariff, tariff_classes
+from labkit.data.tariff import load_tariff, tariff_classes, tariff_files
 from labkit.validate import InputError
 
 GAP = "교육용(갑) 고압A 선택I"
 EUL = "교육용(을) 고압A 선택I"
+#: The table the bills below are worked from (its effective date: load_tariff picks it, not a
+#: newer one).
+TABLE = "2026-06-01"
 
 
 def hourly(start: str, values: list[float] | float, periods: int | None = None) -> pd.Series:
@@ -37,12 +42,12 @@ def hourly(start: str, values: list[float] | float, periods: int | None = None) 
 
 @pytest.fixture(scope="module")
 def gap() -> T.Tariff:
-    return load_tariff(GAP)
+    return load_tariff(GAP, TABLE)
 
 
 @pytest.fixture(scope="module")
 def eul() -> T.Tariff:
-    return load_tariff(EUL)
+    return load_tariff(EUL, TABLE)
 
 
 # --- loading ---------------------------------------------------------------------------------
@@ -74,9 +79,11 @@ def test_load_tariff_rejects_unknown_class_naming_the_field() -> None:
     assert GAP in err.value.limit
 
 
-@pytest.mark.parametrize("as_of", ["2026-06-01", "2027-01-01", None])
-def test_load_tariff_as_of_picks_the_table_in_effect(as_of: str | None) -> None:
-    assert load_tariff(GAP, as_of).effective_date == "2026-06-01"
+@pytest.mark.parametrize("as_of", ["2026-06-01", "2026-12-31", "2027-01-01"])
+def test_load_tariff_as_of_picks_the_table_in_effect(as_of: str) -> None:
+    expected = max(d for d in tariff_files() if d <= as_of)
+    assert load_tariff(GAP, as_of).effective_date == expected
+    assert load_tariff(GAP).effective_date == max(tariff_files())
 
 
 @pytest.mark.parametrize(("as_of", "rule"), [("2026-05-31", "at_least"), ("someday", "other")])
@@ -111,8 +118,32 @@ def test_load_tariff_bad_file_names_file_and_key(data_copy: Path, old: str, new:
     assert old in text
     data_copy.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(DataError, match=message) as err:
-        load_tariff(GAP if "5550" in old else EUL)
+        load_tariff(GAP if "5550" in old else EUL, TABLE)
     assert "kepco_2026-06-01.yaml" in str(err.value)
+
+
+def test_the_add_a_tariff_recipe_is_enough(data_copy: Path) -> None:
+    """docs/architecture.md "how to add a tariff", followed in a copy of data/: copy the table
+    to a file named for its effective date, update source, as_of, effective_date and a rate;
+    the loader picks it from that date on, the old table before, and a bill worked by hand from
+    the new rate matches."""
+    text = data_copy.read_text(encoding="utf-8")
+    for old, new in [("effective_date: 2026-06-01", "effective_date: 2027-01-01"),
+                     ("as_of: 2026-11-30", "as_of: 2026-12-15"),
+                     ("source: >-\n", "source: >-\n  A test table (base rate 6,000). "),
+                     ("base_krw_per_kw_month: 5550,", "base_krw_per_kw_month: 6000,")]:
+        assert old in text
+        text = text.replace(old, new, 1)
+    (data_copy.parent / "kepco_2027-01-01.yaml").write_text(text, encoding="utf-8")
+    new_table = load_tariff(GAP)
+    assert (new_table.effective_date, new_table.base_krw_per_kw_month) == ("2027-01-01", 6000)
+    assert load_tariff(GAP, "2026-12-31").base_krw_per_kw_month == 5550
+    # January 2027 as January 2026 below, base 15 kW x 6,000 = 90,000: subtotal 90,000 +
+    # 813,192 + 66,960 + 37,200 = 1,007,352; VAT 100,735.2 -> 100,735; fund 27,198.504 ->
+    # 27,190; total 1,135,277 -> 1,135,270
+    bill = T.monthly_bill(new_table, hourly("2027-01-01", 10.0, 744), 50).iloc[0]
+    assert (bill["base_krw"], bill["subtotal_krw"], bill["total_krw"]) == (
+        90_000, 1_007_352, 1_135_270)
 
 
 # --- hand-computed bills ---------------------------------------------------------------------
@@ -496,7 +527,7 @@ def test_average_rate_tou_education_b_about_134(eul: T.Tariff) -> None:
        start_h=st.integers(0, 24 * 365 - 200), contract=st.floats(1, 1000))
 def test_bill_lines_add_up_and_never_go_negative(kw: list[float], start_h: int,
                                                  contract: float) -> None:
-    tariff = load_tariff(EUL)
+    tariff = load_tariff(EUL, TABLE)
     start = pd.Timestamp("2026-01-01", tz="Asia/Seoul") + pd.Timedelta(hours=start_h)
     load = pd.Series(kw, index=pd.date_range(start, periods=len(kw), freq="h"))
     bill = T.monthly_bill(tariff, load, contract)
@@ -514,7 +545,7 @@ def test_bill_lines_add_up_and_never_go_negative(kw: list[float], start_h: int,
 @settings(max_examples=30, deadline=None)
 @given(scale=st.floats(1.01, 3))
 def test_more_load_never_costs_less(scale: float) -> None:
-    tariff = load_tariff(GAP)
+    tariff = load_tariff(GAP, TABLE)
     rng = np.random.default_rng(0)
     load = hourly("2026-03-01", rng.uniform(0, 20, 24 * 30).tolist())
     a = T.monthly_bill(tariff, load, 50)["total_krw"].sum()
@@ -530,7 +561,7 @@ def _gap_series() -> pd.Series:
 
 
 def bill(load: object, contract: float = 10, **kwargs: object) -> pd.DataFrame:
-    return T.monthly_bill(load_tariff(GAP), load, contract, **kwargs)  # type: ignore[arg-type]
+    return T.monthly_bill(load_tariff(GAP, TABLE), load, contract, **kwargs)  # type: ignore[arg-type]
 
 
 DAY = hourly("2026-01-01", 1.0, 24)
@@ -611,7 +642,7 @@ BAD_INPUTS = [
     (lambda: bill(DAY, holidays=["not a day"]), "holidays", "other",
      "Unknown datetime string format, unable to parse: not a day",
      "holidays must be dates: Unknown datetime string format"),
-    *[((lambda kw=kw: replace(load_tariff(GAP), **kw)), field, rule, *detail)  # type: ignore[var-annotated]
+    *[((lambda kw=kw: replace(load_tariff(GAP, TABLE), **kw)), field, rule, *detail)  # type: ignore[var-annotated]
       for kw, field, rule, *detail in [
         ({"base_krw_per_kw_month": -1}, "base_krw_per_kw_month", "non_negative"),
         ({"energy_krw_per_kwh": {}}, "energy_krw_per_kwh.summer", "other", None,
@@ -640,13 +671,13 @@ BAD_INPUTS = [
         ({"ratchet_months": (0,)}, "ratchet_months", "integer"),
         ({"base_basis": "kwh"}, "base_basis", "choice"),
     ]],
-    (lambda: load_tariff(GAP).season(0), "month", "integer"),
+    (lambda: load_tariff(GAP, TABLE).season(0), "month", "integer"),
     # a TOU schedule needs 24 hourly bands per season, by season
     (lambda: T.TouSchedule("s", ("light",) * 24), "weekday.summer", "other", None,  # type: ignore[arg-type]
      "schedule s: summer needs 24 hourly bands"),
     (lambda: T.TouSchedule("s", {x: ("light",) * 23 for x in T.Season}), "weekday.summer",  # type: ignore[misc]
      "other", ("light",) * 23, "schedule s: summer needs 24 hourly bands"),
-    (lambda: load_tariff(GAP).season(13), "month", "at_most", 13,
+    (lambda: load_tariff(GAP, TABLE).season(13), "month", "at_most", 13,
      "month must be <= 12 (12), got 13"),
     (lambda: bill(DAY, repeat_year=True), "repeat_year", "other", 1,
      "repeat_year needs exactly 12 consecutive months, the series has 1"),

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import labkit.ui as ui
+from labkit.data.tariff import load_tariff
 from labkit.ui import checks
 from labkit.ui.components import find_by_class
 from labkit.ui.predict import reflection
@@ -150,12 +151,15 @@ def test_07_contract_target_by_hand(room: Any) -> None:
     q = box.children[0].children[0].value
     # the 100 kW contract bills 30 kW (30 % floor, KEPCO 약관 제68조) instead of the room's
     # July peak of 15.0338 kW (summer PUE +0.2, data/opex/defaults.csv): the July bill is higher
-    # by (30 - 15.0338) kW x 5,550 won x 1.127 (VAT 10 % + fund levy 2.7 %) = 93,611 won, less
-    # KEPCO's truncations; a 16 kW contract is above that peak (no over-contract charge)
+    # by (30 - 15.0338) kW x base rate x 1.127 (VAT 10 % + fund levy 2.7 %) = 93,611 won at
+    # the 2026-06-01 table's 5,550 won, less KEPCO's truncations; a 16 kW contract is above
+    # that peak (no over-contract charge). The base rate is the data file's, so a newer tariff
+    # table (docs/architecture.md "how to add a tariff") keeps this check.
+    base = load_tariff(room.fields["tariff_class"].default).base_krw_per_kw_month
     big = checks._room_result(room, contract_auto=False, contract_kw=100.0)
     right = checks._room_result(room, contract_auto=False, contract_kw=16.0)
     diff = checks.july_bill_krw(big) - checks.july_bill_krw(right)
-    assert abs(diff - (30 - 15.0338) * 5_550 * 1.127) < 100
+    assert abs(diff - (30 - 15.0338) * base * 1.127) < 100
     target = round((checks.july_bill_krw(big) + checks.july_bill_krw(right)) / 2, -3)
     assert f"{target:,.0f}원" in q and "100 kW" in q
 
