@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -152,95 +153,79 @@ def test_parse_periods_reads_ranges_single_days_and_comments() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    ("text", "rule"),
-    [("3월 3일부터", "other"), ("2026-02-30 ~ 2026-03-01", "other"),
-     ("2026-07-17 ~ 2026-03-03 거꾸로", "other"), ("2026-03-03\n" * 51, "at_most")],
-)
-def test_parse_periods_rejects_bad_lines(text: str, rule: str) -> None:
-    with pytest.raises(InputError) as err:
-        L.parse_periods("terms", text)
-    assert err.value.field == "terms" and err.value.rule == rule
-
-
-# --- bad input -------------------------------------------------------------------------------
+# --- bad input: one table for the module ------------------------------------------------------
 
 T1 = L.Term("1학기", date(2026, 3, 2), date(2026, 7, 17))
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "field"),
-    [
-        ({"year": 1999}, "year"), ({"year": 2101}, "year"), ({"year": 2026.5}, "year"),
-        ({"terms": [L.Term("x", date(2025, 12, 1), date(2026, 1, 5))]}, "terms"),
-        ({"terms": [T1, L.Term("겹침", date(2026, 7, 1), date(2026, 8, 1))]}, "terms"),
-        ({"exams": [L.Term("시험", date(2026, 8, 1), date(2026, 8, 3))]}, "exams"),
-        ({"holidays": [L.Holiday(date(2026, 5, 5), "a"), L.Holiday(date(2026, 5, 5), "b")]},
-         "holidays"),
-        ({"holidays": [L.Holiday(date(2027, 1, 1), "신정")]}, "holidays"),
-        ({"closures": [L.ClosedDay(date(2025, 5, 1), "x")]}, "closures"),
-        ({"class_start_h": 17, "class_end_h": 9}, "class_end_h"),
-        ({"class_end_h": 25}, "class_end_h"),
-        ({"class_start_h": math.nan}, "class_start_h"),
-    ],
-)
-def test_school_calendar_rejects_bad_input(kwargs: dict[str, object], field: str) -> None:
+def _calendar(**kwargs: object) -> L.SchoolCalendar:
     args: dict[str, object] = {"year": 2026, "terms": [T1]} | kwargs
-    with pytest.raises(InputError) as err:
-        L.SchoolCalendar(**args)  # type: ignore[arg-type]
-    assert err.value.field == field
+    return L.SchoolCalendar(**args)  # type: ignore[arg-type]
 
 
-def test_term_and_holiday_reject_bad_values() -> None:
-    with pytest.raises(InputError):
-        L.Term("x", date(2026, 3, 5), date(2026, 3, 1))
-    with pytest.raises(InputError):
-        L.Term("x", "not a date", date(2026, 3, 1))  # type: ignore[arg-type]
-    with pytest.raises(InputError) as err:
-        L.Holiday(date(2026, 1, 1), "신정", kind="festival")
-    assert err.value.rule == "choice"
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "field", "rule"),
-    [({"class_frac": 1.2}, "class_frac", "fraction"),
-     ({"always_on_frac": -0.1}, "always_on_frac", "fraction"),
-     ({"vacation_frac": math.nan}, "vacation_frac", "finite"),
-     ({"after_school_end_h": 25}, "after_school_end_h", "at_most")],
-)
-def test_usage_rejects_bad_fractions(kwargs: dict[str, float], field: str, rule: str) -> None:
-    with pytest.raises(InputError) as err:
-        L.Usage(**kwargs)
-    assert (err.value.field, err.value.rule) == (field, rule)
-
-
-def test_hourly_utilization_rejects_after_school_before_class_end(
-    cal: L.SchoolCalendar,
-) -> None:
-    with pytest.raises(InputError) as err:
-        L.hourly_utilization(cal, L.Usage(after_school_end_h=16))
-    assert err.value.field == "after_school_end_h"
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "field", "rule"),
-    [({"pue": 0.9}, "pue", "at_least"), ({"pue": math.inf}, "pue", "finite"),
-     ({"n_servers": 0}, "n_servers", "integer"), ({"n_servers": 1.5}, "n_servers", "integer"),
-     ({"server_max_kw": -1}, "server_max_kw", "positive"),
-     ({"idle_frac": 1.5}, "idle_frac", "fraction")],
-)
-def test_facility_load_rejects_bad_input(kwargs: dict[str, float], field: str,
-                                         rule: str) -> None:
+def _facility(**kwargs: float) -> pd.Series:
     args = {"n_servers": 1, "server_max_kw": 10.2, "idle_frac": 0.3, "pue": 1.5} | kwargs
+    return L.facility_load_kw(pd.Series([0.5]), **args)  # type: ignore[arg-type]
+
+
+def _after_school_before_class_end() -> object:
+    return L.hourly_utilization(load_school_calendar(), L.Usage(after_school_end_h=16))
+
+
+#: (what is called, the field the error names, its rule)
+BAD_INPUT: list[tuple[Callable[[], object], str, str]] = [
+    # the editable calendar text
+    (lambda: L.parse_periods("terms", "3월 3일부터"), "terms", "other"),
+    (lambda: L.parse_periods("terms", "2026-02-30 ~ 2026-03-01"), "terms", "other"),
+    (lambda: L.parse_periods("terms", "2026-07-17 ~ 2026-03-03 거꾸로"), "terms", "other"),
+    (lambda: L.parse_periods("terms", "2026-03-03\n" * 51), "terms", "at_most"),
+    # terms and holidays
+    (lambda: L.Term("x", date(2026, 3, 5), date(2026, 3, 1)), "x.end", "other"),
+    (lambda: L.Term("x", "not a date", date(2026, 3, 1)),  # type: ignore[arg-type]
+     "x.start", "other"),
+    (lambda: L.Holiday(date(2026, 1, 1), "신정", kind="festival"), "holidays.신정.kind",
+     "choice"),
+    # the school calendar
+    (lambda: _calendar(year=1999), "year", "integer"),  # a whole number >= 2000
+    (lambda: _calendar(year=2101), "year", "at_most"),
+    (lambda: _calendar(year=2026.5), "year", "integer"),
+    (lambda: _calendar(terms=[L.Term("x", date(2025, 12, 1), date(2026, 1, 5))]), "terms",
+     "other"),
+    (lambda: _calendar(terms=[T1, L.Term("겹침", date(2026, 7, 1), date(2026, 8, 1))]), "terms",
+     "other"),
+    (lambda: _calendar(exams=[L.Term("시험", date(2026, 8, 1), date(2026, 8, 3))]), "exams",
+     "other"),
+    (lambda: _calendar(holidays=[L.Holiday(date(2026, 5, 5), "a"),
+                                 L.Holiday(date(2026, 5, 5), "b")]), "holidays", "other"),
+    (lambda: _calendar(holidays=[L.Holiday(date(2027, 1, 1), "신정")]), "holidays", "other"),
+    (lambda: _calendar(closures=[L.ClosedDay(date(2025, 5, 1), "x")]), "closures", "other"),
+    (lambda: _calendar(class_start_h=17, class_end_h=9), "class_end_h", "other"),
+    (lambda: _calendar(class_end_h=25), "class_end_h", "other"),
+    (lambda: _calendar(class_start_h=math.nan), "class_start_h", "finite"),
+    # usage and the hourly utilization
+    (lambda: L.Usage(class_frac=1.2), "class_frac", "fraction"),
+    (lambda: L.Usage(always_on_frac=-0.1), "always_on_frac", "fraction"),
+    (lambda: L.Usage(vacation_frac=math.nan), "vacation_frac", "finite"),
+    (lambda: L.Usage(after_school_end_h=25), "after_school_end_h", "at_most"),
+    (_after_school_before_class_end, "after_school_end_h", "at_least"),
+    # the room's load
+    (lambda: _facility(pue=0.9), "pue", "at_least"),
+    (lambda: _facility(pue=math.inf), "pue", "finite"),
+    (lambda: _facility(n_servers=0), "n_servers", "integer"),
+    (lambda: _facility(n_servers=1.5), "n_servers", "integer"),
+    (lambda: _facility(server_max_kw=-1), "server_max_kw", "positive"),
+    (lambda: _facility(idle_frac=1.5), "idle_frac", "fraction"),
+    (lambda: L.it_power_kw(np.array([0.5, 1.5]), n_servers=1, server_max_kw=10, idle_frac=0.3),
+     "util_frac", "fraction"),
+]
+
+
+@pytest.mark.parametrize(("call", "field", "rule"), BAD_INPUT)
+def test_bad_input_is_refused_naming_field_and_rule(call: Callable[[], object], field: str,
+                                                    rule: str) -> None:
     with pytest.raises(InputError) as err:
-        L.facility_load_kw(pd.Series([0.5]), **args)  # type: ignore[arg-type]
+        call()
     assert (err.value.field, err.value.rule) == (field, rule)
-
-
-def test_it_power_rejects_utilization_outside_unit_interval() -> None:
-    with pytest.raises(InputError) as err:
-        L.it_power_kw(np.array([0.5, 1.5]), n_servers=1, server_max_kw=10, idle_frac=0.3)
-    assert err.value.field == "util_frac"
 
 
 def test_load_school_calendar_bad_file_names_it(tmp_path: Path,
