@@ -201,3 +201,43 @@ def test_complexity_check_catches_and_exempts(tmp_path: Path, source: str, flagg
     path.write_text(source, encoding="utf-8")
     found = complex_functions([path])
     assert bool(found) is flagged, found
+
+
+# -- dates of data: strict ISO, date.fromisoformat (issue 14) ----------------------------------
+
+#: Names that hold a data file's date; lenient parsers accept "today", "now" or 20261130 for them.
+DATE_NAMES = ("as_of", "retrieved", "effective_date")
+LENIENT_PARSERS = ("Timestamp", "to_datetime", "strptime", "parse")
+
+
+def lenient_date_parses(source: str) -> list[int]:
+    """Lines where a lenient parser is called on an ``as_of``-like name (use
+    :func:`labkit.data.schema.parse_iso_date`, i.e. ``date.fromisoformat``)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        args = [*node.args, *(k.value for k in node.keywords)]
+        if name in LENIENT_PARSERS and any(
+                any(d in ast.unparse(a) for d in DATE_NAMES) for a in args):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_data_dates_are_parsed_strictly() -> None:
+    found = {_rel(p): lines for p in _labkit_files()
+             if (lines := lenient_date_parses(p.read_text(encoding="utf-8")))}
+    assert not found, f"parse these dates with labkit.data.schema.parse_iso_date: {found}"
+
+
+@pytest.mark.parametrize(("source", "lines"), [
+    ("import pandas as pd\nx = pd.Timestamp(row['as_of'])\n", [2]),
+    ("import pandas as pd\nx = pd.to_datetime(doc.as_of)\n", [2]),
+    ("from datetime import datetime\nx = datetime.strptime(retrieved, '%Y-%m-%d')\n", [2]),
+    ("from datetime import date\nx = date.fromisoformat(as_of)\n", []),
+    ("import pandas as pd\nx = pd.Timestamp(start)\n", []),
+])
+def test_lenient_date_check_catches_each_parser(source: str, lines: list[int]) -> None:
+    assert lenient_date_parses(source) == lines
