@@ -227,39 +227,3 @@ def test_flush_runs_a_waiting_recompute(kernel: None) -> None:
     assert app.calls == [1.0, 9.0]
 
 
-# --- tables for people -----------------------------------------------------------------------
-
-
-@in_fresh_thread
-def test_a_people_table_shows_its_row_labels_as_a_column_not_an_index() -> None:
-    import pandas as pd
-
-    from labkit.ui.components import people_table
-
-    frame = pd.DataFrame({"항목": ["가", "나"], "값": ["1 h", "2 h"]}).set_index("항목")
-    table = people_table(frame)
-    assert table.loc["나", "값"] == "2 h"  # still a DataFrame for code
-    assert repr(table).splitlines()[0].split() == ["항목", "값"]  # one header row
-    body = table._repr_html_().split("<tbody>")[1]
-    assert "<th" not in body and "<td>가</td>" in body  # no index cells
-
-
-@pytest.mark.parametrize("builder", [
-    "mig.layout_counts", "mig.sharing_modes", "mig.case1_numbers", "goodput.seed_numbers",
-    "reliability.scaling_numbers", "reliability.llama3_numbers", "reliability.stepfun_numbers",
-    "reliability.interval_numbers", "reliability.ettr_numbers", "reliability.month_numbers",
-    "reliability.eventlog_numbers",
-])
-@in_fresh_thread
-def test_lesson_tables_02_to_04_are_for_people(builder: str) -> None:
-    """Issue 17: no index column, no scientific notation, Korean headers."""
-    import importlib
-    import re
-
-    module, name = builder.split(".")
-    table = getattr(importlib.import_module(f"labkit.ui.{module}"), name)()
-    html_text = table._repr_html_()
-    assert "<th" not in html_text.split("<tbody>")[1]
-    assert not re.search(r"\d[eE][+-]?\d", repr(table))
-    headers = [str(c) for c in table._shown().columns]
-    assert all(re.search(r"[가-힣]", h) or h in ("MPS", "MIG") for h in headers), headers

@@ -263,9 +263,9 @@ def test_live_panel_shows_na_when_nvml_fails(sim: SimFactory) -> None:
 
 def test_sharing_modes_table_has_the_three_modes() -> None:
     table = ui.sharing_modes()
-    assert list(table.columns) == ["시분할(time-slicing)", "MPS", "MIG"]
-    assert table.loc["오류 격리", "MIG"].startswith("있음")
-    assert table.loc["메모리 대역폭 QoS", "MPS"] == "없음"
+    assert list(table.columns)[1:] == ["시분할(time-slicing)", "MPS", "MIG"]
+    assert table.row("오류 격리")["MIG"].startswith("있음")
+    assert table.row("메모리 대역폭 QoS")["MPS"] == "없음"
 
 
 def test_workload_follows_the_board(board: ui.BoardApp) -> None:
@@ -322,9 +322,10 @@ def test_workload_bad_input_shows_korean_error_and_keeps_the_result(
 
 def test_case1_numbers_and_layout_counts() -> None:
     case1 = ui.case1_numbers()
-    assert case1.iloc[0, 0] == "7.00 h" and case1.iloc[0, 1] == "4.00 h"
-    assert case1.loc["MIG"].iloc[0] == "1.00 h" and case1.loc["MIG"].iloc[3] == "100.0 %"
-    counts = ui.layout_counts()
+    assert case1.rows[0][1:3] == ("7.00 h", "4.00 h")
+    on_mig = list(case1.row("MIG").values())  # mode, makespan, JCT, wait, allocation, ...
+    assert on_mig[1] == "1.00 h" and on_mig[4] == "100.0 %"
+    counts = ui.layout_counts().data.set_index("GPU 모델")
     # units, slices and profiles from -lgipp/-lgip; 2319 layouts by enumeration (mig.md §3);
     # the maximal count is checked against a brute-force oracle in tests/test_mig_oracle.py
     assert counts.loc["H100-80GB"].tolist()[:4] == [8, 7, 7, 2319]

@@ -1,4 +1,4 @@
-"""Tables for people (labkit.ui.format.people_table) and every table lessons 05-08 show."""
+"""Tables for people (labkit.ui.format.people_table) and every table lessons 02-08 show."""
 
 from __future__ import annotations
 
@@ -9,15 +9,26 @@ from collections.abc import Callable
 import pandas as pd
 import pytest
 
-from labkit.ui import benchmarks, economics, opex, orchestration
+from labkit.ui import benchmarks, economics, goodput, mig, opex, orchestration, reliability
 from labkit.ui import format as fmt
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 #: Headers that are a term the course keeps in English everywhere (no Korean word exists).
-ENGLISH_HEADERS = {"GPU"}
+ENGLISH_HEADERS = {"GPU", "MPS", "MIG"}
 RAW = re.compile(r"\d[eE][+-]?\d|\b(NaN|nan|None|True|False|NaT|<NA>)\b")
 
 TABLES: dict[str, Callable[[], fmt.Table]] = {
+    "02 layouts": mig.layout_counts,
+    "02 modes": mig.sharing_modes,
+    "02 case": mig.case1_numbers,
+    "03 seed": goodput.seed_numbers,
+    "04 scaling": reliability.scaling_numbers,
+    "04 llama3": reliability.llama3_numbers,
+    "04 stepfun": reliability.stepfun_numbers,
+    "04 interval": reliability.interval_numbers,
+    "04 ettr": reliability.ettr_numbers,
+    "04 month": reliability.month_numbers,
+    "04 eventlog": reliability.eventlog_numbers,
     "05 defaults": lambda: economics.defaults_table("05"),
     "05 hardware": economics.hardware_prices,
     "05 api": economics.api_prices,
@@ -112,6 +123,16 @@ def test_people_table_words_blanks_footnotes() -> None:
     assert table.data.columns.tolist() == ["이름", "여부", "값 (원)", "출처"]
     with pytest.raises(ValueError, match="unknown column kind"):
         fmt.people_table(frame, {"x": fmt.Col("값", "money")})
+    # without columns: every column as it is named, row labels (set_index) first, no index
+    labelled = pd.DataFrame({"항목": ["가", "나"], "값": ["1 h", "2 h"], "수": [2319, 7],
+                             "비": [0.5, 1e-7]}).set_index("항목")
+    shown = fmt.people_table(labelled)
+    assert shown.headers == ("항목", "값", "수", "비")
+    assert shown.row("나") == {"항목": "나", "값": "2 h", "수": "7", "비": "0"}
+    assert shown.rows[0] == ("가", "1 h", "2,319", "0.5")
+    assert "<th" not in shown._repr_html_().split("<tbody>")[1]
+    with pytest.raises(KeyError):
+        shown.row("다")
 
 
 def test_text_is_aligned_for_wide_characters() -> None:

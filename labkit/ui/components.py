@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar, cast
 
 import ipywidgets as widgets
-import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -46,10 +45,8 @@ __all__ = [
     "Field",
     "FigureOutput",
     "LiveApp",
-    "PeopleTable",
     "find_by_class",
     "number_field",
-    "people_table",
     "slider_field",
     "styled_figure",
 ]
@@ -430,34 +427,6 @@ def _overflowed(err: Exception, values: dict[str, Any]) -> bool:
     if not (isinstance(value, float) and math.isinf(value)):
         return False
     return all(math.isfinite(v) for v in values.values() if isinstance(v, float))
-
-
-class PeopleTable(pd.DataFrame):
-    """A DataFrame shown for people: no index column (the row labels are the first column,
-    under their Korean header), no scientific notation (cells are formatted text).
-
-    Still a DataFrame for code and tests (``.loc[label]``, ``.to_string()``).
-    """
-
-    @property
-    def _constructor(self) -> type[PeopleTable]:
-        return PeopleTable
-
-    def _shown(self) -> pd.DataFrame:
-        if isinstance(self.index, pd.RangeIndex) and self.index.name is None:
-            return pd.DataFrame(self)
-        return pd.DataFrame(self).reset_index()
-
-    def __repr__(self) -> str:
-        return self._shown().to_string(index=False)
-
-    def _repr_html_(self) -> str:
-        return self._shown().to_html(index=False, classes="lk-table", border=0)
-
-
-def people_table(frame: pd.DataFrame) -> PeopleTable:
-    """Return ``frame`` as a :class:`PeopleTable` (same data, shown without the index)."""
-    return PeopleTable(frame)
 
 
 def find_by_class(root: widgets.Widget, css_class: str) -> widgets.Widget:

@@ -19,8 +19,8 @@ import pandas as pd
 
 from labkit.i18n import t
 
-__all__ = ["Col", "Table", "count", "hours", "krw", "large", "number", "pairs_table", "pct",
-           "people_table", "ratio", "rows_table"]
+__all__ = ["Col", "Table", "count", "default_columns", "hours", "krw", "large", "number",
+           "pairs_table", "pct", "people_table", "ratio", "rows_table"]
 
 
 def _bad(x: float) -> bool:
@@ -151,6 +151,19 @@ class Table:
         """The shown text of one cell."""
         return self.rows[row][self.headers.index(header)]
 
+    def row(self, label: str) -> dict[str, str]:
+        """The shown cells of the row whose first cell is ``label``, by header.
+
+        Raises
+        ------
+        KeyError
+            If no row starts with ``label``.
+        """
+        for cells in self.rows:
+            if cells[0] == label:
+                return dict(zip(self.headers, cells, strict=True))
+        raise KeyError(label)
+
     def to_string(self) -> str:
         """Plain text: aligned columns, then the footnotes (deterministic, for nbval)."""
         grid = [self.headers, *self.rows]
@@ -231,7 +244,7 @@ def _cell(value: Any, col: Col, notes: list[str]) -> str:
     return formats[col.kind](x)
 
 
-def people_table(frame: pd.DataFrame, columns: Mapping[str, Col], *,
+def people_table(frame: pd.DataFrame, columns: Mapping[str, Col] | None = None, *,
                  caption: str = "") -> Table:
     """Return ``frame`` as a :class:`Table` for people (the one table formatter of the course).
 
@@ -239,8 +252,11 @@ def people_table(frame: pd.DataFrame, columns: Mapping[str, Col], *,
     ----------
     frame : pandas.DataFrame
         The values (its index is dropped: tables for people have no index column).
-    columns : mapping of str to Col
-        The frame's columns to show, in order, and how.
+    columns : mapping of str to Col, optional
+        The frame's columns to show, in order, and how. Default: every column under its own
+        name (whole numbers as ``int``, other numbers as ``number``, the rest as text), and a
+        named or labelled index first, as a column: the row labels of a table built with
+        ``set_index`` (:func:`default_columns`).
     caption : str, optional
         A title above the table.
 
@@ -256,6 +272,8 @@ def people_table(frame: pd.DataFrame, columns: Mapping[str, Col], *,
     No scientific notation, NaN/None as a blank, booleans as 예/아니요, long ``note`` text
     (sources) as a numbered footnote under the table, the same text sharing one number.
     """
+    if columns is None:
+        frame, columns = default_columns(frame)
     for col in columns.values():
         if col.kind not in KINDS:
             raise ValueError(f"unknown column kind {col.kind!r}; expected one of {KINDS}")
@@ -268,6 +286,25 @@ def people_table(frame: pd.DataFrame, columns: Mapping[str, Col], *,
     data.columns = [c.header for c in columns.values()]
     return Table(tuple(c.header for c in columns.values()), rows, tuple(notes), numeric, data,
                  caption)
+
+
+def default_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Col]]:
+    """Return ``frame`` with its row labels as its first column, and a :class:`Col` per column.
+
+    A default ``RangeIndex`` without a name is dropped; any other index (``set_index``) becomes
+    the first column under its name. Whole-number columns are ``int``, other numeric columns
+    ``number``, everything else text (cells already formatted for people stay as they are).
+    """
+    if not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None):
+        frame = frame.reset_index()
+    columns = {}
+    for name in frame.columns:
+        dtype = frame[name].dtype
+        types = pd.api.types
+        kind = ("int" if types.is_integer_dtype(dtype) and not types.is_bool_dtype(dtype)
+                else "number" if types.is_float_dtype(dtype) else "text")
+        columns[name] = Col(str(name), kind)
+    return frame, columns
 
 
 def rows_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *,

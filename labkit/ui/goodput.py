@@ -32,7 +32,6 @@ from labkit.ui.components import (
     FigureOutput,
     LiveApp,
     number_field,
-    people_table,
     slider_field,
     styled_figure,
 )
@@ -323,7 +322,7 @@ def straggler_app(ledger: WorksheetApp | None = None) -> StragglerApp:
     return StragglerApp(ledger if ledger is not None else worksheet_app())
 
 
-def seed_numbers(seed: WorksheetSeed | None = None) -> pd.DataFrame:
+def seed_numbers(seed: WorksheetSeed | None = None) -> fmt.Table:
     """Return the worksheet's key numbers as a small Korean table (deterministic text).
 
     Rows: effective hours, goodput, hardware factor vs the comparison goodput, GPUs needed, and
@@ -345,7 +344,7 @@ def seed_numbers(seed: WorksheetSeed | None = None) -> pd.DataFrame:
         (t("goodput.straggler.slowdown"), f"{s:.4f}"),
     ]
     column = t("goodput.seed.col_line")
-    return people_table(
+    return fmt.people_table(
         pd.DataFrame(rows, columns=[column, t("goodput.seed.col_value")]).set_index(column))
 
 

@@ -22,7 +22,6 @@ from labkit.ui.components import (
     FigureOutput,
     LiveApp,
     number_field,
-    people_table,
     styled_figure,
 )
 from labkit.ui.exercises import Exercise, exercise_set
@@ -35,7 +34,7 @@ _ROW_KEYS = ("partition", "max", "compute", "memory", "bandwidth", "faults", "re
              "fits")
 
 
-def sharing_modes() -> pd.DataFrame:
+def sharing_modes() -> fmt.Table:
     """Return MIG vs MPS vs time-slicing: partitioning, isolation, QoS, reconfiguration.
 
     From the CUDA concurrency comparison of NVIDIA's MIG user guide (MPS vs MIG), the MPS
@@ -46,7 +45,7 @@ def sharing_modes() -> pd.DataFrame:
     """
     rows = [[t(f"mig.modes.{row}.{mode}") for mode in _MODE_KEYS] for row in _ROW_KEYS]
     index = pd.Index([t(f"mig.modes.{row}") for row in _ROW_KEYS], name=t("mig.modes.col"))
-    return people_table(pd.DataFrame(rows, index=index,
+    return fmt.people_table(pd.DataFrame(rows, index=index,
                                      columns=[t(f"mig.mode.{m}") for m in _MODE_KEYS]))
 
 
@@ -218,7 +217,7 @@ def workload_app(board: BoardApp | None = None) -> WorkloadApp:
 # --- tables for nbval ---------------------------------------------------------------------------
 
 
-def case1_numbers() -> pd.DataFrame:
+def case1_numbers() -> fmt.Table:
     """Return the seven-students case (one A100-80GB) under every sharing mode.
 
     Seven 1-hour jobs of 8 GiB that use at most one compute slice: whole-GPU FIFO takes 7 h,
@@ -230,10 +229,10 @@ def case1_numbers() -> pd.DataFrame:
     jobs = share.class_jobs(7, 8 * 1024, 1.0, 1 / 7)
     results = share.compare(jobs, gpu_memory_mib=seven.model.memory_total_mib,
                             slots=share.mig_slots(seven))
-    return people_table(_workload_table(results))
+    return fmt.people_table(_workload_table(results))
 
 
-def layout_counts(models: Sequence[str] = ("H100-80GB", "A30", "RTX-PRO-6000")) -> pd.DataFrame:
+def layout_counts(models: Sequence[str] = ("H100-80GB", "A30", "RTX-PRO-6000")) -> fmt.Table:
     """Return, per board, its memory units, compute slices, valid and maximal layouts.
 
     Used in: notebooks/02_mig.ipynb
@@ -246,7 +245,7 @@ def layout_counts(models: Sequence[str] = ("H100-80GB", "A30", "RTX-PRO-6000")) 
                      t("mig.count.profiles"): len(spec.profiles),
                      t("mig.count.valid"): len(mig.valid_layouts(m)),
                      t("mig.count.maximal"): len(mig.maximal_layouts(m))})
-    return people_table(pd.DataFrame(rows).set_index(t("mig.count.model")))
+    return fmt.people_table(pd.DataFrame(rows).set_index(t("mig.count.model")))
 
 
 def exercises() -> widgets.VBox:

@@ -10,7 +10,7 @@ import pandas as pd
 from labkit import reliability as model
 from labkit import validate
 from labkit.i18n import t
-from labkit.ui.components import people_table
+from labkit.ui import format as fmt
 
 #: Per-GPU MTBF implied by Llama 3's 54-day snapshot (419 unexpected interruptions, 16,384
 #: GPUs; arXiv 2407.21783 §3.3.4). [h]
@@ -39,9 +39,9 @@ def _bounded(field: str, value: Any, limit: float) -> float:
     return validate.at_most(field, value, limit, "the app's limit")
 
 
-def _table(rows: list[tuple[str, str]]) -> pd.DataFrame:
+def _table(rows: list[tuple[str, str]]) -> fmt.Table:
     column = t("reliability.col_item")
-    return people_table(
+    return fmt.people_table(
         pd.DataFrame(rows, columns=[column, t("reliability.col_value")]).set_index(column))
 
 

@@ -22,7 +22,6 @@ from labkit.ui.components import (
     FigureOutput,
     LiveApp,
     number_field,
-    people_table,
     slider_field,
     styled_figure,
 )
@@ -136,7 +135,7 @@ def scaling_app() -> ScalingApp:
     return ScalingApp()
 
 
-def scaling_numbers() -> pd.DataFrame:
+def scaling_numbers() -> fmt.Table:
     """Return check case 2's numbers (Llama 3's interruption rate at scale) as a table."""
     mtbf = LLAMA3_GPU_MTBF_H
     all_mtbf = model.observed_gpu_mtbf_h(466, 16_384, 54 * 24)
@@ -257,7 +256,7 @@ def interval_app() -> IntervalApp:
     return IntervalApp()
 
 
-def interval_numbers() -> pd.DataFrame:
+def interval_numbers() -> fmt.Table:
     """Return check case 7 (Young, Daly, exact; Daly's published optima) as a table [min]."""
     daly = data.load_daly_intervals()
     cases = [(r.checkpoint_cost_min, r.mtbf_min, r.published_optimum_min)
@@ -272,7 +271,7 @@ def interval_numbers() -> pd.DataFrame:
             t("reliability.num.exact_min"): f"{model.optimal_interval(cost, mtbf):.3f}",
             t("reliability.num.published_min"): "—" if math.isnan(published) else f"{published:g}",
         })
-    return people_table(pd.DataFrame(rows))
+    return fmt.people_table(pd.DataFrame(rows))
 
 
 # -- 3. ETTR --------------------------------------------------------------------------------
@@ -357,7 +356,7 @@ def ettr_app() -> EttrApp:
     return EttrApp()
 
 
-def ettr_numbers() -> pd.DataFrame:
+def ettr_numbers() -> fmt.Table:
     """Return Meta's reported ETTR values next to both methods (RSC-1 rate, u0 = 5 min)."""
     rsc1 = model.gpu_mtbf_h_from_rate(6.50, "per_1000_node_days")
     cases = [(16_000, 60, "≈ 0.7"), (16_000, 5, "0.93"), (8_000, 30, "≈ 0.9")]
@@ -371,6 +370,6 @@ def ettr_numbers() -> pd.DataFrame:
             t("reliability.num.ettr_meta"): f"{model.expected_ettr(*args, method='meta'):.3f}",
             t("reliability.num.ettr_exact"): f"{model.expected_ettr(*args, method='exact'):.3f}",
         })
-    return people_table(pd.DataFrame(rows))
+    return fmt.people_table(pd.DataFrame(rows))
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import ipywidgets as widgets
-import pandas as pd
 import plotly.graph_objects as go
 
 from labkit import eventlog
@@ -61,7 +60,7 @@ def component_label(component: str) -> str:
     return t(key) if key in KO else component
 
 
-def llama3_numbers() -> pd.DataFrame:
+def llama3_numbers() -> fmt.Table:
     """Return check case 3: the sums of Llama 3 Table 5 and the row that does not match."""
     table = model.interruption_shares(data.load_llama3_interruptions())
     bad = table[~table["pct_matches"]]
@@ -104,7 +103,7 @@ def failure_rates() -> widgets.VBox:
     return box
 
 
-def stepfun_numbers() -> pd.DataFrame:
+def stepfun_numbers() -> fmt.Table:
     """Return the key statistics derived from the InfiniteHBD fault trace."""
     rates = data.load_stepfun_table("stepfun_fault_rates")
     repair = data.load_stepfun_table("stepfun_repair_days").set_index("group")

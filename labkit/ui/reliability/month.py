@@ -21,7 +21,6 @@ from labkit.ui.components import (
     FigureOutput,
     LiveApp,
     number_field,
-    people_table,
     slider_field,
     styled_figure,
 )
@@ -161,7 +160,7 @@ def month_app() -> MonthApp:
     return MonthApp(data.load_month_model(), load_worksheet_seed().worksheet.goodput)
 
 
-def month_numbers() -> pd.DataFrame:
+def month_numbers() -> fmt.Table:
     """Return the month model's exact expected ledger next to the course worksheet [h]."""
     from labkit.data.goodput import load_worksheet_seed
 
@@ -171,7 +170,7 @@ def month_numbers() -> pd.DataFrame:
              f"{expected.losses[name]:.2f} h") for name in model.LEDGER_COLUMNS]
     rows.append(("Goodput", fmt.pct(seed.goodput, 2), fmt.pct(expected.goodput, 2)))
     column = t("reliability.col_item")
-    return people_table(pd.DataFrame(rows, columns=[column, t("reliability.num.worksheet"),
+    return fmt.people_table(pd.DataFrame(rows, columns=[column, t("reliability.num.worksheet"),
                                                     t("reliability.num.model")]))
 
 
@@ -247,10 +246,10 @@ def eventlog_app() -> EventLogApp:
     return EventLogApp()
 
 
-def eventlog_numbers() -> pd.DataFrame:
+def eventlog_numbers() -> fmt.Table:
     """Return check case 11B's breakdown: seconds and % of the 49-s job per bucket."""
     table = eventlog.job_goodput(eventlog.disrupted_run_log()).table()
-    return people_table(pd.DataFrame({
+    return fmt.people_table(pd.DataFrame({
         t("reliability.col_item"): [t(f"reliability.bucket.{b}") for b in table["bucket"]],
         t("reliability.num.seconds"): table["seconds"].map(lambda v: f"{v:g}"),
         t("reliability.num.share_pct"): (100 * table["fraction"]).map(lambda v: f"{v:.3f}"),
