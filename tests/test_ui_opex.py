@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from labkit.data.tariff import load_tariff
+from labkit.tariff import Band, Season
 from labkit.ui import opex as ui
 from labkit.ui.components import find_by_class
 
@@ -219,7 +221,10 @@ def test_exercises_are_answered_by_the_models() -> None:
     box = ui.exercises()
     assert len(box.children) == 4
     answer = find_by_class(box, "lk-opex-ex1-answer")
-    answer.value = "813,192원"
+    # 10 kW for January's 744 h at the newest table's winter rate, truncated to the won:
+    # 7,440 kWh x 109.3 = 813,192원 on the 2026-06-01 table
+    gap = load_tariff("교육용(갑) 고압A 선택I")
+    answer.value = f"{math.floor(7_440 * gap.energy_krw_per_kwh[Season.WINTER][Band.PEAK]):,}원"
     find_by_class(box, "lk-opex-ex1-check").click()
     assert "정답" in find_by_class(box, "lk-opex-ex1-feedback").value
     from labkit.ui.exercises import Exercise
