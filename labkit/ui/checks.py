@@ -553,16 +553,25 @@ def _labels(app: Any, keys: list[str]) -> str:
     return ", ".join(re.sub(r"<[^>]+>", "", app.fields[k].label.value) for k in keys[:4])
 
 
+#: Each numeric prediction's plausible range (``Prediction.low``/``high``; % ones are 0-100):
+#: a count or a share is never negative, and the upper ends are far past any school's case:
+#: 10만 days (274 years) between failures, 100x per chip, 100 GIs on one GPU (NVIDIA's
+#: largest MIG split is 7), a 100억-won monthly bill.
+MAX_MTBF_DAYS = 100_000.0
+MAX_RATIO = 100.0
+MAX_GIS = 100.0
+MAX_BILL_KRW = 1e10
+
 PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
     Prediction("01.class_share", class_share_pct, unit="%", close_frac=0.25),
     Prediction("03.goodput", lambda w: w.result.goodput * 100 if w.result else None, unit="%",
                close_frac=0.05),
     Prediction("04.school_mtbf", school_mtbf_days, unit="일", close_frac=0.25,
-               extra={"n": lambda _s: str(case().n_gpus)}),
+               extra={"n": lambda _s: str(case().n_gpus)}, high=MAX_MTBF_DAYS),
     Prediction("05.break_even", lambda c: c.result.u_star * 100 if c.result else None,
                unit="%", close_frac=0.25),
-    Prediction("06.per_chip", per_accelerator_ratio, unit="배", close_frac=0.1),
-    Prediction("02.max_1g", _max_smallest, unit="개",
+    Prediction("06.per_chip", per_accelerator_ratio, unit="배", close_frac=0.1, high=MAX_RATIO),
+    Prediction("02.max_1g", _max_smallest, unit="개", high=MAX_GIS,
                extra={"model": _board_model,
                       "profile": lambda b: smallest_profile(b.mig_layout).name}),
     Prediction("08.best_policy", best_policy,
@@ -570,7 +579,7 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
     Prediction("09.cheapest", lambda d: d.result.cheapest if d.result else None,
                choices=("buy", "rent", "api")),
     Prediction("07.july_bill", lambda r: july_bill_krw(r.result) if r.result else None,
-               unit="원", close_frac=0.2),
+               unit="원", close_frac=0.2, high=MAX_BILL_KRW),
 )}
 
 TASKS: dict[str, Callable[[Any], list[Task]]] = {
