@@ -47,7 +47,8 @@ def test_predict_locks_then_compares(board: Any) -> None:
     p = ui.predict.ask(board, "02.max_1g")
     assert "H100-80GB" in p.children[0].value and "1g.10gb" in p.children[0].value
     p.answer.value = "다섯"
-    assert p.commit() is False and "숫자" in p.feedback.value and p.guess is None
+    assert p.commit() is False and "숫자" in p.error.value and p.guess is None
+    assert p.error in p.children[1].children  # beside the box, not under the chart
     p.answer.value = "5개"
     assert p.commit() is True
     assert p.answer.disabled and p.lock.disabled and p.guess == 5
@@ -56,6 +57,52 @@ def test_predict_locks_then_compares(board: Any) -> None:
     assert "29 % 작습니다" in p.compare.value  # (5 - 7) / 7
     p.answer.value = "6개"  # a client can still send a value: the lock holds
     assert p.commit() is True and p.guess == 5
+
+
+@pytest.mark.parametrize(("key", "typed", "says"), [
+    # issue 17's trial: 1e308 and negative % predictions were accepted
+    ("01.class_share", "1e308", "너무 큽니다"),
+    ("01.class_share", "-5", "0 %에서 100 % 사이"),
+    ("01.class_share", "150%", "0 %에서 100 % 사이"),
+    ("03.goodput", "-0.5", "0 %에서 100 % 사이"),  # a negative ratio is -50 %
+    ("05.break_even", "101", "0 %에서 100 % 사이"),
+    ("02.max_1g", "-3개", "0개에서 100개 사이"),
+    ("04.school_mtbf", "-3일", "0일에서 10만 일 사이"),
+    ("04.school_mtbf", "1e9일", "0일에서 10만 일 사이"),
+    ("06.per_chip", "-2배", "0배에서 100배 사이"),
+    ("07.july_bill", "-10만 원", "0원에서 100억 원 사이"),
+    ("07.july_bill", "1e308", "너무 큽니다"),
+])
+def test_predictions_are_bounded_by_their_own_range(key: str, typed: str, says: str,
+                                                    board: Any) -> None:
+    p = ui.predict.PredictWidget(board, checks.PREDICTIONS[key])
+    p.answer.value = typed
+    assert p.commit() is False and p.guess is None
+    assert says in p.error.value and "입력: " in p.error.value and "⚠" in p.error.value
+    assert not p.answer.disabled  # the student can correct it
+
+
+@pytest.mark.parametrize(("key", "typed", "guess"), [
+    ("04.school_mtbf", "약 264일", 264),  # issue 17's trial: refused before
+    ("04.school_mtbf", "264일쯤", 264),
+    ("01.class_share", "대략 17 %", 17),
+    ("01.class_share", "0", 0),
+    ("01.class_share", "100", 100),
+    ("07.july_bill", "약 80만 원 정도", 800_000),
+])
+def test_predictions_read_estimates(key: str, typed: str, guess: float, board: Any) -> None:
+    p = ui.predict.PredictWidget(board, checks.PREDICTIONS[key])
+    p.answer.value = typed
+    assert p.commit() is True and p.guess == guess and p.error.value == ""
+
+
+def test_every_numeric_prediction_has_a_range() -> None:
+    for pred in checks.PREDICTIONS.values():
+        if pred.choices:
+            continue
+        low, high = pred.bounds()
+        assert low == 0 and high is not None, pred.key
+        assert pred.out_of_range(-1) and pred.out_of_range(high * 2) and not pred.out_of_range(0)
 
 
 def test_predict_records_on_the_hub(board: Any, tmp_path: Path,
