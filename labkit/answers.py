@@ -40,8 +40,8 @@ import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["MAX_CHARS", "MAX_MAGNITUDE", "Amount", "AnswerError", "Reading", "parse_amount", "parse_quantity",
-           "read_quantity", "sibling_units"]
+__all__ = ["MAX_CHARS", "MAX_MAGNITUDE", "Amount", "AnswerError", "Reading", "parse_amount",
+           "parse_quantity", "read_quantity", "sibling_units"]
 
 # Korean number words: 표준국어대사전 (만 10^4, 억 10^8, 조 10^12; 십 10, 백 100, 천 1000).
 # Exact arithmetic (fractions) so that "89.2억" is 8.92e9 and "0.861" to a % question is 86.1,

@@ -244,7 +244,8 @@ def test_editor_refuses_to_save_an_invalid_input(home: Path) -> None:
 
 @pytest.mark.parametrize(("changes", "under", "words"), [
     # issue 17's trial: the start moved past the end showed its message under the end
-    ({"class_start_h": 20}, "class_start_h", "수업 시작은 수업 끝(17시)보다 일러야 합니다. 입력: 20"),
+    ({"class_start_h": 20}, "class_start_h",
+     "수업 시작은 수업 끝(17시)보다 일러야 합니다. 입력: 20"),
     ({"class_end_h": 8}, "class_end_h", "수업 끝은 수업 시작(9시)보다 늦어야 합니다. 입력: 8"),
     ({"class_end_h": 8, "class_start_h": 7.5}, None, ""),  # fixed from the start: no message
     ({"class_start_h": 17}, "class_start_h", "일러야 합니다. 입력: 17"),

@@ -141,7 +141,8 @@ def grade(exercise: Exercise, text: str) -> Grade:
     if abs(reading.value - exercise.answer) <= exercise.tolerance:
         return Grade(True, t("common.correct", explanation=t(f"{exercise.key}.explain")), said)
     if reading.ratio:
-        hint = t("answers.hint.ratio", typed=_typed(reading.text), value=fmt.readable(reading.value))
+        hint = t("answers.hint.ratio", typed=_typed(reading.text),
+                 value=fmt.readable(reading.value))
     else:
         hint = _other_unit_hint(exercise, reading) or t(f"{exercise.key}.hint")
     return Grade(False, t("common.incorrect", hint=hint), said)

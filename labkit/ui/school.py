@@ -27,9 +27,9 @@ from labkit import school
 from labkit.data import school as school_data
 from labkit.i18n import t
 from labkit.school import SchoolCase
-from labkit.validate import InputError
 from labkit.ui import format as fmt
 from labkit.ui.components import Field, LiveApp, number_field
+from labkit.validate import InputError
 
 __all__ = ["LESSONS", "SchoolCard", "SchoolEditor", "card", "card_html", "current_case", "editor",
            "on_case_changed"]
