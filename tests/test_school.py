@@ -291,3 +291,22 @@ def test_card_and_decision_follow_the_case_saved_in_the_same_kernel(home: Path) 
     assert "초기값" not in tasks.children[1].children[2].value
     ed.reset_to_default()
     assert decision.case.n_gpus == 8 and "GPU 8장" in card.value
+
+
+def test_a_save_voila_cannot_write_still_reaches_this_page(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The message says "값은 이 페이지에서만 쓰입니다": this kernel's widgets get the case."""
+    from labkit.ui import school as ui_school
+
+    def refuse(_case: SchoolCase) -> Path:
+        raise PermissionError(13, "Permission denied")
+
+    told: list[SchoolCase] = []
+    ui_school.on_case_changed(told.append)
+    monkeypatch.setattr(school_data, "save_case", refuse)
+    ed = ui_school.editor()
+    ed.fields["n_gpus"].control.value = 2
+    assert ed.save() is False and "이 페이지에서만" in ed.message.value
+    assert [c.n_gpus for c in told] == [2]
+    ed.fields["students"].control.value = 0
+    assert ed.save() is False and told[-1].students == SchoolCase().students  # invalid: not told

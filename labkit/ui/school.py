@@ -298,6 +298,8 @@ class SchoolEditor(LiveApp[SchoolCase]):
 
         Refused (nothing written, the reason beside the control and in the message) while a
         control holds a value the model rejects: the last good case is not what is on screen.
+        Where the file cannot be written (a voila page) the case still reaches this page's
+        widgets (:func:`on_case_changed`), as the message says.
         """
         self.flush()  # a browser change still waiting for its recompute
         try:
@@ -312,6 +314,7 @@ class SchoolEditor(LiveApp[SchoolCase]):
             reason = getattr(err, "strerror", None) or type(err).__name__
             self.message.value = _WARN.format(html.escape(t("school.save_failed",
                                                             reason=str(reason))))
+            _case_changed(case)  # not written (a voila page): still this page's case
             return False
         self._problem = (None, "")
         self.saved = case
