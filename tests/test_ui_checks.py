@@ -125,6 +125,9 @@ def test_reflection_directions() -> None:
     assert reflection(pred, 900_000, 800_000).startswith("예측이 실제와 거의 같습니다")
     assert reflection(pred, 1_200_000, 800_000).startswith("예측이 실제보다 50 % 큽니다")
     assert reflection(pred, 400_000, 800_000).startswith("예측이 실제보다 50 % 작습니다")
+    assert reflection(pred, 1_600_000, 800_000).startswith("예측이 실제보다 100 % 큽니다")
+    # far off: a ratio, not a 7-digit percentage (100억 원, the range's top, vs 80만 원)
+    assert reflection(pred, 1e10, 800_000).startswith("예측이 실제의 12,500배입니다")
 
 
 def test_predict_unknown_key(board: Any) -> None:
