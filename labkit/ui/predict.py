@@ -131,7 +131,7 @@ def reflection(pred: Prediction, guess: float | str, actual: float | str) -> str
         close = abs(rel) <= pred.close_frac
     if close:
         head = t("predict.reflect.close")
-    elif rel > 1 and actual > 0:  # more than double: "12,500배", not "1,249,900 % 큽니다"
+    elif rel >= 9 and actual > 0:  # 10x or more: "12,500배", not "1,249,900 % 큽니다"
         head = t("predict.reflect.times", times=fmt.readable(guess / actual, sig=3))
     elif guess > actual:
         head = t("predict.reflect.high", pct=f"{abs(rel) * 100:,.0f}")
