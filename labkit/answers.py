@@ -91,7 +91,7 @@ _PREFIX = re.compile(r"\s*(?P<sign>[+-])?\s*(?P<cur>₩|US\$|\$)?\s*")
 _UNIT_TEXT = re.compile(r"[^\d.]*")
 # 약/대략/거의/한 ... before a number, 쯤/정도/가량 ... at the end: an estimate, not part of it
 _ABOUT = re.compile(r"^(?:약|대략|거의|한|대충|얼추|어림잡아|about|approx\.?|around|roughly|~|≈)"
-                    r"\s*(?=[+\-₩$.\d]|US\$)", re.IGNORECASE)
+                    r"\s*(?=[+\-₩$.\d십백천만억조]|US\$)", re.IGNORECASE)
 _ABOUT_END = re.compile(r"\s*(?:쯤|정도|가량|남짓|내외|안팎)\s*$")
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-", "\uff0d": "-"})
 

@@ -73,6 +73,8 @@ from labkit.answers import (
     ("~5배", "배", 5),
     ("about 3 h", "h", 3),
     ("약 -3", "h", -3),
+    ("약 천만 원", "원", 10_000_000),
+    ("약 ₩5,000", "원", 5000),
     ("9" * 15, "", 999_999_999_999_999),  # just under 1경: still read
 ])
 def test_parse_quantity_reads_answers_as_written(text: str, unit: str, value: float) -> None:
