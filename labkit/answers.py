@@ -15,13 +15,18 @@ Rules
   (``parse_quantity("89.2", "억 토큰") == 89.2``).
 - A bare fraction strictly between 0 and 1 given to a ``%`` question is read as a ratio
   (``parse_quantity("0.861", "%") == 86.1``) and :attr:`Reading.ratio` says so.
+- Words of approximation are read past: a leading 약, 대략, 거의, 한, 대충, 얼추, 어림잡아,
+  "about", "~" or "≈" before the number and a trailing 쯤, 정도, 가량, 남짓 or 내외 after it
+  (``"약 264일"``, ``"30분쯤"``, ``"264일 정도"``): a student estimating writes them.
+- A value whose size is :data:`MAX_MAGNITUDE` or more in the asked unit (``"1e308"``) is
+  refused: no answer of the course is that large, and echoing it would print 309 digits.
 - Units convert within one dimension only: time (h, 분, 초, 일), counts (개, 장, 대, 토큰, GPU …),
   percent, 배, power (W, kW, MW), energy (Wh, kWh, MWh), won, dollars. Won and dollars never
   convert into each other (the exchange rate is part of the question).
 
 Errors are :class:`AnswerError`, a ``ValueError`` whose message is Korean and whose
 ``reason`` (``"empty"``, ``"too_long"``, ``"no_number"``, ``"two_numbers"``, ``"unit"``,
-``"mismatch"``, ``"finite"``) lets the UI show its own catalog text.
+``"mismatch"``, ``"finite"``, ``"too_big"``) lets the UI show its own catalog text.
 
 Used in: every lesson's exercises (``labkit.ui.exercises``).
 """
@@ -35,8 +40,8 @@ import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["MAX_CHARS", "Amount", "AnswerError", "Reading", "parse_amount", "parse_quantity",
-           "read_quantity", "sibling_units"]
+__all__ = ["MAX_CHARS", "MAX_MAGNITUDE", "Amount", "AnswerError", "Reading", "parse_amount",
+           "parse_quantity", "read_quantity", "sibling_units"]
 
 # Korean number words: 표준국어대사전 (만 10^4, 억 10^8, 조 10^12; 십 10, 백 100, 천 1000).
 # Exact arithmetic (fractions) so that "89.2억" is 8.92e9 and "0.861" to a % question is 86.1,
@@ -46,6 +51,9 @@ _SMALL = {"십": Fraction(10), "백": Fraction(100), "천": Fraction(1000)}
 _ONE = Fraction(1)
 _MAX_EXPONENT = 400  # beyond any float; also keeps Fraction("1e999999999") from hanging
 MAX_CHARS = 200  # an answer is a number and a unit; a browser can send a megabyte
+#: Answers at or beyond this size (1경 = 10^16 in the asked unit's base) are refused: the
+#: largest figures of the course are yearly token counts and bills, below 1조 = 10^12.
+MAX_MAGNITUDE = 10**16
 
 # alias (casefolded) -> (dimension, factor to the dimension's base unit)
 _UNITS: dict[str, tuple[str, Fraction]] = {}
@@ -81,6 +89,10 @@ _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?
 _GROUP = re.compile(rf"\s*(?P<num>{_NUM})?\s*(?P<small>[십백천])?\s*(?P<big>[만억조])?")
 _PREFIX = re.compile(r"\s*(?P<sign>[+-])?\s*(?P<cur>₩|US\$|\$)?\s*")
 _UNIT_TEXT = re.compile(r"[^\d.]*")
+# 약/대략/거의/한 ... before a number, 쯤/정도/가량 ... at the end: an estimate, not part of it
+_ABOUT = re.compile(r"^(?:약|대략|거의|한|대충|얼추|어림잡아|about|approx\.?|around|roughly|~|≈)"
+                    r"\s*(?=[+\-₩$.\d십백천만억조]|US\$)", re.IGNORECASE)
+_ABOUT_END = re.compile(r"\s*(?:쯤|정도|가량|남짓|내외|안팎)\s*$")
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-", "\uff0d": "-"})
 
 _MESSAGES = {
@@ -90,6 +102,7 @@ _MESSAGES = {
     "unit": "알 수 없는 단위입니다: {typed} (입력: {text}). 숫자만 적으면 {unit} 단위로 읽습니다.",
     "mismatch": "이 문제는 {unit} 단위로 답합니다. {typed} 단위는 바꿀 수 없습니다 (입력: {text}).",
     "finite": "너무 크거나 유한하지 않은 값입니다 (입력: {text}).",
+    "too_big": "값이 너무 큽니다 (입력: {text}). 이 과정의 답은 1경(10,000조)보다 작습니다.",
     "too_long": "답이 너무 깁니다. 숫자 하나와 단위만 적으세요 (입력: {text}…).",
 }
 
@@ -102,7 +115,8 @@ class AnswerError(ValueError):
     reason : str
         ``"empty"``, ``"too_long"`` (over :data:`MAX_CHARS`), ``"no_number"``,
         ``"two_numbers"``, ``"unit"`` (unknown unit),
-        ``"mismatch"`` (a known unit of another dimension) or ``"finite"``.
+        ``"mismatch"`` (a known unit of another dimension), ``"finite"`` or ``"too_big"``
+        (:data:`MAX_MAGNITUDE` or more).
     text : str
         What was typed (cut to 40 characters).
     unit : str
@@ -173,6 +187,14 @@ def _normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", str(text)).translate(_MINUS).strip()
 
 
+def _without_about(s: str) -> str:
+    """``s`` without its words of approximation ("약 264일 정도" -> "264일")."""
+    if len(s) > MAX_CHARS:
+        return s  # refused as too long by the caller, not scanned
+    bare = _ABOUT_END.sub("", _ABOUT.sub("", s, count=1)).strip()
+    return bare or s  # "쯤" alone: no number (reported as such), not an empty answer
+
+
 def _fraction(num: str) -> Fraction | None:
     """A typed number exactly; None when its exponent is beyond any float."""
     mantissa, _, exponent = num.replace(",", "").lower().partition("e")
@@ -236,7 +258,7 @@ def parse_amount(text: str) -> Amount:
         ``"empty"``, ``"too_long"``, ``"no_number"``, ``"two_numbers"`` or ``"finite"``.
         A compound such as ``"1시간 30분"`` is two amounts: see :func:`read_quantity`.
     """
-    amounts = _amounts(_normalize(text), str(text), "")
+    amounts = _amounts(_without_about(_normalize(text)), str(text), "")
     if len(amounts) > 1:
         raise AnswerError("two_numbers", str(text), "")
     return amounts[0]
@@ -325,14 +347,14 @@ def read_quantity(text: str, unit: str) -> Reading:
     ------
     AnswerError
         A ``ValueError`` with a Korean message when the answer cannot be read in ``unit``:
-        empty, no number, two numbers, an unknown unit, a unit of another dimension, or a
-        non-finite value.
+        empty, no number, two numbers, an unknown unit, a unit of another dimension, a
+        non-finite value, or one of :data:`MAX_MAGNITUDE` or more.
     ValueError
         If ``unit`` itself is not a unit this module knows (a lesson's bug, not the student's).
     """
     asked = _asked(unit)
     raw = str(text)
-    amounts = _amounts(_normalize(raw), raw, unit)
+    amounts = _amounts(_without_about(_normalize(raw)), raw, unit)
     if len(amounts) > 1:
         dims = [_UNITS.get(a.unit.casefold(), ("", Fraction(0))) for a in amounts]
         factors = [f for _, f in dims]
@@ -345,6 +367,8 @@ def read_quantity(text: str, unit: str) -> Reading:
              and not first.scaled and 0 < abs(exact) < 1)
     typed_unit = " ".join(a.unit for a in amounts if a.unit)
     value = _to_float(exact * 100 if ratio else exact, raw, unit)
+    if abs(exact * asked[0]) >= MAX_MAGNITUDE:  # exact: 10^16 - 1 is still read
+        raise AnswerError("too_big", raw, unit)
     return Reading(_normalize(raw), value, unit, typed_unit, ratio, _to_float(exact, raw, unit))
 
 

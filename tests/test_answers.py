@@ -60,6 +60,22 @@ from labkit.answers import (
     ("86.1 퍼센트", "%", 86.1),
     ("１２", "개", 12),  # full-width digits (NFKC)
     ("−3", "h", -3),  # U+2212 minus
+    # an estimate says so (issue 17's trial: "약 264일" was refused)
+    ("약 264일", "일", 264),
+    ("약264일", "일", 264),
+    ("대략 30분", "h", 0.5),
+    ("거의 90%", "%", 90),
+    ("한 20개", "개", 20),
+    ("264일쯤", "일", 264),
+    ("264일 정도", "일", 264),
+    ("약 1.2만 원 정도", "원", 12_000),
+    ("30분가량", "분", 30),
+    ("~5배", "배", 5),
+    ("about 3 h", "h", 3),
+    ("약 -3", "h", -3),
+    ("약 천만 원", "원", 10_000_000),
+    ("약 ₩5,000", "원", 5000),
+    ("9" * 15, "", 999_999_999_999_999),  # just under 1경: still read
 ])
 def test_parse_quantity_reads_answers_as_written(text: str, unit: str, value: float) -> None:
     assert parse_quantity(text, unit) == value
@@ -76,6 +92,8 @@ def test_reading_says_what_was_typed() -> None:
     reading = read_quantity(" 30분 ", "h")
     assert (reading.text, reading.typed_unit) == ("30분", "분")
     assert (reading.value, reading.unit) == (0.5, "h")
+    reading = read_quantity("약 264일 정도", "일")  # the estimate words stay in what was typed
+    assert (reading.text, reading.typed_unit, reading.value) == ("약 264일 정도", "일", 264)
 
 
 @pytest.mark.parametrize(("text", "unit", "reason"), [
@@ -97,6 +115,15 @@ def test_reading_says_what_was_typed() -> None:
     ("1e400", "h", "finite"),
     ("1e999999999", "h", "finite"),  # refused at once, not computed
     ("1e308 만", "h", "finite"),  # finite as typed, not once 만 applies
+    ("1e308", "", "too_big"),  # issue 17: echoed back as 309 digits, accepted as a prediction
+    ("1e16", "원", "too_big"),  # 1경: past every figure of the course
+    ("-1e16", "h", "too_big"),
+    ("1e8", "억 토큰", "too_big"),  # 10^8 x 억 tokens = 10^16 tokens
+    ("1e15 일", "분", "too_big"),  # too big in the asked unit (1.44 x 10^18 분)
+    ("9" * 199, "h", "too_big"),
+    ("약", "일", "no_number"),  # an estimate word alone is no answer
+    ("한 시간", "h", "no_number"),  # 한 is "one" here, not "about": read as written, refused
+    ("쯤", "일", "no_number"),
     ("9" * 201, "h", "too_long"),  # a browser can send a megabyte: refused before parsing
 ])
 def test_bad_answers_raise_a_korean_value_error(text: str, unit: str, reason: str) -> None:
@@ -107,7 +134,7 @@ def test_bad_answers_raise_a_korean_value_error(text: str, unit: str, reason: st
 
 
 def test_long_but_readable_numbers_are_exact() -> None:
-    assert parse_quantity("9" * 199, "h") == float(int("9" * 199))
+    assert parse_quantity("9" * 15 + ".5", "h") == 999_999_999_999_999.5
     assert parse_quantity("0." + "0" * 190 + "1", "h") == 1e-191
 
 

@@ -209,3 +209,104 @@ def test_editor_save_refused_says_so(home: Path, monkeypatch: pytest.MonkeyPatch
     ed = ui_school.editor()
     assert ed.save() is False
     assert "저장하지 못했습니다" in ed.message.value
+
+
+def test_editor_fresh_load_says_nothing_changed(home: Path) -> None:
+    """Issue 17's trial: a fresh editor said "값을 바꿨습니다" before anything was touched."""
+    from labkit.ui import school as ui_school
+
+    ed = ui_school.editor()
+    assert ed.message.value == ""
+    ed.fields["students"].control.value = 30
+    assert "값을 바꿨습니다" in ed.message.value
+    ed.fields["students"].control.value = SchoolCase().students  # back as loaded
+    assert ed.message.value == ""
+    school_data.save_case(SchoolCase(n_gpus=4))
+    assert ui_school.editor().message.value == ""  # a saved copy, freshly loaded: unchanged
+
+
+def test_editor_refuses_to_save_an_invalid_input(home: Path) -> None:
+    """Issue 17's trial: saving with a wrong value said "저장했습니다" (and saved the last
+    good case instead of what was on screen)."""
+    from labkit.ui import school as ui_school
+
+    ed = ui_school.editor()
+    ed.fields["n_gpus"].control.value = 4
+    ed.fields["students"].control.value = 0
+    assert ed.save() is False
+    assert "저장하지 않았습니다" in ed.message.value and "저장했습니다" not in ed.message.value
+    assert "⚠" in ed.fields["students"].error.value  # the reason beside the control
+    assert school_data.load_case().origin == "default"  # nothing written
+    ed.fields["students"].control.value = 20
+    assert ed.save() is True and "저장했습니다" in ed.message.value
+    assert school_data.load_case().case.n_gpus == 4
+
+
+@pytest.mark.parametrize(("changes", "under", "words"), [
+    # issue 17's trial: the start moved past the end showed its message under the end
+    ({"class_start_h": 20}, "class_start_h",
+     "수업 시작은 수업 끝(17시)보다 일러야 합니다. 입력: 20"),
+    ({"class_end_h": 8}, "class_end_h", "수업 끝은 수업 시작(9시)보다 늦어야 합니다. 입력: 8"),
+    ({"class_end_h": 8, "class_start_h": 7.5}, None, ""),  # fixed from the start: no message
+    ({"class_start_h": 17}, "class_start_h", "일러야 합니다. 입력: 17"),
+])
+def test_editor_class_times_message_under_the_changed_control(
+        home: Path, changes: dict[str, float], under: str | None, words: str) -> None:
+    from labkit.ui import school as ui_school
+
+    ed = ui_school.editor()
+    for key, value in changes.items():
+        ed.fields[key].control.value = value
+    for key in ("class_start_h", "class_end_h"):
+        error = ed.fields[key].error.value
+        assert (words in error and "⚠" in error) if key == under else error == "", key
+
+
+def test_card_and_decision_follow_the_case_saved_in_the_same_kernel(home: Path) -> None:
+    """Issue 17's trial: 우리 학교 saved in the editor, the capstone kept the old case until a
+    restart. The saved case is observed: the card and the decision take it at once."""
+    import labkit.ui as ui
+    from labkit.ui import school as ui_school
+
+    card = ui_school.card("09")
+    decision = ui.capstone.decision_app()
+    tasks = ui.tasks.lesson("09", decision)
+    assert decision.case.n_gpus == 8 and "GPU 8장" in card.value
+    ed = ui_school.editor()
+    ed.fields["n_gpus"].control.value = 2
+    ed.fields["students"].control.value = 12
+    ed.fields["always_on_frac"].control.value = 50
+    assert decision.case.n_gpus == 8  # not saved yet: nothing follows
+    before = decision.computes
+    assert ed.save() is True
+    assert decision.case.n_gpus == 2 and decision.result is not None
+    assert decision.result.case.n_gpus == 2 and decision.result.case.students == 12
+    assert decision.fields["always_on_frac"].control.value == 50  # controls start from it
+    assert decision.computes == before + 1  # one recompute, not one per control
+    assert "GPU 2장" in card.value and "한 반 12명" in card.value
+    report = ui.capstone.report_html(decision.result)
+    assert "GPU 2장" in report and "한 반 12명" in report  # the report is the new case's
+    # the tasks' "initial values" are the new case's: changing nothing is not "changed"
+    tasks.children[1].children[1].click()
+    assert "초기값" not in tasks.children[1].children[2].value
+    ed.reset_to_default()
+    assert decision.case.n_gpus == 8 and "GPU 8장" in card.value
+
+
+def test_a_save_voila_cannot_write_still_reaches_this_page(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The message says "값은 이 페이지에서만 쓰입니다": this kernel's widgets get the case."""
+    from labkit.ui import school as ui_school
+
+    def refuse(_case: SchoolCase) -> Path:
+        raise PermissionError(13, "Permission denied")
+
+    told: list[SchoolCase] = []
+    ui_school.on_case_changed(told.append)
+    monkeypatch.setattr(school_data, "save_case", refuse)
+    ed = ui_school.editor()
+    ed.fields["n_gpus"].control.value = 2
+    assert ed.save() is False and "이 페이지에서만" in ed.message.value
+    assert [c.n_gpus for c in told] == [2]
+    ed.fields["students"].control.value = 0
+    assert ed.save() is False and told[-1].students == SchoolCase().students  # invalid: not told

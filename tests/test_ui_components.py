@@ -227,3 +227,39 @@ def test_flush_runs_a_waiting_recompute(kernel: None) -> None:
     assert app.calls == [1.0, 9.0]
 
 
+# --- a value clamped to a bound by the browser's readout gets a note --------------------------
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    # ipywidgets' slider readout clamps 500 typed into a 0-10 slider to 10 before sending it
+    # (controls' handleTextChange: Math.max(Math.min(value, max), min)): issue 17's trial saw
+    # the clamped readout with no message
+    (10.0, "최댓값(10)입니다. 이 슬라이더는 10보다 큰 값을 받지 않고"),
+    (0.0, "최솟값(0)입니다. 이 슬라이더는 0보다 작은 값을 받지 않고"),
+])
+@in_fresh_thread
+def test_a_browser_value_at_a_slider_bound_gets_the_bound_note(value: float, words: str) -> None:
+    app = _slider_app()
+    field = app.fields["x"]
+    field.control.set_state({"value": value})
+    assert app.result == 2 * value  # taken: the bound is a legal value
+    assert words in field.error.value and "⚠" not in field.error.value
+    field.control.set_state({"value": 5.0})  # moved off the bound: the note goes
+    assert field.error.value == ""
+
+
+@in_fresh_thread
+def test_a_bound_set_by_code_gets_no_note() -> None:
+    app = _slider_app()
+    app.fields["x"].control.value = 10.0  # a reset, a linked app, a notebook cell
+    assert app.result == 20.0 and app.fields["x"].error.value == ""
+    number = Echo(number_field("x", "엑스", 1.0))
+    number.fields["x"].control.set_state({"value": 0.0})  # no bounds: nothing to say
+    assert number.fields["x"].error.value == ""
+
+
+@in_fresh_thread
+def test_a_model_error_at_the_bound_wins_over_the_note() -> None:
+    app = Echo(slider_field("x", "엑스", 1.0, min=-5.0, max=10.0, step=0.5))
+    app.fields["x"].control.set_state({"value": -5.0})  # the slider's min, the model refuses
+    assert "⚠" in app.fields["x"].error.value and "최솟값" not in app.fields["x"].error.value

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from labkit.ui.exercises import Exercise, check_answer, exercise_set, grade, understood
@@ -26,11 +28,40 @@ def test_a_bare_number_right_in_another_unit_gets_that_hint() -> None:
 
 def test_understood_uses_the_right_particle() -> None:
     assert understood("30분", "h") == "30분 = 0.5 h로 읽었습니다."
-    assert understood("0.5시간", "분") == "0.5시간 = 30 분으로 읽었습니다."
-    assert understood("813,192원", "원") == "813,192원 = 813,192 원으로 읽었습니다."
-    assert understood("89.2억 토큰", "억 토큰") == "89.2억 토큰 = 89.2 억 토큰으로 읽었습니다."
-    assert understood("4", "개") == "4 = 4 개로 읽었습니다."
+    assert understood("0.5시간", "분") == "0.5시간 = 30분으로 읽었습니다."
+    assert understood("813,192원", "원") == "813,192원 = 813,192원으로 읽었습니다."
+    assert understood("89.2억 토큰", "억 토큰") == "89.2억 토큰 = 89.2억 토큰으로 읽었습니다."
+    assert understood("4", "개") == "4 = 4개로 읽었습니다."
     assert understood("70.7%", "") == "70.7% = 0.707로 읽었습니다."
+
+
+@pytest.mark.parametrize(("text", "unit", "said"), [
+    # issue 17's trial: "4개 = 4 개로" (a Korean counter follows its number without a space)
+    ("4개", "개", "4개 = 4개로 읽었습니다."),
+    ("약 264일", "일", "약 264일 = 264일로 읽었습니다."),
+    ("3장", "장", "3장 = 3장으로 읽었습니다."),
+    # numbers in people's format: 만/억/조, at most 4 significant digits, never 309 digits
+    ("89.2억", "토큰", "89.2억 = 89.2억 토큰으로 읽었습니다."),
+    ("123456", "", "123456 = 12.35만으로 읽었습니다."),
+    ("9" * 15, "", f"{'9' * 15} = 1,000조로 읽었습니다."),
+    ("1e8", "억 토큰", None),  # 10^8 x 억 = 10^16 tokens: refused, not echoed
+    ("1시간 20분", "h", "1시간 20분 = 1.333 h로 읽었습니다."),
+    ("150000", "억 토큰", "150000 = 15조 토큰으로 읽었습니다."),
+    ("0.000012345", "h", "0.000012345 = 0.000012 h로 읽었습니다."),
+])
+def test_understood_is_in_peoples_format(text: str, unit: str, said: str | None) -> None:
+    if said is None:
+        with pytest.raises(ValueError, match="너무 큽니다"):
+            understood(text, unit)
+        return
+    assert understood(text, unit) == said
+    echoed = said.split(" = ", 1)[1]
+    assert all(len(run) <= 6 for run in re.findall(r"\d+", echoed.replace(",", "")))
+
+
+def test_1e308_is_refused_in_korean_not_echoed() -> None:
+    g = grade(Exercise("goodput.ex1", 1.0, 0.1, ""), "1e308")
+    assert g.ok is None and "너무 큽니다" in g.verdict and g.understood == ""
 
 
 def test_a_ratio_to_a_percent_question_is_read_and_said() -> None:

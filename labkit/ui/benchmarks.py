@@ -346,6 +346,28 @@ def claim_app(defaults: Defaults | None = None) -> ClaimApp:
 
 # -- "3x faster = 1/3 of the racks" ------------------------------------------------------------
 
+_SERVER_KW = ("old_server_kw", "new_server_kw")
+
+
+def _rack_below_servers(values: dict[str, Any]) -> InputError | None:
+    """The error for a rack power below a server's power, named for the rack's control.
+
+    The model checks "a server fits in a rack" on each server's power; when the student just
+    lowered the rack power, the message belongs under the rack control, echoing the rack.
+    """
+    rack = values["rack_kw"]
+    try:
+        servers = [validate.positive(k, values[k]) for k in _SERVER_KW]
+        validate.positive("rack_kw", rack)
+    except InputError:
+        return None  # the model's own message for a bad value, under its own control
+    widest = max(servers)
+    if rack >= widest:
+        return None
+    return InputError("rack_kw", "at_least", rack,
+                      f"rack_kw must be >= the largest server power ({widest:g})", limit=widest)
+
+
 class RackApp(LiveApp[model.RackClaimCheck]):
     """The four conditions of "N times faster = 1/N of the racks" (see :func:`rack_app`)."""
 
@@ -369,6 +391,10 @@ class RackApp(LiveApp[model.RackClaimCheck]):
                     "feed_limit_tokens_per_s_per_server", t("econ.f.feed_limit"), digits=0,
                     unit="tokens/s"),
         ]
+        last: dict[str, str | None] = {"key": None}
+        for f in fields:  # observed before LiveApp's own recompute, so compute sees the key
+            f.control.observe(lambda _c, key=f.key: last.__setitem__("key", key), names="value")
+        self._last = last
         super().__init__("racks", fields, error_prefix="econ")
         self.verdict = widgets.HTML()
         self.verdict.add_class("lk-racks-verdict")
@@ -382,6 +408,10 @@ class RackApp(LiveApp[model.RackClaimCheck]):
         self.update()
 
     def compute(self, values: dict[str, Any]) -> model.RackClaimCheck:
+        if self._last["key"] == "rack_kw":
+            blamed = _rack_below_servers(values)
+            if blamed is not None:
+                raise blamed
         return model.rack_claim_check(
             values["demand_tokens_per_s"], values["old_tokens_per_s_per_server"],
             values["old_server_kw"], values["new_server_kw"], values["rack_kw"],

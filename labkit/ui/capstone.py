@@ -25,6 +25,7 @@ from labkit.data.tariff import load_tariff
 from labkit.i18n import t
 from labkit.school import SchoolCase
 from labkit.ui import format as fmt
+from labkit.ui import school as ui_school
 from labkit.ui.components import Field, FigureOutput, LiveApp, number_field, styled_figure
 from labkit.ui.files import download_link
 
@@ -144,8 +145,19 @@ def report_html(d: Decision, *, today: date | None = None) -> str:
         "</body></html>")
 
 
+def _control_value(case: SchoolCase, key: str) -> float:
+    """The case's figure ``key`` as its control shows it (the usage fractions in %)."""
+    value = float(getattr(case, key))
+    return round(value * 100, 6) if key in _PCT else value
+
+
 class DecisionApp(LiveApp[Decision]):
-    """The capstone's decision (see :func:`decision_app`)."""
+    """The capstone's decision (see :func:`decision_app`).
+
+    Built on the school case every lesson reads; it follows a save or reset in the school
+    editor of the same kernel (:func:`labkit.ui.school.on_case_changed`): the case, its server
+    and tariff are taken again and the controls start from the new case's figures.
+    """
 
     def __init__(self, case: SchoolCase | None = None) -> None:
         loaded = school_data.load_case()
@@ -153,9 +165,10 @@ class DecisionApp(LiveApp[Decision]):
         self.server = school_data.server_for_case(self.case)
         self.tariff = load_tariff(self.case.tariff_class)
         self.calendar = school_data.load_school_calendar()
+        self._following = False
         c = self.case
         fields: list[Field] = [
-            number_field(key, t(f"school.f.{key}"), round(getattr(c, key) * 100, 6), unit="%",
+            number_field(key, t(f"school.f.{key}"), _control_value(c, key), unit="%",
                          step=5, scale=100) for key in _PCT]
         fields += [
             number_field("api_usd_per_m_tokens", t("school.f.api_usd_per_m_tokens"),
@@ -178,6 +191,27 @@ class DecisionApp(LiveApp[Decision]):
         self.children = [*(f.box for f in self.fields.values()), self.status, self.chart,
                          self.recommendation, self.sharing_table, self.report]
         self.update()
+        if case is None:
+            ui_school.on_case_changed(self.follow)
+
+    def follow(self, case: SchoolCase) -> None:
+        """Decide for ``case``, just saved (or reset) in the school editor: one recompute."""
+        self.case = case
+        self.server = school_data.server_for_case(case)
+        self.tariff = load_tariff(case.tariff_class)
+        self._following = True
+        try:
+            for key, f in self.fields.items():
+                f.default = _control_value(case, key)  # the tasks' "initial value" too
+                f.control.value = f.default
+        finally:
+            self._following = False
+        self.update()
+
+    def update(self, *args: Any) -> None:
+        """Recompute (see :meth:`LiveApp.update`); once, not per control, while following."""
+        if not self._following:
+            super().update(*args)
 
     def compute(self, values: dict[str, Any]) -> Decision:
         case = self.case.changed(**values)

@@ -9,7 +9,10 @@ A browser can send any widget state (a slider's ``max``, a disabled control's va
 past the limits). A :class:`Field` takes only ``value`` (``index`` for a selection) from the
 browser: a change of any other trait is dropped and the server's state sent back, a value
 outside the server's ``min``/``max`` is refused with a Korean message under the control (and
-the browser's view put back). The models still check every input themselves.
+the browser's view put back). A slider's readout clamps a typed value to its range in the
+browser before sending it, so a value arriving exactly at a bound from the browser gets the
+Korean bound note beside the slider ("최댓값(100)입니다 ..."): 500 typed into a 0-100 readout
+is never shown as 100 without a word. The models still check every input themselves.
 
 Value changes from the browser are debounced: stepping a slider with the arrow keys sends one
 message per key; the app recomputes once, :data:`DEBOUNCE_S` after the last one, with the last
@@ -157,6 +160,9 @@ class Field:
         self.default = control.value
         #: True while a state update from the browser is being applied to the control.
         self.from_client = False
+        #: The bound (min or max) a browser last set the control to, else None (see
+        #: :meth:`show_bound`).
+        self.at_bound: float | None = None
         # ``set_state`` is ipywidgets' public entry for state sent by a browser (Widget.set_state,
         # called by _handle_msg for every "update" message); wrapping it on this instance filters
         # what the browser may change before anything is set.
@@ -194,6 +200,25 @@ class Field:
         """Remove any message."""
         self.error.value = ""
 
+    def client_value(self, value: Any) -> None:
+        """Note a value a browser sets: at the control's min or max, :meth:`show_bound` says
+        so (the browser's readout clamps what was typed to the range before sending it)."""
+        low, high = getattr(self.control, "min", None), getattr(self.control, "max", None)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        self.at_bound = value if number and value in (low, high) else None
+
+    def show_bound(self) -> None:
+        """Show the Korean bound note beside the control while it holds the bound a browser
+        set (a value typed past the range arrives clamped to it)."""
+        if self.at_bound is None or self.control.value != self.at_bound:
+            return
+        from labkit.ui.format import readable
+
+        high = getattr(self.control, "max", None)
+        key = "error.bound.max" if self.at_bound == high else "error.bound.min"
+        note = t(key, limit=readable(float(self.at_bound)))
+        self.error.value = f'<span style="color:#555">ⓘ {note}</span>'
+
 
 def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
                        sync_data: dict[str, Any]) -> None:
@@ -218,6 +243,8 @@ def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
     if control.disabled if hasattr(control, "disabled") else False:
         restore += list(allowed)  # a disabled control takes nothing from the browser
         allowed = {}
+    if "value" in allowed:
+        field.client_value(value)  # before the recompute that shows the bound note
     field.from_client = True
     try:
         if allowed:
@@ -375,6 +402,7 @@ class LiveApp(widgets.VBox, Generic[R]):
             self._pending = None
         for f in self.fields.values():
             f.clear_error()
+            f.show_bound()
         self.status.value = ""
         values = self.values()
         self.computes += 1

@@ -9,7 +9,6 @@ teacher's class page.
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -18,6 +17,7 @@ import ipywidgets as widgets
 from labkit.answers import AnswerError, Reading, parse_amount, read_quantity, sibling_units
 from labkit.data.progress import record_result
 from labkit.i18n import t
+from labkit.ui import format as fmt
 
 __all__ = ["Exercise", "Grade", "check_answer", "exercise_set", "grade", "parse_number",
            "understood"]
@@ -108,18 +108,9 @@ def _ro(word: str) -> str:
     return "로"  # h(에이치), %(퍼센트), kW(킬로와트), kWh(킬로와트시)
 
 
-def _num(value: float) -> str:
-    """A value as the feedback shows it: 6 significant digits, thousands separators."""
-    if value == 0:
-        return "0"
-    digits = max(0, min(10, 5 - math.floor(math.log10(abs(value)))))
-    text = f"{value:,.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
 def _understood(reading: Reading) -> str:
-    value = _num(reading.value)
-    shown = f"{value} {reading.unit}" if reading.unit else value
+    # people's format (labkit.ui.format.quantity): "4개", "0.5 h", "89.2억 토큰", never 309 digits
+    shown = fmt.quantity(reading.value, reading.unit)
     key = "answers.understood_ratio" if reading.ratio else "answers.understood"
     return t(key, typed=_typed(reading.text), value=shown, ro=_ro(shown))
 
@@ -150,7 +141,8 @@ def grade(exercise: Exercise, text: str) -> Grade:
     if abs(reading.value - exercise.answer) <= exercise.tolerance:
         return Grade(True, t("common.correct", explanation=t(f"{exercise.key}.explain")), said)
     if reading.ratio:
-        hint = t("answers.hint.ratio", typed=_typed(reading.text), value=_num(reading.value))
+        hint = t("answers.hint.ratio", typed=_typed(reading.text),
+                 value=fmt.readable(reading.value))
     else:
         hint = _other_unit_hint(exercise, reading) or t(f"{exercise.key}.hint")
     return Grade(False, t("common.incorrect", hint=hint), said)

@@ -324,3 +324,77 @@ def rows_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], *,
 def pairs_table(rows: Sequence[tuple[str, str]], item: str, value: str) -> Table:
     """Return (label, shown value) pairs as a two-column :class:`Table` (key-number lists)."""
     return rows_table(rows, [item, value])
+
+
+# --- numbers read back to people (answers, predictions) --------------------------------------
+
+__all__ += ["READABLE_MAX", "quantity", "readable"]
+
+#: The Korean large units :func:`readable` writes, largest first (표준국어대사전: 만 10^4,
+#: 억 10^8, 조 10^12).
+_LARGE_UNITS = ((10**12, "조"), (10**8, "억"), (10**4, "만"))
+#: From here :func:`readable` writes values in 만/억/조 (below it, 12,345 reads as written).
+_LARGE_FROM = 10**5
+#: At and beyond 1경 (10^16) :func:`readable` prints no digits: no figure of the course is
+#: that large, and a typed ``1e308`` would otherwise print 309 of them.
+READABLE_MAX = 10**16
+_UNIT_WORDS = {"만": 10**4, "억": 10**8, "조": 10**12}
+
+
+def _significant(x: float, sig: int, max_decimals: int = 6) -> str:
+    """``x`` (>= 0) to ``sig`` significant digits, comma-grouped, trailing zeros dropped."""
+    if x == 0:
+        return "0"
+    decimals = max(0, min(max_decimals, sig - 1 - math.floor(math.log10(x))))
+    text = f"{x:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def readable(x: float, sig: int = 4) -> str:
+    """A number as people write it back: at most ``sig`` significant digits, never scientific.
+
+    From 10만 on in the largest Korean unit that fits (123,456 -> '12.35만', 8.92e9 ->
+    '89.2억', 3e12 -> '3조'); below it whole numbers as written (8,784 -> '8,784') and
+    fractions to ``sig`` digits (0.86111 -> '0.8611', 264.0 -> '264'). A nonzero value below
+    0.000001 is '약 0'; 1경 (:data:`READABLE_MAX`) and beyond is '1경 이상' (negative: '−1경 이하').
+    Non-finite values are 'n/a'.
+    """
+    if _bad(x):
+        return "n/a"
+    sign, a = ("−" if x < 0 else ""), abs(float(x))
+    if a >= READABLE_MAX:
+        return "−1경 이하" if x < 0 else "1경 이상"
+    if a >= _LARGE_FROM:
+        for i, (size, word) in enumerate(_LARGE_UNITS):
+            if a >= size:
+                text = _significant(a / size, sig)
+                if i > 0 and float(text.replace(",", "")) >= 10_000:  # 9,999.96만 -> 1억
+                    size, word = _LARGE_UNITS[i - 1]
+                    text = _significant(a / size, sig)
+                return f"{sign}{text}{word}"
+    text = f"{a:,.0f}" if a >= 1_000 else _significant(a, sig)
+    return "약 0" if text == "0" and a > 0 else sign + text
+
+
+def quantity(x: float, unit: str = "", sig: int = 4) -> str:
+    """A value and its unit as Korean writes them: '4개', '264일', '0.5 h', '86.1 %'.
+
+    A unit of Hangul attaches to a number that ends in a digit ('4개', '30분', '813,192원') and
+    follows a Korean large unit after a space ('1.2만 원', '89.2억 토큰'); other units follow
+    after a space ('0.5 h', '3 kW'). An asked unit led by 만/억/조 (``"억 토큰"``) is written
+    in its plain unit (89.2 '억 토큰' -> '89.2억 토큰'; 150,000 '억 토큰' -> '15조 토큰').
+    Won below 1억 are exact, as a bill prints them ('813,192원'); everything else is
+    :func:`readable`.
+    """
+    unit = unit.strip()
+    if unit[:1] in _UNIT_WORDS and unit[1:2] == " " and not _bad(x):
+        x, unit = x * _UNIT_WORDS[unit[0]], unit[2:].strip()
+    if unit == "원" and not _bad(x) and abs(x) < 10**8:
+        number = ("−" if round(x) < 0 else "") + f"{abs(round(x)):,}"
+    else:
+        number = readable(x, sig)
+    if not unit:
+        return number
+    if "가" <= unit[0] <= "힣" and number[-1:].isdigit():
+        return f"{number}{unit}"
+    return f"{number} {unit}"

@@ -52,6 +52,12 @@ class Prediction:
         For a choice: the catalog keys ``predict.<key>.choice.<c>``; empty for a number.
     close_frac : float
         A numeric prediction within this relative distance of the actual value is "close".
+    low, high : float or None
+        The plausible range of a numeric prediction, in ``unit`` (None: unbounded on that
+        side). A prediction outside it is refused in Korean beside the box: a share cannot be
+        negative, a count cannot be -3. ``high`` defaults to 100 for a ``%`` prediction.
+    extra : dict
+        The question's placeholders computed from the source (``{"model": ...}``).
     """
 
     key: str
@@ -60,10 +66,29 @@ class Prediction:
     choices: tuple[str, ...] = ()
     close_frac: float = 0.1
     extra: dict[str, Callable[[Any], str]] = field(default_factory=dict)
+    low: float | None = 0.0
+    high: float | None = None
 
     def __post_init__(self) -> None:
         if not self.choices:
             read_quantity("0", self.unit)  # a unit the parser cannot read is the lesson's bug
+
+    def bounds(self) -> tuple[float | None, float | None]:
+        """The plausible range (low, high) in ``unit``; a % prediction is at most 100."""
+        high = self.high if self.high is not None or self.unit != "%" else 100.0
+        return self.low, high
+
+    def out_of_range(self, value: float) -> str | None:
+        """The Korean message for a prediction outside :meth:`bounds`, else None."""
+        low, high = self.bounds()
+        if (low is None or value >= low) and (high is None or value <= high):
+            return None
+        if high is None:
+            return t("predict.range.at_least", low=fmt.quantity(float(low or 0), self.unit))
+        if low is None:
+            return t("predict.range.at_most", high=fmt.quantity(high, self.unit))
+        return t("predict.range.between", low=fmt.quantity(low, self.unit),
+                 high=fmt.quantity(high, self.unit))
 
 
 def subscribe(source: Any, callback: Callable[[], None]) -> None:
@@ -85,16 +110,11 @@ def subscribe(source: Any, callback: Callable[[], None]) -> None:
 
 
 def _shown(value: float, unit: str) -> str:
-    if unit == "원":
-        return f"{value:,.0f}원" if abs(value) < 10**8 else fmt.krw(value)
+    """A prediction or an actual value as people read it (labkit.ui.format.quantity)."""
     if unit == "%":
         return f"{value:,.1f} %"
-    digits = 2 if abs(value) < 10 else 1 if abs(value) < 1_000 else 0
-    text = f"{value:,.{digits}f}"
-    text = text.rstrip("0").rstrip(".") if "." in text else text
-    if unit and "가" <= unit[0] <= "힣":  # Korean counters follow the number: 7개, 28명
-        return f"{text}{unit}"
-    return f"{text} {unit}".strip()
+    digits = 4 if abs(value) < 1_000 else 3
+    return fmt.quantity(value, unit, sig=digits)
 
 
 def reflection(pred: Prediction, guess: float | str, actual: float | str) -> str:
@@ -111,6 +131,8 @@ def reflection(pred: Prediction, guess: float | str, actual: float | str) -> str
         close = abs(rel) <= pred.close_frac
     if close:
         head = t("predict.reflect.close")
+    elif rel >= 9 and actual > 0:  # 10x or more: "12,500배", not "1,249,900 % 큽니다"
+        head = t("predict.reflect.times", times=fmt.readable(guess / actual, sig=3))
     elif guess > actual:
         head = t("predict.reflect.high", pct=f"{abs(rel) * 100:,.0f}")
     else:
@@ -151,10 +173,13 @@ class PredictWidget(widgets.VBox):
         self.lock.on_click(lambda _b: self.commit())
         self.feedback = widgets.HTML()
         self.feedback.add_class(f"lk-predict-{slug}-feedback")
+        #: Why the typed prediction was refused, beside the box (empty when none).
+        self.error = widgets.HTML()
+        self.error.add_class(f"lk-predict-{slug}-error")
         self.compare = widgets.HTML()
         self.compare.add_class(f"lk-predict-{slug}-compare")
         unit = widgets.HTML(html.escape(pred.unit))
-        self.children = [question, widgets.HBox([self.answer, unit, self.lock],
+        self.children = [question, widgets.HBox([self.answer, unit, self.lock, self.error],
                                                 layout=widgets.Layout(align_items="center")),
                          self.feedback, self.compare]
         self.box_style = ""
@@ -165,19 +190,18 @@ class PredictWidget(widgets.VBox):
         if self.guess is not None:
             return True
         raw = self.answer.value
+        typed = str(raw)
         if self.pred.choices:
             if raw not in self.pred.choices:
-                self.feedback.value = _warn(t("predict.pick_one"))
+                self.error.value = _warn(t("predict.pick_one"))
                 return False
-            guess: float | str = str(raw)
-            typed = str(raw)
+            guess: float | str = typed
         else:
-            typed = str(raw)
-            try:
-                guess = read_quantity(typed, self.pred.unit).value
-            except AnswerError as err:
-                self.feedback.value = _warn(str(err))
+            read = self._read(typed)
+            if read is None:
                 return False
+            guess = read
+        self.error.value = ""
         self.guess = guess
         self.answer.disabled = True
         self.lock.disabled = True
@@ -189,6 +213,23 @@ class PredictWidget(widgets.VBox):
         self.feedback.value = html.escape(t("predict.try_now"))
         self.refresh()
         return True
+
+    def _read(self, typed: str) -> float | None:
+        """The typed prediction in the question's unit and range; None (and the Korean reason
+        beside the box) when it cannot be read or lies outside the prediction's range."""
+        unit = self.pred.unit
+        try:
+            value = read_quantity(typed, unit).value
+        except AnswerError as err:
+            self.error.value = _warn(t(f"answers.error.{err.reason}", text=err.text,
+                                       unit=unit or t("answers.no_unit"), typed=err.typed))
+            return None
+        message = self.pred.out_of_range(value)
+        if message is not None:
+            self.error.value = _warn(t("predict.range.typed", message=message,
+                                       typed=typed[:40]))
+            return None
+        return value
 
     def refresh(self) -> None:
         """Show prediction vs actual (after the prediction is locked and a result exists)."""

@@ -6,7 +6,9 @@
   labels, errors beside the control), a preview card, 저장 (save) and 기본값으로 (reset).
 
 The case is read through :func:`labkit.data.school.load_case` (the teacher's saved copy, else
-``data/school/case.yaml``); every lesson reads the same file.
+``data/school/case.yaml``); every lesson reads the same file. In one kernel the file is also
+observed: :func:`on_case_changed` registers a callback that an editor's save or reset calls with
+the new case, so lesson 09's card and decision follow the case just saved without a restart.
 
 Used in: notebooks/01-09
 """
@@ -14,6 +16,9 @@ Used in: notebooks/01-09
 from __future__ import annotations
 
 import html
+import inspect
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
@@ -24,8 +29,10 @@ from labkit.i18n import t
 from labkit.school import SchoolCase
 from labkit.ui import format as fmt
 from labkit.ui.components import Field, LiveApp, number_field
+from labkit.validate import InputError
 
-__all__ = ["LESSONS", "SchoolEditor", "card", "card_html", "current_case", "editor"]
+__all__ = ["LESSONS", "SchoolCard", "SchoolEditor", "card", "card_html", "current_case", "editor",
+           "on_case_changed"]
 
 LESSONS = ("01", "02", "03", "04", "05", "06", "07", "08", "09")
 _BOX = ('<div class="lk-school-card" style="padding:8px 12px;margin:4px 0;'
@@ -40,6 +47,34 @@ _BIG = school.CONTRAST_GPUS[-1]
 def current_case() -> school_data.LoadedCase:
     """Return the case every lesson uses now (saved copy or default) and its origin."""
     return school_data.load_case()
+
+
+# --- the case's change event (one kernel) -----------------------------------------------------
+
+_LISTENERS: list[Callable[[], Callable[[SchoolCase], None] | None]] = []
+
+
+def on_case_changed(callback: Callable[[SchoolCase], None]) -> None:
+    """Call ``callback(case)`` each time an editor in this kernel saves or resets the case.
+
+    The saved file stays the one source of truth (:func:`current_case`); this is its change
+    event, for widgets built before the save (lesson 09's card and decision). A bound method is
+    held weakly, so a widget that is gone is not kept alive by its subscription.
+    """
+    if inspect.ismethod(callback):
+        _LISTENERS.append(weakref.WeakMethod(callback))
+    else:
+        _LISTENERS.append(lambda: callback)
+
+
+def _case_changed(case: SchoolCase) -> None:
+    alive = []
+    for ref in list(_LISTENERS):
+        callback = ref()
+        if callback is not None:
+            alive.append(ref)
+            callback(case)
+    _LISTENERS[:] = alive
 
 
 def _num(x: float) -> str:
@@ -97,7 +132,23 @@ def card_html(case: SchoolCase, lesson: str | None = None, *, problem: str | Non
     return warn + _BOX + "<br>".join(lines) + "</div>"
 
 
-def card(lesson: str | None = None) -> widgets.HTML:
+class SchoolCard(widgets.HTML):
+    """The "우리 학교" card (see :func:`card`); it follows the case saved in this kernel."""
+
+    def __init__(self, lesson: str | None = None) -> None:
+        loaded = current_case()
+        super().__init__(card_html(loaded.case, lesson, problem=loaded.problem,
+                                   detail=_short(loaded.detail)))
+        self.lesson = lesson
+        self.add_class("lk-school")
+        on_case_changed(self.follow)
+
+    def follow(self, case: SchoolCase) -> None:
+        """Show ``case``, just saved or reset by an editor."""
+        self.value = card_html(case, self.lesson)
+
+
+def card(lesson: str | None = None) -> SchoolCard:
     """Return the small "우리 학교" card a lesson shows at its top.
 
     Parameters
@@ -106,15 +157,13 @@ def card(lesson: str | None = None) -> widgets.HTML:
         ``"01"`` … ``"09"``: adds the sentence that reads the case for that lesson.
 
     Never raises over the saved copy: a broken one falls back to the default, and the card
-    says so in Korean.
+    says so in Korean. Raises ``KeyError`` for an unknown ``lesson``.
 
     Used in: notebooks/01-09
     """
-    loaded = current_case()
-    box = widgets.HTML(card_html(loaded.case, lesson, problem=loaded.problem,
-                                 detail=_short(loaded.detail)))
-    box.add_class("lk-school")
-    return box
+    if lesson is not None and lesson not in LESSONS:
+        raise KeyError(lesson)
+    return SchoolCard(lesson)
 
 
 def _short(detail: str) -> str:
@@ -176,6 +225,19 @@ def _tariff_classes() -> list[str]:
     return list(tariff_classes())
 
 
+def _blame_changed(err: InputError, values: dict[str, Any], last: str | None) -> InputError:
+    """The model's error about a pair of controls, named for the one the student just changed.
+
+    The model checks "class end after class start" on ``class_end_h``; when the student moved
+    the start past the end, the message belongs under the start, echoing the start.
+    """
+    if err.field == "class_end_h" and err.rule == "at_least" and last == "class_start_h":
+        start, end = values["class_start_h"], values["class_end_h"]
+        return InputError("class_start_h", "at_most", start,
+                          f"class_start_h must be before class_end_h ({end})", limit=end)
+    return err
+
+
 class SchoolEditor(LiveApp[SchoolCase]):
     """The school case's editor (see :func:`editor`).
 
@@ -183,6 +245,8 @@ class SchoolEditor(LiveApp[SchoolCase]):
     ----------
     result : SchoolCase or None
         The last good case from the controls (not yet saved until :meth:`save`).
+    saved : SchoolCase
+        The case as loaded or last saved: "값을 바꿨습니다" shows only while the controls differ.
     saved_path : pathlib.Path or None
         Where the last :meth:`save` wrote.
     """
@@ -191,7 +255,13 @@ class SchoolEditor(LiveApp[SchoolCase]):
         loaded = current_case()
         start = case or loaded.case
         self._problem = (loaded.problem, _short(loaded.detail)) if case is None else (None, "")
-        super().__init__("school", _fields(start), error_prefix="school")
+        self.saved = start
+        fields = _fields(start)
+        last: dict[str, str | None] = {"key": None}
+        for f in fields:  # observed before LiveApp's own recompute, so compute sees the key
+            f.control.observe(lambda _c, key=f.key: last.__setitem__("key", key), names="value")
+        self._last = last
+        super().__init__("school", fields, error_prefix="school")
         self.saved_path: Any = None
         self.preview = widgets.HTML()
         self.preview.add_class("lk-school-preview")
@@ -208,35 +278,50 @@ class SchoolEditor(LiveApp[SchoolCase]):
         self.children = [*(f.box for f in self.fields.values()), self.status,
                          widgets.HBox([self.save_button, self.reset_button]), self.message,
                          self.preview]
-        self._dirty = False
         self.update()
-        self._dirty = False
 
     def compute(self, values: dict[str, Any]) -> SchoolCase:
-        return school.school_case(values)
+        try:
+            return school.school_case(values)
+        except InputError as err:
+            raise _blame_changed(err, values, self._last["key"]) from None
 
     def render(self, result: SchoolCase) -> None:
         problem, detail = self._problem
         self.preview.value = card_html(result, problem=problem, detail=detail)
-        self._dirty = True
-        self.message.value = html.escape(t("school.not_saved"))
+        # a fresh load shows the case as it is: "changed" only once a control differs from it
+        changed = result != self.saved
+        self.message.value = html.escape(t("school.not_saved")) if changed else ""
 
     def save(self) -> bool:
-        """Save the last good case for every lesson; say what happened. True if saved."""
-        if self.result is None:
+        """Save the case in the controls for every lesson; say what happened. True if saved.
+
+        Refused (nothing written, the reason beside the control and in the message) while a
+        control holds a value the model rejects: the last good case is not what is on screen.
+        Where the file cannot be written (a voila page) the case still reaches this page's
+        widgets (:func:`on_case_changed`), as the message says.
+        """
+        self.flush()  # a browser change still waiting for its recompute
+        try:
+            case = self.compute(self.values())
+        except (ValueError, ArithmeticError):
+            self.update()  # the message beside the control that is wrong
+            self.message.value = _WARN.format(html.escape(t("school.save_invalid")))
             return False
         try:
-            self.saved_path = school_data.save_case(self.result)
+            self.saved_path = school_data.save_case(case)
         except (OSError, RuntimeError) as err:
             reason = getattr(err, "strerror", None) or type(err).__name__
             self.message.value = _WARN.format(html.escape(t("school.save_failed",
                                                             reason=str(reason))))
+            _case_changed(case)  # not written (a voila page): still this page's case
             return False
         self._problem = (None, "")
-        self._dirty = False
-        self.preview.value = card_html(self.result)
+        self.saved = case
+        self.preview.value = card_html(case)
         saved = html.escape(t("school.saved"))
         self.message.value = f'<span style="color:#1b7f3b">✔ {saved}</span>'
+        _case_changed(case)
         return True
 
     def reset_to_default(self) -> None:
@@ -249,10 +334,12 @@ class SchoolEditor(LiveApp[SchoolCase]):
             return
         default = school_data.load_default_case()
         self._problem = (None, "")
+        self.saved = default
         for key, f in self.fields.items():
             value = getattr(default, key)
             f.control.value = value * f.scale if f.scale != 1 else value
         self.message.value = html.escape(t("school.reset_done"))
+        _case_changed(default)
 
 
 def editor() -> SchoolEditor:

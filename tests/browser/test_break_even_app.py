@@ -60,5 +60,12 @@ def test_break_even_app_utilization_moves_the_point_api_price_moves_the_crossove
     # the tornado chart follows the curves (its base line moved with the new break-even)
     page.wait_for_function(
         "() => !document.querySelector('.lk-tornado-summary').innerText.includes('149.5억')")
+
+    # 500 typed into the 5-100 % readout: the browser clamps it to 100 before sending it (issue
+    # 17's trial: the readout showed 100 without a word); the bound note sits beside the slider
+    _set_readout(page, "lk-curves-utilization", "500")
+    note = page.locator(".lk-curves-utilization").locator("xpath=..").locator(".lk-error")
+    note.filter(has_text="최댓값(100)").wait_for(timeout=30_000)
+    assert "100보다 큰 값을 받지 않고" in note.inner_text()
     assert_no_traceback(page)
     screenshot(page, "05_break_even")

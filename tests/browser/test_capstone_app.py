@@ -39,5 +39,12 @@ def test_capstone_decision_follows_usage_and_report_downloads(page, voila_url): 
     assert download.suggested_filename == "우리학교_AI서버_결정.html"
     html = open(download.path(), encoding="utf-8").read()
     assert "AI 서버 결정 보고서" in html and "행정실" in html and "서버 구입" in html
+
+    # issue 17's trial: the school case saved in the editor above did not reach the decision
+    # until a restart; it follows at once (saved, or where voila cannot write, this page's case)
+    enter_value(page, "lk-school-n_gpus", "2")
+    page.locator(".lk-school-save").click()
+    wait_for_text(page, "lk-capstone-recommendation", "GPU 2장을 쓰므로")
+    wait_for_text(page, "lk-school-card", "GPU 2장")
     assert_no_traceback(page)
     screenshot(page, "09_capstone")

@@ -14,7 +14,14 @@ def test_prediction_locks_and_compares_then_task_checks(page, voila_url):  # typ
     page.wait_for_selector(".lk-school-card")
     assert "우리 학교" in page.inner_text(".lk-school-card")
     answer = page.locator(".lk-predict-07-july_bill-answer input")
-    answer.fill("80만 원")
+    # a negative bill is refused beside the box, in Korean, and the box stays open
+    answer.fill("-10만 원")
+    page.locator(".lk-predict-07-july_bill-lock").click()
+    page.wait_for_function(
+        "() => document.querySelector('.lk-predict-07-july_bill-error')"
+        "?.innerText.includes('0원에서 100억 원 사이')")
+    assert not answer.is_disabled()
+    answer.fill("약 80만 원")
     page.locator(".lk-predict-07-july_bill-lock").click()
     page.wait_for_function(
         "() => document.querySelector('.lk-predict-07-july_bill-compare')"

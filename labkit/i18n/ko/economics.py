@@ -13,6 +13,7 @@ STRINGS: dict[str, str] = {
     "econ.pue.at_least": "PUE는 1 이상입니다: 시설 전력은 IT 전력보다 작을 수 없습니다 (입력: {value}).",
     "econ.old_server_kw.at_most": "서버 한 대의 전력이 랙 전력({limit} kW)보다 큽니다 (입력: {value}).",
     "econ.new_server_kw.at_most": "서버 한 대의 전력이 랙 전력({limit} kW)보다 큽니다 (입력: {value}).",
+    "econ.rack_kw.at_least": "랙 전력이 서버 한 대의 전력({limit} kW)보다 작습니다 (입력: {value}).",
     "econ.students.at_most": "수요가 너무 커서 계산하지 않습니다 (서버가 1만 배 넘게 필요).",
     "econ.no_cluster": "위 서버 설정에 올바른 값이 아직 없습니다.",
     "econ.point": "지금 값",

@@ -16,6 +16,8 @@ STRINGS: dict[str, str] = {
     "error.interval.closed": "{low} 이상 {high} 이하",
     "error.at_most": "{limit} 이하여야 합니다 (입력: {value}).",
     "error.at_least": "{limit} 이상이어야 합니다 (입력: {value}).",
+    "error.bound.max": "최댓값({limit})입니다. 이 슬라이더는 {limit}보다 큰 값을 받지 않고 {limit}에 맞춥니다.",
+    "error.bound.min": "최솟값({limit})입니다. 이 슬라이더는 {limit}보다 작은 값을 받지 않고 {limit}에 맞춥니다.",
     "error.integer": "{limit} 이상의 정수여야 합니다 (입력: {value}).",
     "error.choice": "알 수 없는 값입니다: {value}.",
     "error.other": "입력을 확인하세요: {message}",
