@@ -201,6 +201,31 @@ def test_steps_slower_than_the_debounce_each_recompute(kernel: None) -> None:
 
 
 @in_fresh_thread
+def test_a_number_box_recomputes_once_its_message_is_handled_without_the_wait(
+        kernel: None) -> None:
+    """A number box sends one change per Enter: no debounce wait, but not inside the message
+    handler either (the control's own echo goes out first)."""
+    app = Echo(number_field("x", "엑스", 1.0))
+    assert app.fields["x"].debounce_s == 0.0
+    seen: list[list[float]] = []
+
+    async def browser() -> None:
+        app.fields["x"].control.set_state({"value": 7.0})
+        seen.append(list(app.calls))
+        await asyncio.sleep(0)  # one turn of the kernel's loop, far less than DEBOUNCE_S
+        seen.append(list(app.calls))
+
+    asyncio.run(browser())
+    assert seen == [[1.0], [1.0, 7.0]] and app.shown[-1] == 14.0
+
+
+def test_sliders_and_dropdowns_wait_for_the_burst_to_end() -> None:
+    dropdown = Field("x", "엑스", widgets.Dropdown(options=[1.0, 2.0], value=1.0))
+    assert _slider_app().fields["x"].debounce_s == DEBOUNCE_S == dropdown.debounce_s
+    assert Field("x", "엑스", widgets.Checkbox(value=False)).debounce_s == 0.0
+
+
+@in_fresh_thread
 def test_code_that_sets_a_value_recomputes_at_once_even_in_a_running_loop(kernel: None) -> None:
     app = _slider_app()
 
