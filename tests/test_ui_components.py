@@ -288,3 +288,30 @@ def test_lesson_tables_02_to_04_are_for_people(builder: str) -> None:
     assert not re.search(r"\d[eE][+-]?\d", repr(table))
     headers = [str(c) for c in table._shown().columns]
     assert all(re.search(r"[가-힣]", h) or h in ("MPS", "MIG") for h in headers), headers
+
+
+# --- the plot template -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["plotly_white", "plotly_dark"])
+def test_a_shown_figure_carries_plotlys_own_template(name: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import plotly.io as pio
+
+    from labkit.ui.plotting import figure
+
+    monkeypatch.setattr(components, "PLOT_TEMPLATE", components.PLOT_TEMPLATE)
+    components.set_plot_template(name)
+    out = components.FigureOutput()
+    out.show(figure([{"type": "bar", "x": [1], "y": [2]}]))
+    shown = out.outputs[0]["data"][components.PLOTLY_MIME]["layout"]["template"]
+    # plotly's own Template object, as plotly serializes it
+    expected = json.loads(pio.json.to_json_plotly(pio.templates[name].to_plotly_json()))
+    assert shown == expected and shown["layout"]["paper_bgcolor"]
+
+
+def test_an_unknown_template_is_refused() -> None:
+    with pytest.raises(ValueError, match="no template 'plotly_pink'"):
+        components.set_plot_template("plotly_pink")

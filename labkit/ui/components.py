@@ -31,6 +31,7 @@ import asyncio
 import functools
 import json
 import math
+import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar, cast
 
@@ -53,6 +54,7 @@ __all__ = [
     "find_by_class",
     "number_field",
     "people_table",
+    "set_plot_template",
     "slider_field",
     "styled_figure",
 ]
@@ -94,10 +96,44 @@ def styled_figure(**layout: Any) -> go.Figure:
     return fig
 
 
+#: The plotly template every :class:`FigureOutput` figure is shown with; :func:`labkit.ui.setup`
+#: sets it from the lesson's theme (``plotly_white`` or ``plotly_dark``).
+PLOT_TEMPLATE = "plotly_white"
+
+
+def set_plot_template(name: str) -> None:
+    """Show every figure from now on with plotly's template ``name`` (e.g. ``plotly_dark``).
+
+    Not ``plotly.io.templates.default``: that setter builds and validates the whole template
+    (~0.25 s of a lesson's first chart, measured with ``benchmarks/bench_lessons_browser.py``),
+    while the figures here carry an empty template and get the template's JSON at display.
+
+    Raises
+    ------
+    ValueError
+        If plotly has no template of that name.
+    """
+    global PLOT_TEMPLATE
+    if name not in pio.templates:
+        raise ValueError(f"plotly has no template {name!r}")
+    PLOT_TEMPLATE = name
+
+
 @functools.cache
 def _template_json(name: str) -> dict[str, Any]:
-    template = pio.templates[name] if name and name != "none" else go.layout.Template()
-    return cast(dict[str, Any], json.loads(pio.json.to_json_plotly(template.to_plotly_json())))
+    """The JSON of plotly's template ``name``: the file plotly builds its template from
+    (``plotly/package_data/templates/<name>.json``, read as plotly's own loader reads it),
+    or, for a template registered at run time, the template object's JSON."""
+    if not name or name == "none":
+        return {}
+    try:
+        raw = pkgutil.get_data("plotly", f"package_data/templates/{name}.json")
+    except OSError:
+        raw = None
+    if raw is not None:
+        return cast(dict[str, Any], json.loads(raw))
+    return cast(dict[str, Any],
+                json.loads(pio.json.to_json_plotly(pio.templates[name].to_plotly_json())))
 
 
 class FigureOutput(widgets.Output):
@@ -127,8 +163,7 @@ class FigureOutput(widgets.Output):
         spec = json.loads(pio.to_json(fig, validate=False, remove_uids=True))
         # styled_figure's empty template serializes as {"data": {"scatter": [...]}}: no layout
         if not (spec.get("layout", {}).get("template") or {}).get("layout"):
-            spec.setdefault("layout", {})["template"] = _template_json(
-                str(pio.templates.default or "plotly_white"))
+            spec.setdefault("layout", {})["template"] = _template_json(PLOT_TEMPLATE)
         spec["config"] = {"displaylogo": False, "responsive": True}
         title = fig.layout.title.text or ""
         self.outputs = ({"output_type": "display_data", "metadata": {},
