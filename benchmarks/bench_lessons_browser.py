@@ -384,6 +384,9 @@ def main() -> None:
     repeat, changes = (1, 4) if args.quick else (args.repeat, args.changes)
     from playwright.sync_api import sync_playwright
 
+    # as `make lab` does: labkit's bytecode written ahead (see the Makefile's PYC)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "labkit")], check=True,
+                   stdout=subprocess.DEVNULL)
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-lessons-") as tmp:
         root = Path(tmp) / "notebooks"
