@@ -154,7 +154,7 @@ def jupyter_lab(root: Path, log_path: Path) -> Iterator[tuple[str, int]]:
         stop_process(proc, timeout_s=15)
 
 
-def kernel_cpu_s(server_pid: int) -> float | None:
+def kernel_cpu_s(server_pid: int, *, precise: bool = False) -> float | None:
     """CPU seconds (user + system) used so far by the server's kernels: the kernel's own work
     to first chart, which the machine's load does not stretch as it stretches wall time."""
     import psutil
@@ -165,7 +165,7 @@ def kernel_cpu_s(server_pid: int) -> float | None:
             if any("ipykernel" in part for part in child.cmdline()):
                 times = child.cpu_times()
                 total, found = total + times.user + times.system, True
-    return round(total, 2) if found else None
+    return (total if precise else round(total, 2)) if found else None
 
 
 def _api(url: str, path: str, method: str = "GET") -> Any:
@@ -258,10 +258,12 @@ def _current_text(page: Any, interaction: MainInteraction) -> str:
 
 
 def control_to_chart(page: Any, interaction: MainInteraction, n: int,
-                     undo: str | None = None) -> dict[str, Any]:
+                     undo: str | None = None, server_pid: int | None = None) -> dict[str, Any]:
     """Change the main control ``n`` times; return the percentiles of input -> chart [ms].
 
     Every other change puts the default back (``undo``: the button that does it for a click).
+    With ``server_pid``, also the kernel's CPU time per change (``kernel_cpu_ms``: what the
+    change costs the kernel, however loaded the machine is).
     """
     value = interaction.value
     new = f"{value:g}" if isinstance(value, float) else str(value)
@@ -269,8 +271,10 @@ def control_to_chart(page: Any, interaction: MainInteraction, n: int,
     page.locator(f".jp-NotebookPanel .{interaction.chart}").first.scroll_into_view_if_needed()
     page.evaluate("(c) => window.__lk.watch(c)", interaction.chart)
     samples: list[float] = []
+    cpu_ms: list[float] = []
     missed = 0
     for i in range(n):
+        cpu_before = kernel_cpu_s(server_pid, precise=True) if server_pid else None
         if undo and i % 2:
             page.evaluate("() => window.__lk.arm()")
             page.locator(f".jp-NotebookPanel .{undo}").first.click()
@@ -284,8 +288,18 @@ def control_to_chart(page: Any, interaction: MainInteraction, n: int,
             continue
         samples.append(float(page.evaluate("() => window.__lk.t1 - window.__lk.t0")))
         page.wait_for_timeout(SETTLE_MS)
+        cpu_after = kernel_cpu_s(server_pid, precise=True) if server_pid else None
+        if cpu_before is not None and cpu_after is not None:
+            cpu_ms.append((cpu_after - cpu_before) * 1000)
     page.evaluate("() => { window.__lk.armed = false; }")
+    size = page.evaluate(  # what each change ships and plotly redraws: the chart's JSON
+        "(c) => { const all = window.__lk.root(c).querySelectorAll('.js-plotly-plot');"
+        " const g = all[all.length - 1];"
+        " return g ? JSON.stringify({data: g.data, layout: g.layout}).length : null; }",
+        interaction.chart)
     return {**(percentiles(samples) if samples else {"n": 0}), "no_redraw": missed,
+            "chart_json_bytes": size,
+            "kernel_cpu_ms": round(statistics.median(cpu_ms), 1) if cpu_ms else None,
             "samples_ms": [round(s, 1) for s in samples]}
 
 
@@ -340,7 +354,8 @@ def bench_lesson(browser: Any, url: str, server_pid: int, lesson: Lesson, repeat
             opens.append(open_lesson(page, url, lesson, server_pid))
             if i == repeat - 1:
                 result["control_to_chart"] = control_to_chart(page, interaction, changes,
-                                                              UNDO_CLICKS.get(lesson.stem))
+                                                              UNDO_CLICKS.get(lesson.stem),
+                                                              server_pid)
                 slider = _slider_for(lesson, interaction)
                 result["arrow_keys"] = arrow_steps(page, *slider) if slider else None
         finally:
@@ -355,7 +370,7 @@ def bench_lesson(browser: Any, url: str, server_pid: int, lesson: Lesson, repeat
 
 def _table(results: dict[str, dict[str, Any]]) -> str:
     rows = [f"{'lesson':<18}{'shell':>7}{'kernel':>8}{'chart':>8}{'k.cpu':>7}{'all':>8}"
-            f"{'ctl n':>6}{'ctl p50':>9}{'ctl p95':>9}{'arrows':>8}"]
+            f"{'ctl n':>6}{'ctl p50':>9}{'ctl p95':>9}{'k.ms':>7}{'arrows':>8}"]
     for stem, r in results.items():
         m, c, a = r["median"], r.get("control_to_chart") or {}, r.get("arrow_keys")
         rows.append(f"{stem:<18}{m['lab_shell_s']:>7.1f}{m['kernel_idle_s']:>8.1f}"
@@ -364,6 +379,7 @@ def _table(results: dict[str, dict[str, Any]]) -> str:
                     f"{m['all_cells_run_s']:>8.1f}"
                     f"{c.get('n', 0):>6}{c.get('p50_ms', float('nan')):>9.0f}"
                     f"{c.get('p95_ms', float('nan')):>9.0f}"
+                    f"{c.get('kernel_cpu_ms') or float('nan'):>7.0f}"
                     f"{(str(a['recomputes']) if a else '-'):>8}")
     return "\n".join(rows)
 
