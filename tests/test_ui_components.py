@@ -306,7 +306,8 @@ def test_a_shown_figure_carries_plotlys_own_template(name: str,
     components.set_plot_template(name)
     out = components.FigureOutput()
     out.show(figure([{"type": "bar", "x": [1], "y": [2]}]))
-    shown = out.outputs[0]["data"][components.PLOTLY_MIME]["layout"]["template"]
+    output: dict[str, Any] = out.outputs[0]
+    shown = output["data"][components.PLOTLY_MIME]["layout"]["template"]
     # plotly's own Template object, as plotly serializes it
     expected = json.loads(pio.json.to_json_plotly(pio.templates[name].to_plotly_json()))
     assert shown == expected and shown["layout"]["paper_bgcolor"]
