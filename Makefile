@@ -38,6 +38,10 @@ MAX_KERNELS ?=
 PRESENT_ARGS := --port $(PORT) --theme $(THEME) \
 	$(if $(LESSON),--lesson $(LESSON)) $(if $(WARM),--warm $(WARM)) \
 	$(if $(MAX_KERNELS),--max-kernels $(MAX_KERNELS))
+# labkit's bytecode, written ahead: a kernel that cannot write __pycache__ (a student's system
+# user on the hub, PYTHONDONTWRITEBYTECODE) would compile ~80 modules on every start (~0.3 s
+# CPU before a lesson's first chart; benchmarks/bench_lessons_browser.py). Quick when current.
+PYC = @$(BIN)/python -m compileall -q labkit >/dev/null
 # JupyterLab refuses to run as root without this flag (CI machines and lab servers often run as root).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
@@ -63,6 +67,7 @@ $(VENV)/.lab-installed: $(BIN)/python pyproject.toml $(CONSTRAINTS)
 	@# labkit_sim.pth: with LABKIT_GPU=sim:<model>, every Python process here (nvitop, gpustat,
 	@# kernels) reads the shared simulated lab through pynvml (labkit/gpu/sim/hook.py)
 	$(BIN)/python -m labkit.gpu.sim.hook install >/dev/null
+	$(PYC)
 	@# JupyterLab's defaults for this venv: no news fetch, and the menus in Korean
 	@# (jupyterlab-language-pack-ko-kr, from the lab extra)
 	@mkdir -p $(VENV)/share/jupyter/lab/settings
@@ -86,6 +91,7 @@ $(VENV)/.test-installed: $(VENV)/.lab-installed
 
 # The server config strips outputs from course notebooks on save (labkit.serve.presave).
 lab: $(VENV)/.lab-installed
+	$(PYC)
 	$(BIN)/jupyter lab $(ROOT_FLAG) --config=labkit/serve/config/jupyter_server_config.py \
 		--ServerApp.root_dir=notebooks --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT)
 

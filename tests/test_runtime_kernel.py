@@ -135,8 +135,8 @@ def test_not_hardened_outside_voila() -> None:
 
 
 def test_ui_setup_hardens_only_under_voila_and_follows_labkit_theme() -> None:
-    script = ("import json, plotly.io as pio, labkit.ui as ui, labkit.runtime.kernel as r;"
-              "ui.setup(); print(json.dumps({'h': r._hardened, 't': pio.templates.default}))")
+    script = ("import json, labkit.ui as ui, labkit.ui.components as c, labkit.runtime.kernel as r;"
+              "ui.setup(); print(json.dumps({'h': r._hardened, 't': c.PLOT_TEMPLATE}))")
     assert _run(script, {"LABKIT_THEME": "dark"}) == {"h": False, "t": "plotly_dark"}
     assert _run(script, {"VOILA_PREHEAT": "True"}) == {"h": True, "t": "plotly_white"}
 

@@ -201,6 +201,31 @@ def test_steps_slower_than_the_debounce_each_recompute(kernel: None) -> None:
 
 
 @in_fresh_thread
+def test_a_number_box_recomputes_once_its_message_is_handled_without_the_wait(
+        kernel: None) -> None:
+    """A number box sends one change per Enter: no debounce wait, but not inside the message
+    handler either (the control's own echo goes out first)."""
+    app = Echo(number_field("x", "엑스", 1.0))
+    assert app.fields["x"].debounce_s == 0.0
+    seen: list[list[float]] = []
+
+    async def browser() -> None:
+        app.fields["x"].control.set_state({"value": 7.0})
+        seen.append(list(app.calls))
+        await asyncio.sleep(0)  # one turn of the kernel's loop, far less than DEBOUNCE_S
+        seen.append(list(app.calls))
+
+    asyncio.run(browser())
+    assert seen == [[1.0], [1.0, 7.0]] and app.shown[-1] == 14.0
+
+
+def test_sliders_and_dropdowns_wait_for_the_burst_to_end() -> None:
+    dropdown = Field("x", "엑스", widgets.Dropdown(options=[1.0, 2.0], value=1.0))
+    assert _slider_app().fields["x"].debounce_s == DEBOUNCE_S == dropdown.debounce_s
+    assert Field("x", "엑스", widgets.Checkbox(value=False)).debounce_s == 0.0
+
+
+@in_fresh_thread
 def test_code_that_sets_a_value_recomputes_at_once_even_in_a_running_loop(kernel: None) -> None:
     app = _slider_app()
 
@@ -263,3 +288,38 @@ def test_a_model_error_at_the_bound_wins_over_the_note() -> None:
     app = Echo(slider_field("x", "엑스", 1.0, min=-5.0, max=10.0, step=0.5))
     app.fields["x"].control.set_state({"value": -5.0})  # the slider's min, the model refuses
     assert "⚠" in app.fields["x"].error.value and "최솟값" not in app.fields["x"].error.value
+    module, name = builder.split(".")
+    table = getattr(importlib.import_module(f"labkit.ui.{module}"), name)()
+    html_text = table._repr_html_()
+    assert "<th" not in html_text.split("<tbody>")[1]
+    assert not re.search(r"\d[eE][+-]?\d", repr(table))
+    headers = [str(c) for c in table._shown().columns]
+    assert all(re.search(r"[가-힣]", h) or h in ("MPS", "MIG") for h in headers), headers
+
+
+# --- the plot template -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["plotly_white", "plotly_dark"])
+def test_a_shown_figure_carries_plotlys_own_template(name: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import plotly.io as pio
+
+    from labkit.ui.plotting import figure
+
+    monkeypatch.setattr(components, "PLOT_TEMPLATE", components.PLOT_TEMPLATE)
+    components.set_plot_template(name)
+    out = components.FigureOutput()
+    out.show(figure([{"type": "bar", "x": [1], "y": [2]}]))
+    output: dict[str, Any] = out.outputs[0]
+    shown = output["data"][components.PLOTLY_MIME]["layout"]["template"]
+    # plotly's own Template object, as plotly serializes it
+    expected = json.loads(pio.json.to_json_plotly(pio.templates[name].to_plotly_json()))
+    assert shown == expected and shown["layout"]["paper_bgcolor"]
+
+
+def test_an_unknown_template_is_refused() -> None:
+    with pytest.raises(ValueError, match="no template 'plotly_pink'"):
+        components.set_plot_template("plotly_pink")

@@ -15,7 +15,6 @@ from types import ModuleType
 from typing import Any
 
 import ipywidgets as widgets
-import plotly.io as pio
 
 from labkit import i18n as messages
 from labkit.i18n import t
@@ -112,7 +111,9 @@ def setup(seed: int = 0, theme: str | None = None) -> widgets.HTML:
     harden_kernel()
     theme = theme or os.environ.get("LABKIT_THEME", "light")
     np.random.seed(seed)
-    pio.templates.default = "plotly_dark" if theme == "dark" else "plotly_white"
+    from labkit.ui.components import set_plot_template
+
+    set_plot_template("plotly_dark" if theme == "dark" else "plotly_white")
     return gpu_banner()
 
 

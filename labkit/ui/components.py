@@ -14,10 +14,12 @@ browser before sending it, so a value arriving exactly at a bound from the brows
 Korean bound note beside the slider ("최댓값(100)입니다 ..."): 500 typed into a 0-100 readout
 is never shown as 100 without a word. The models still check every input themselves.
 
-Value changes from the browser are debounced: stepping a slider with the arrow keys sends one
-message per key; the app recomputes once, :data:`DEBOUNCE_S` after the last one, with the last
-value (latest value wins, no queue). Changes made by code (a linked app, a test, a notebook
-cell) recompute at once, and so does everything when no event loop runs.
+Value changes from the browser are debounced where a browser sends them in bursts: stepping a
+slider or a dropdown with the arrow keys sends one message per key; the app recomputes once,
+:data:`DEBOUNCE_S` after the last one, with the last value (latest value wins, no queue). A
+control that sends one message per change (a number box on Enter, a checkbox) recomputes as
+soon as the message has been handled, without the wait. Changes made by code (a test, a
+notebook cell) recompute at once, and so does everything when no event loop runs.
 
 Plots are plain ``plotly.graph_objects.Figure`` objects displayed into an ``ipywidgets.Output``
 (:class:`FigureOutput`), not ``FigureWidget``: lighter per kernel and no binary comm messages
@@ -32,6 +34,7 @@ import asyncio
 import functools
 import json
 import math
+import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar, cast
 
@@ -43,6 +46,7 @@ from labkit.i18n import error_text, t
 from labkit.validate import InputError
 
 __all__ = [
+    "BURSTY_CONTROLS",
     "DEBOUNCE_S",
     "FONT_FAMILY",
     "Field",
@@ -50,6 +54,7 @@ __all__ = [
     "LiveApp",
     "find_by_class",
     "number_field",
+    "set_plot_template",
     "slider_field",
     "styled_figure",
 ]
@@ -58,11 +63,18 @@ R = TypeVar("R")
 
 FONT_FAMILY = "Noto Sans CJK KR, Noto Sans KR, Malgun Gothic, Apple SD Gothic Neo, sans-serif"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
-#: Quiet time after the last value change from the browser before an app recomputes [s]. Arrow
-#: keys auto-repeat every ~33 ms (30 Hz, the X server's default repeat rate) and a student
-#: steps by hand every ~100-200 ms; 0.15 s joins a burst, and keeps control -> chart well under
-#: issue 17's 300 ms goal when the model is fast.
-DEBOUNCE_S = 0.15
+#: Quiet time after the last value change from a slider or dropdown in the browser before an
+#: app recomputes [s]. Held arrow keys auto-repeat every 33-40 ms (25-30 Hz: the X server's
+#: default rate is 25 Hz, Windows' ~30 Hz); chromium delivered them 38 ms apart (median) in
+#: ``benchmarks/bench_lessons_browser.py``. 0.1 s is 2.5 such gaps, so a held key recomputes
+#: once, and leaves 200 ms of issue 17's 300 ms control -> chart goal to the model and the draw.
+DEBOUNCE_S = 0.1
+#: Controls whose browser view sends a burst of value changes for one gesture (arrow keys on a
+#: slider handle or a focused dropdown, a drag); the others send one change per gesture.
+BURSTY_CONTROLS: tuple[type[widgets.Widget], ...] = (
+    widgets.FloatSlider, widgets.IntSlider, widgets.FloatLogSlider, widgets.SelectionSlider,
+    widgets.Dropdown, widgets.Select, widgets.RadioButtons, widgets.ToggleButtons,
+)
 #: The only traits a browser may change on a Field's control.
 CLIENT_TRAITS = frozenset({"value", "index"})
 
@@ -84,10 +96,44 @@ def styled_figure(**layout: Any) -> go.Figure:
     return fig
 
 
+#: The plotly template every :class:`FigureOutput` figure is shown with; :func:`labkit.ui.setup`
+#: sets it from the lesson's theme (``plotly_white`` or ``plotly_dark``).
+PLOT_TEMPLATE = "plotly_white"
+
+
+def set_plot_template(name: str) -> None:
+    """Show every figure from now on with plotly's template ``name`` (e.g. ``plotly_dark``).
+
+    Not ``plotly.io.templates.default``: that setter builds and validates the whole template
+    (~0.25 s of a lesson's first chart, measured with ``benchmarks/bench_lessons_browser.py``),
+    while the figures here carry an empty template and get the template's JSON at display.
+
+    Raises
+    ------
+    ValueError
+        If plotly has no template of that name.
+    """
+    global PLOT_TEMPLATE
+    if name not in pio.templates:
+        raise ValueError(f"plotly has no template {name!r}")
+    PLOT_TEMPLATE = name
+
+
 @functools.cache
 def _template_json(name: str) -> dict[str, Any]:
-    template = pio.templates[name] if name and name != "none" else go.layout.Template()
-    return cast(dict[str, Any], json.loads(pio.json.to_json_plotly(template.to_plotly_json())))
+    """The JSON of plotly's template ``name``: the file plotly builds its template from
+    (``plotly/package_data/templates/<name>.json``, read as plotly's own loader reads it),
+    or, for a template registered at run time, the template object's JSON."""
+    if not name or name == "none":
+        return {}
+    try:
+        raw = pkgutil.get_data("plotly", f"package_data/templates/{name}.json")
+    except OSError:
+        raw = None
+    if raw is not None:
+        return cast(dict[str, Any], json.loads(raw))
+    return cast(dict[str, Any],
+                json.loads(pio.json.to_json_plotly(pio.templates[name].to_plotly_json())))
 
 
 class FigureOutput(widgets.Output):
@@ -117,8 +163,7 @@ class FigureOutput(widgets.Output):
         spec = json.loads(pio.to_json(fig, validate=False, remove_uids=True))
         # styled_figure's empty template serializes as {"data": {"scatter": [...]}}: no layout
         if not (spec.get("layout", {}).get("template") or {}).get("layout"):
-            spec.setdefault("layout", {})["template"] = _template_json(
-                str(pio.templates.default or "plotly_white"))
+            spec.setdefault("layout", {})["template"] = _template_json(PLOT_TEMPLATE)
         spec["config"] = {"displaylogo": False, "responsive": True}
         title = fig.layout.title.text or ""
         self.outputs = ({"output_type": "display_data", "metadata": {},
@@ -158,6 +203,10 @@ class Field:
             layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
         )
         self.default = control.value
+        #: How long a change from the browser waits for the next one before the app recomputes
+        #: [s]: :data:`DEBOUNCE_S` for a control that sends bursts (:data:`BURSTY_CONTROLS`),
+        #: else 0 (recompute once the browser's message is handled).
+        self.debounce_s = DEBOUNCE_S if isinstance(control, BURSTY_CONTROLS) else 0.0
         #: True while a state update from the browser is being applied to the control.
         self.from_client = False
         #: The bound (min or max) a browser last set the control to, else None (see
@@ -340,7 +389,7 @@ class LiveApp(widgets.VBox, Generic[R]):
         self.status.add_class(f"lk-{name}-status")
         #: How many times :meth:`compute` ran (benchmarks and tests count recomputes).
         self.computes = 0
-        self._pending: asyncio.TimerHandle | None = None
+        self._pending: asyncio.Handle | None = None
         for f in self.fields.values():
             f.control.add_class(f"lk-{name}-{f.key}")
             f.control.observe(functools.partial(self._on_value, f), names="value")
@@ -369,14 +418,15 @@ class LiveApp(widgets.VBox, Generic[R]):
 
     def _on_value(self, field: Field, _change: Any) -> None:
         if field.from_client:
-            self.schedule()
+            self.schedule(delay_s=field.debounce_s)
         else:
             self.update()
 
-    def schedule(self, *_: Any) -> None:
-        """Recompute :data:`DEBOUNCE_S` after the last call while an event loop runs (the
-        kernel's: a browser event is being handled), at once otherwise; latest values win.
+    def schedule(self, *_: Any, delay_s: float = 0.0) -> None:
+        """Recompute ``delay_s`` after the last call while an event loop runs (the kernel's: a
+        browser event is being handled), at once otherwise; latest values win.
 
+        With ``delay_s`` 0 the recompute runs as soon as the message being handled is done.
         Linked apps call this for changes from another widget (a MIG board click), so the
         click's own update reaches the browser before the linked recompute runs.
         """
@@ -386,7 +436,8 @@ class LiveApp(widgets.VBox, Generic[R]):
             return
         if self._pending is not None:
             self._pending.cancel()
-        self._pending = loop.call_later(DEBOUNCE_S, self.flush)
+        self._pending = (loop.call_later(delay_s, self.flush) if delay_s > 0
+                         else loop.call_soon(self.flush))
 
     def flush(self) -> None:
         """Run a recompute that waits for the browser to stop sending (no-op if none waits)."""
