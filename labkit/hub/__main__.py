@@ -243,8 +243,8 @@ def _state_dir(arg: str | None) -> Path:
     return Path(arg) if arg else default_state_dir()
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and run one command."""
+def build_parser() -> argparse.ArgumentParser:
+    """Return the command line's parser (``serve``, ``roster``, ``status``, ``plan``, ``k8s``)."""
     parser = argparse.ArgumentParser(prog="python -m labkit.hub", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--state-dir", default=None, help="the hub's private state directory")
@@ -276,6 +276,12 @@ def main(argv: list[str] | None = None) -> None:
     status_cmd.add_argument("--json", action="store_true", help="print JSON (for scripts)")
     sub.add_parser("plan", add_help=False, help="the class MIG layout (labkit.hub.plan)")
     sub.add_parser("k8s", add_help=False, help="zero-to-jupyterhub values (labkit.hub.k8s)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and run one command."""
+    parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["plan"], ["k8s"]):  # their own command lines
         from labkit.hub import k8s, plan
