@@ -18,7 +18,7 @@ from labkit.hub.state import HubSettings, HubState
 
 
 def test_serve_saves_the_disk_and_tmp_flags_and_status_shows_them(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from labkit.hub import __main__ as cli
 
     class Exec(Exception):
