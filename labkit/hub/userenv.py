@@ -195,6 +195,8 @@ def ensure_user_env(env: Path | None = None, *, log: bool = True, force: bool = 
                 env.parent.mkdir(parents=True, exist_ok=True)
                 digest = stamp()
                 new = env.with_name(f"{env.name}-{digest[:12]}")
+                if env.exists() and new.resolve() == env.resolve():  # stamped over by hand
+                    new = env.with_name(f"{new.name}-b")  # never delete what is in use
                 shutil.rmtree(new, ignore_errors=True)
                 build(new)
                 (new / STAMP).write_text(digest, encoding="utf-8")
