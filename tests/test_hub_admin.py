@@ -6,6 +6,7 @@ import dbm
 import os
 import pwd
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -147,7 +148,7 @@ GONE, KEPT, TEACHER = "lkauth-rm1", "lkauth-rm2", "lkauth-t"
 
 
 @pytest.fixture
-def two_students(tmp_path: Path) -> tuple[HubState, list[str]]:
+def two_students(tmp_path: Path) -> Iterator[tuple[HubState, list[str]]]:
     from jupyterhub import orm
 
     from labkit.hub.accounts import ensure_system_user, remove_system_user
