@@ -117,3 +117,11 @@ def test_stopping_a_server_asks_the_teacher_first() -> None:
     assert '<input type="hidden" name="confirm" value="yes">' in page
     assert 'value="kim01"' in page and "네, 서버를 중지합니다" in page and "취소" in page
     assert 'http-equiv="refresh"' not in page  # the question does not reload itself away
+
+
+@pytest.mark.parametrize(("status", "text"), [
+    (403, "선생님만 열 수 있습니다"), (400, "이 반의 학생이 아니어서"), (502, "HTTP 502")])
+def test_the_class_pages_errors_are_korean(status: int, text: str) -> None:
+    page = classpage.render_error(status)
+    assert text in page and f"오류 {status}" in page and "Traceback" not in page
+    assert "우리 반 실습 현황" not in page  # a classmate refused the page sees no title of it

@@ -46,7 +46,8 @@ from labkit.hub.results import exercise_title, reported_results
 from labkit.i18n import t
 
 __all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
-           "main", "make_app", "render_confirm", "render_page", "service_spec", "share_text"]
+           "main", "make_app", "render_confirm", "render_error", "render_page", "service_spec",
+           "share_text"]
 
 #: The service's scopes (each filtered to the roster's students in :func:`service_spec`).
 SCOPES = ("list:users", "read:users:activity", "read:servers", "admin:server_state",
@@ -330,17 +331,26 @@ def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str)
             f'<td class="lk-results">{_results_html(row)}</td><td>{button}</td></tr>')
 
 
-def _frame(body: str, *, refresh: bool) -> str:
+def _frame(body: str, *, refresh: bool, title: str | None = None) -> str:
     e = html.escape
+    title = title or t("hub.class.title")
     meta = f'<meta http-equiv="refresh" content="{_REFRESH_S}">' if refresh else ""
     return (
         '<!doctype html><html lang="ko"><head><meta charset="utf-8">'
-        f"{meta}<title>{e(t('hub.class.title'))}</title>"
+        f"{meta}<title>{e(title)}</title>"
         "<style>body{font-family:'Noto Sans CJK KR',sans-serif;margin:2em}"
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;"
         "text-align:left;vertical-align:top}tr.lk-online td:nth-child(2){color:#1b7f3b}"
         "ul.lk-exercises{margin:0;padding-left:1.2em}</style></head><body>"
-        f"<h1>{e(t('hub.class.title'))}</h1>{body}</body></html>")
+        f"<h1>{e(title)}</h1>{body}</body></html>")
+
+
+def render_error(status: int) -> str:
+    """Return the class page's error page in Korean (403: not the teacher; 400: not a student)."""
+    key = {400: "hub.class.error.400", 403: "hub.class.error.403"}.get(status,
+                                                                       "hub.class.error.other")
+    return _frame(f'<p class="lk-error">{html.escape(t(key, code=status))}</p>', refresh=False,
+                  title=t("hub.class.error.title", code=status))
 
 
 def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
@@ -476,6 +486,9 @@ def make_app(page: ClassPage, prefix: str) -> Any:
     from tornado.httpclient import HTTPClientError
 
     class _Teacher(HubOAuthenticated, web.RequestHandler):  # type: ignore[misc]
+        def write_error(self, status_code: int, **kwargs: Any) -> None:
+            self.finish(render_error(status_code))  # Korean, never a traceback
+
         def _check_teacher(self) -> None:
             user = self.current_user
             if not user or user.get("name") not in page.admins:
