@@ -106,3 +106,41 @@ def test_a_class_behind_one_address_is_slowed_not_locked_out(
         _login(auth, "nobody", f"x-{i}")
     assert max(slept) == ADDRESS_BACKOFF.cap_s
     assert _login(auth, "minji", "minji-right-1") == "minji"
+
+
+def test_the_teacher_lands_on_the_class_page_and_students_where_jupyterhub_sends_them(
+        tmp_path: Any) -> None:
+    from traitlets.config import Config
+
+    from labkit.hub import config
+    from labkit.hub.auth import CLASS_PAGE_URL, landing_url
+    from labkit.hub.roster import Student
+    from labkit.hub.state import HubState
+
+    def handler(user: object) -> Any:
+        return SimpleNamespace(current_user=user)
+
+    assert landing_url(handler(SimpleNamespace(name="kim", admin=True))) == CLASS_PAGE_URL
+    assert landing_url(handler(SimpleNamespace(name="minji", admin=False))) == ""  # their lab
+    assert landing_url(handler(None)) == ""
+    assert CLASS_PAGE_URL == "/services/classpage/"  # the service's name in config
+    c = Config()
+    config._authenticator(c, HubState(tmp_path / "state"), "kim", [Student("minji")])
+    assert c.JupyterHub.default_url is landing_url
+    assert RosterAuthenticator.delete_invalid_users.default_value is True
+
+
+def test_on_roster_reads_the_saved_roster_at_each_login(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit.hub.roster import Student
+    from labkit.hub.state import HubState
+
+    state = HubState(tmp_path / "state")
+    state.save_roster([Student("minji"), Student("jisoo")])
+    monkeypatch.setenv("LABKIT_HUB_STATE", str(state.root))
+    auth, _ = _authenticator(tmp_path, monkeypatch)
+    assert auth.on_roster("minji") and auth.on_roster("kim")  # the teacher: always
+    state.save_roster([Student("jisoo")])  # `roster remove minji`, the hub still running
+    assert not auth.on_roster("minji") and auth.on_roster("jisoo")
+    assert _login(auth, "minji", "minji-right-1") is None
+    assert not auth.on_roster("stranger")
