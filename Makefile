@@ -3,7 +3,7 @@
 #   make test      install what the tests need and run every test (CI runs exactly this)
 #   make present   the lessons as voila apps on the teacher's own screen (127.0.0.1)
 #   make hub       the class hub: every student their own server (JupyterHub, as root)
-#                  e.g. sudo make hub ROSTER=class.csv TEACHER=kim HOST=0.0.0.0 PORT=8000
+#                  as root (or with sudo): make hub ROSTER=class.csv TEACHER=kim HOST=0.0.0.0 PORT=8000
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -24,6 +24,9 @@ TEACHER ?=
 # GPU_POLICY: each student's GPU share: auto (MIG device, else whole GPU, else shared) | mig |
 # whole | shared (labkit.hub.gpushare)
 GPU_POLICY ?=
+# DISK_MIB / TMP_MIB: each student's home image and private /tmp (default 2048 / 256 MiB)
+DISK_MIB ?=
+TMP_MIB ?=
 HUB_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8000)
 # configurable-http-proxy (npm), installed into this local prefix (never globally)
 HUB_NODE := .hub/node
@@ -51,7 +54,7 @@ help:
 	@echo "make lab        open the curriculum in JupyterLab"
 	@echo "make test       run every test (unit, notebooks with nbval, browser)"
 	@echo "make present    the lessons as voila apps on this screen (127.0.0.1; LESSON=03 WARM=2; THEME=dark)"
-	@echo "make hub        the class hub, as root: ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto]"
+	@echo "make hub        the class hub, as root (or with sudo): ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"
 	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
 	@echo "make notebooks  re-execute and clean the committed notebooks"
 	@echo "make bench      run the benchmarks in benchmarks/"
@@ -100,9 +103,10 @@ present: $(VENV)/.lab-installed
 
 hub: $(VENV)/.hub-installed $(CHP)
 	@test -n "$(ROSTER)" -a -n "$(TEACHER)" || { \
-		echo "usage: sudo make hub ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000]"; exit 2; }
+		echo "usage (as root, or with sudo): make hub ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [DISK_MIB=2048] [TMP_MIB=256]"; exit 2; }
 	$(BIN)/python -m labkit.hub serve --roster "$(ROSTER)" --teacher "$(TEACHER)" \
-		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY))
+		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY)) \
+		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB))
 
 thumbnails: $(VENV)/.test-installed system-deps
 	$(BIN)/python -m labkit.serve.thumbnails

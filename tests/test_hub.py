@@ -15,7 +15,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from labkit.hub import accounts
-from labkit.hub.auth import LoginThrottle
 from labkit.hub.curriculum import merge, plan
 from labkit.hub.roster import Student
 from labkit.hub.singleuser import MalformedFrameError, check_legacy_frame, check_v1_frame
@@ -61,21 +60,6 @@ def test_merge_copies_updates_and_keeps_edits(tmp_path: Path) -> None:
     assert (home / "02.ipynb").read_bytes() == b"student's work"
     assert (home / "mine.txt").read_bytes() == b"mine"
     assert merge(home, {"01.ipynb": b"v2"}) == {}
-
-
-# --- login throttle ----------------------------------------------------------------------------
-
-
-def test_throttle_blocks_after_max_failures_within_the_window() -> None:
-    now = [0.0]
-    throttle = LoginThrottle(max_failures=3, window_s=60, clock=lambda: now[0])
-    for _ in range(2):
-        throttle.failed("minji")
-    assert not throttle.blocked("minji")
-    throttle.failed("minji")
-    assert throttle.blocked("minji") and not throttle.blocked("jisoo")
-    now[0] = 60.5  # the failures age out of the window
-    assert not throttle.blocked("minji")
 
 
 # --- websocket frame guards -------------------------------------------------------------------

@@ -135,6 +135,16 @@ def test_progress_report_has_results_and_memory_but_not_the_share(
 # --- the page model -------------------------------------------------------------------------------
 
 
+def at(hhmm: str) -> str:
+    """An ISO time on the test's class day (UTC), as labkit.data.progress writes it."""
+    return f"2026-12-01T{hhmm}:00+00:00"
+
+
+def rec(exercise: str, correct: bool | None, hhmm: str, answer: str = "1") -> dict[str, Any]:
+    """One record of a progress report (labkit.hub.progress_ext)."""
+    return {"time": at(hhmm), "exercise": exercise, "correct": correct, "answer": answer}
+
+
 HUB_SHARE = Share("mig", GpuUnit("mig", 1, "MIG-9", "H100", "1g.10gb", 2), 1, 1)
 
 
@@ -158,11 +168,11 @@ def hub_users() -> list[dict[str, object]]:
 def test_class_rows_from_hub_json_and_reports() -> None:
     report = {"user": "kim01", "memory_bytes": 300 * 2**20,
               "results": [
-                  {"exercise": "goodput.ex1", "correct": False},
-                  {"exercise": "goodput.ex2", "correct": True},
-                  {"exercise": "goodput.ex1", "correct": True},
-                  {"exercise": "goodput.ex3", "correct": None},
-                  {"exercise": 7, "correct": True},  # unreadable: skipped
+                  rec("goodput.ex1", False, "09:01"),
+                  rec("goodput.ex2", True, "09:02"),
+                  rec("goodput.ex1", True, "09:03"),
+                  rec("goodput.ex3", None, "09:04"),
+                  {"exercise": 7, "correct": True, "time": at("09:05")},  # unreadable: left out
               ]}
     rows = classpage.class_rows(hub_users(), ROSTER, {"kim01": report}, admins=["teacher"])
     assert [(r.username, r.state) for r in rows] == [
@@ -173,7 +183,8 @@ def test_class_rows_from_hub_json_and_reports() -> None:
     assert kim.last_activity == dt.datetime(2026, 12, 1, 9, 29, tzinfo=dt.UTC)
     assert (kim.tried, kim.solved) == (3, 2)
     assert kim.results == (("goodput.ex1", True), ("goodput.ex2", True), ("goodput.ex3", None))
-    assert kim.share == "내 GPU 몫: GPU 1의 MIG 장치 2 (1g.10gb, MIG-9) — 나만 쓰는 조각입니다."
+    assert kim.rejected == 1
+    assert kim.share == "GPU 1의 MIG 장치 2 (1g.10gb, MIG-9) — 이 학생만 씁니다"
     assert kim.memory_bytes == 300 * 2**20
     assert rows[1].last_activity == dt.datetime(2026, 12, 1, 7, 30, tzinfo=dt.UTC)
     assert rows[2].last_activity is None and rows[2].tried == 0
@@ -196,7 +207,7 @@ def test_class_rows_share_comes_from_the_hub_not_from_the_student_server() -> No
     forged = Share("whole", GpuUnit("gpu", 0, "GPU-0", "H100"), 1, 1).to_env()
     report = {"gpu_share": forged, "LABKIT_GPU_SHARE": forged, "memory_bytes": 2**20}
     kim = classpage.class_rows(hub_users(), ROSTER[:1], {"kim01": report})[0]
-    assert kim.share == "내 GPU 몫: GPU 1의 MIG 장치 2 (1g.10gb, MIG-9) — 나만 쓰는 조각입니다."
+    assert kim.share == "GPU 1의 MIG 장치 2 (1g.10gb, MIG-9) — 이 학생만 씁니다"
     # no state in the hub's model (no admin:server_state): no share, whatever the report says
     users = hub_users()
     del users[0]["servers"][""]["state"]  # type: ignore[index, attr-defined]
@@ -231,7 +242,7 @@ def test_share_state_keeps_the_share_in_the_spawners_state() -> None:
 
 
 def test_class_rows_shows_only_the_results_of_a_stopped_server() -> None:
-    last = {"memory_bytes": 2**30, "results": [{"exercise": "goodput.ex1", "correct": True}]}
+    last = {"memory_bytes": 2**30, "results": [rec("goodput.ex1", True, "09:10")]}
     row = classpage.class_rows(hub_users(), ROSTER[1:2], {"lee02": last})[0]
     assert (row.state, row.share, row.memory_bytes, row.solved) == ("offline", None, None, 1)
 
@@ -245,7 +256,7 @@ def test_class_rows_keeps_the_reason_a_report_is_missing() -> None:
 def test_render_page_lists_students_in_korean_and_escapes_names() -> None:
     roster = [RosterEntry("kim01", "<b>김민준</b>"), *ROSTER[1:]]
     rows = classpage.class_rows(hub_users(), roster, {"kim01": {
-        "results": [{"exercise": "goodput.ex1", "correct": True}], "memory_bytes": 2**30}},
+        "results": [rec("goodput.ex1", True, "09:10")], "memory_bytes": 2**30}},
         admins=["teacher"])
     page = classpage.render_page(rows, now=NOW, stop_url="/services/classpage/stop",
                                  xsrf_html='<input name="_xsrf" value="x">')

@@ -104,6 +104,8 @@ class ClassSpawner(ShareState, SimpleLocalProcessSpawner):
     pass
 
 c.JupyterHub.spawner_class = ClassSpawner
+from labkit.hub.auth import landing_url
+c.JupyterHub.default_url = landing_url  # as labkit.hub.config sets it
 c.ClassSpawner.home_dir_template = "{home}/{{username}}"
 c.Spawner.cmd = [{singleuser!r}]
 c.Spawner.args = ["--allow-root", "--ServerApp.jpserver_extensions=labkit.hub.progress_ext=True"]
@@ -160,6 +162,15 @@ row.children[0].value = "0.5"
 row.children[2].click()
 print(box.children[0].children[2].value)
 """
+
+
+#: Lines a student could append to their own progress file: an exercise no lesson asks, a
+#: graded prediction (predictions never are), a time in the future. The page must not show them.
+FORGED = [
+    {"v": 1, "time": "2026-01-01T00:00:00+00:00", "exercise": ex, "correct": True, "answer": "1"}
+    for ex in ("goodput.ex99", "predict.08.best_policy")
+] + [{"v": 1, "time": "2999-01-01T00:00:00+00:00", "exercise": "mig.ex1", "correct": True,
+      "answer": "1"}]
 
 
 def _run_in_kernel(hub: Hub, user: str, code: str) -> str:
@@ -223,8 +234,12 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     hub.wait_server("kim01", ready=True)
     # the student checks an exercise answer in their own kernel: recorded in their own home
     assert "✔" in _run_in_kernel(hub, "kim01", CHECK_ANSWER)
-    records, _ = progress.read_progress(progress.progress_path(hub.home / "kim01"))
+    path = progress.progress_path(hub.home / "kim01")
+    records, _ = progress.read_progress(path)
     assert [(r.exercise, r.correct) for r in records] == [("orch.ex5", True)]
+    with path.open("a", encoding="utf-8") as forge:  # what a student can write in their home
+        for line in FORGED:
+            forge.write(json.dumps(line) + "\n")
 
     teacher = _login(hub, "teacher")
     page = teacher.get(f"{hub.base}/services/classpage/", timeout=60)
@@ -233,10 +248,14 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
                     page.text)
     assert row, page.text[-2000:]
     assert "김민준" in row.group(1) and "접속 중" in row.group(1)
-    assert "1/1 정답" in row.group(1)
+    assert "1/1 정답" in row.group(1) and "8강 문제 5 ✔" in row.group(1)
+    # the forged lines are not shown, only counted
+    assert "goodput.ex99" not in page.text and "mig.ex1" not in page.text
+    assert "확인되지 않은 기록 3개는 뺐습니다" in row.group(1)
+    assert "학생 서버가 보고한 결과" in page.text
     # two students, one simulated H100 without MIG: auto gives "shared" (2 on GPU 0); the
     # report carries no share: this is what the hub stored at the spawn (ShareState)
-    assert "내 GPU 몫: GPU 0, 학생 2명이 번갈아 씁니다" in row.group(1)
+    assert "GPU 0, 학생 2명이 번갈아 씁니다" in row.group(1) and "내 GPU 몫" not in page.text
     assert re.search(r"\d[\d,]* MiB", row.group(1))
     lee = re.search(r'<tr class="lk-student lk-never" data-username="lee02">(.*?)</tr>',
                     page.text)
@@ -262,8 +281,13 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     not_a_student = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
                                  data={"username": "teacher", "_xsrf": xsrf.group(1)})
     assert not_a_student.status_code == 400
+    asked = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
+                         data={"username": "kim01", "_xsrf": xsrf.group(1)})
+    assert asked.status_code == 200 and "김민준 (kim01) 학생의 서버를 중지합니까?" in asked.text
+    assert (hub.api("GET", "/users/kim01")["servers"][""])["ready"]  # not before the yes
     stopped = teacher.post(f"{hub.base}/services/classpage/stop", timeout=60,
-                           data={"username": "kim01", "_xsrf": xsrf.group(1)})
+                           data={"username": "kim01", "_xsrf": xsrf.group(1),
+                                 "confirm": "yes"})
     assert stopped.status_code == 200 and "kim01 학생의 서버를 중지했습니다" in stopped.text
     hub.wait_server("kim01", ready=False)
     assert hub.api("GET", "/users/kim01")["servers"] == {}
@@ -271,6 +295,23 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     kim = re.search(r'<tr class="lk-student lk-offline" data-username="kim01">(.*?)</tr>',
                     after.text)
     assert kim and "서버 꺼짐" in kim.group(1) and "1/1 정답" in kim.group(1)
+
+
+def test_the_teacher_lands_on_the_class_page_and_a_student_on_their_lab(hub: Hub) -> None:
+    landed = {}
+    for name in ("teacher", "lee02"):
+        s = requests.Session()
+        page = s.get(f"{hub.base}/hub/login", timeout=30)
+        xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text)
+        data = {"username": name, "password": hub.password,  # type: ignore[attr-defined]
+                "_xsrf": xsrf.group(1) if xsrf else ""}
+        r = s.post(f"{hub.base}/hub/login", data=data, timeout=60, allow_redirects=False)
+        assert r.status_code in (302, 303), (r.status_code, r.text[-300:])
+        again = s.get(f"{hub.base}/hub/", timeout=60, allow_redirects=False)  # later visits
+        landed[name] = (r.headers["Location"], again.headers.get("Location", ""))
+    assert landed["teacher"] == ("/services/classpage/", "/services/classpage/")
+    assert all("classpage" not in url for url in landed["lee02"]), landed
+    assert landed["lee02"][0] in ("/hub/spawn", "/user/lee02/"), landed
 
 
 def test_spawn_without_a_share_fails_with_the_korean_message(hub: Hub) -> None:
@@ -294,14 +335,15 @@ def test_teacher_stops_a_student_from_the_class_page_in_chromium(hub: Hub, brows
         page.fill("input[name=username]", "teacher")
         page.fill("input[name=password]", hub.password)  # type: ignore[attr-defined]
         page.click("[type=submit]")
-        page.wait_for_url("**/hub/**", timeout=60_000)
-        page.goto(f"{hub.base}/services/classpage/", timeout=60_000)
+        # the teacher lands on the class page itself (labkit.hub.auth.landing_url)
+        page.wait_for_url("**/services/classpage/**", timeout=60_000)
         row = page.locator('tr[data-username="kim01"]')
         row.wait_for(timeout=60_000)
         text = row.inner_text()
         assert "김민준" in text and "접속 중" in text and "1/1 정답" in text
-        assert "내 GPU 몫: GPU 0" in text
+        assert "GPU 0, 학생 2명이" in text and "8강 문제 5" in text
         row.locator("button.lk-stop").click()
+        page.locator("button.lk-stop-confirm").click(timeout=60_000)  # the second step
         page.locator(".lk-message").wait_for(timeout=60_000)
         assert "kim01 학생의 서버를 중지했습니다" in page.locator(".lk-message").inner_text()
     finally:

@@ -3,9 +3,12 @@
     python -m labkit.hub serve --roster class.csv --teacher NAME [--host H] [--port P]
                                [--cull-timeout S] [--mem-limit-mib M] [--cpu-limit C]
                                [--gpu-policy auto|mig|whole|shared]
+                               [--disk-limit-mib D] [--tmp-limit-mib T] [--rebuild-env]
     python -m labkit.hub roster import class.csv
     python -m labkit.hub roster list
     python -m labkit.hub roster reset NAME      (forget NAME's password: set anew at next login)
+    python -m labkit.hub roster remove NAME... | --all  [--stop] --yes
+                                   (delete students: account, home image, password, hub user)
     python -m labkit.hub status [--json]     (Korean text; --json for scripts)
     python -m labkit.hub plan --students 28 --gpu H100-80GB [--out DIR]   (the class MIG layout)
     python -m labkit.hub k8s --roster class.csv --teacher NAME ... --out values.yaml
@@ -83,13 +86,15 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         if getattr(args, name) is not None:
             setattr(settings, name, getattr(args, name))
     for flag, field in (("cull_timeout", "cull_timeout_s"), ("mem_limit_mib", "mem_limit_mib"),
-                        ("cpu_limit", "cpu_limit"), ("gpu_policy", "gpu_policy")):
+                        ("cpu_limit", "cpu_limit"), ("gpu_policy", "gpu_policy"),
+                        ("disk_limit_mib", "disk_limit_mib"),
+                        ("tmp_limit_mib", "tmp_limit_mib")):
         if getattr(args, flag) is not None:
             setattr(settings, field, getattr(args, flag))
     state.save_settings(settings)
     from labkit.hub.userenv import ensure_user_env
 
-    ensure_user_env()
+    ensure_user_env(force=bool(args.rebuild_env))
     for student in roster:
         if student.username != teacher:
             accounts.ensure_system_user(student.username, role="student")
@@ -125,11 +130,16 @@ def _password_word(done: bool) -> str:
 
 
 def cmd_roster(args: argparse.Namespace, state: HubState) -> None:
-    """roster import | list | reset (Korean, English terms in parentheses)."""
+    """roster import | list | reset | remove (Korean, English terms in parentheses)."""
     teacher = state.settings().teacher
+    if args.action == "remove":
+        from labkit.hub.removal import remove_students
+
+        raise SystemExit(remove_students(state, args.names, every=args.all, stop=args.stop,
+                                         yes=args.yes, out=print))
     if args.action == "import":
-        students = _import_roster(state, args.value)
-        print(t("hub.cli.roster.imported", path=args.value, n=len(students)))
+        students = _import_roster(state, args.names[0])
+        print(t("hub.cli.roster.imported", path=args.names[0], n=len(students)))
     elif args.action == "list":
         have = _password_set(state)
         roster = state.roster()
@@ -145,7 +155,7 @@ def cmd_roster(args: argparse.Namespace, state: HubState) -> None:
     elif args.action == "reset":
         from labkit.hub.auth import reset_password
 
-        name = validate_username(args.value)
+        name = validate_username(args.names[0])
         if name not in {s.username for s in state.roster()} | {teacher}:
             raise SystemExit(t("hub.cli.roster.not_listed", name=name))
         done = reset_password(state.passwords_file, name)
@@ -189,7 +199,9 @@ def status(state: HubState) -> dict[str, object]:
             "limits": {"mechanism": mechanism, "applied": MECHANISMS[mechanism],
                        "mem_limit_mib": settings.mem_limit_mib,
                        "cpu_limit": settings.cpu_limit if mechanism != "rlimit" else None,
-                       "nproc_limit": settings.nproc_limit},
+                       "nproc_limit": settings.nproc_limit,
+                       "disk_limit_mib": settings.disk_limit_mib,
+                       "tmp_limit_mib": settings.tmp_limit_mib},
             "isolation": isolation_status(settings), "ports": state.ports(),
             "cull_timeout_s": settings.cull_timeout_s, "gpu_policy": settings.gpu_policy,
             "students": users}
@@ -209,6 +221,8 @@ def status_text(doc: dict[str, Any]) -> str:
         t("hub.cli.status.limit_values", mem=limits["mem_limit_mib"], nproc=limits["nproc_limit"],
           cpu=t("hub.cli.status.cpu_cores", n=cpu) if cpu is not None
           else t("hub.cli.status.no_cpu_cap")),
+        t("hub.cli.status.disk_values", disk=limits["disk_limit_mib"],
+          tmp=limits["tmp_limit_mib"]),
         *(t(f"hub.cli.isolation.{what}", line=line)
           for what, line in doc.get("isolation", {}).items()),
         t("hub.cli.status.cull", s=doc["cull_timeout_s"]),
@@ -229,8 +243,8 @@ def _state_dir(arg: str | None) -> Path:
     return Path(arg) if arg else default_state_dir()
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and run one command."""
+def build_parser() -> argparse.ArgumentParser:
+    """Return the command line's parser (``serve``, ``roster``, ``status``, ``plan``, ``k8s``)."""
     parser = argparse.ArgumentParser(prog="python -m labkit.hub", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--state-dir", default=None, help="the hub's private state directory")
@@ -245,20 +259,36 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--cpu-limit", type=float)
     serve.add_argument("--gpu-policy", choices=("auto", "mig", "whole", "shared"),
                        help="each student's GPU share (labkit.hub.gpushare)")
-    roster = sub.add_parser("roster", help="import | list | reset NAME")
-    roster.add_argument("action", choices=("import", "list", "reset"))
-    roster.add_argument("value", nargs="?", default="")
+    serve.add_argument("--disk-limit-mib", type=int,
+                       help="each student's home image (labkit.hub.disk), MiB")
+    serve.add_argument("--tmp-limit-mib", type=int,
+                       help="each student's private /tmp (labkit.hub.isolation), MiB")
+    serve.add_argument("--rebuild-env", action="store_true",
+                       help="rebuild the students' environment even while servers use it")
+    roster = sub.add_parser("roster", help="import FILE | list | reset NAME | remove NAME...")
+    roster.add_argument("action", choices=("import", "list", "reset", "remove"))
+    roster.add_argument("names", nargs="*", default=[])
+    roster.add_argument("--all", action="store_true", help="remove: every student")
+    roster.add_argument("--stop", action="store_true",
+                        help="remove: stop a running server first")
+    roster.add_argument("--yes", action="store_true", help="remove: really delete")
     status_cmd = sub.add_parser("status", help="what the hub enforces, who can log in")
     status_cmd.add_argument("--json", action="store_true", help="print JSON (for scripts)")
     sub.add_parser("plan", add_help=False, help="the class MIG layout (labkit.hub.plan)")
     sub.add_parser("k8s", add_help=False, help="zero-to-jupyterhub values (labkit.hub.k8s)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and run one command."""
+    parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["plan"], ["k8s"]):  # their own command lines
         from labkit.hub import k8s, plan
 
         raise SystemExit((plan.main_plan if argv[0] == "plan" else k8s.main_k8s)(argv[1:]))
     args = parser.parse_args(argv)
-    if args.command == "roster" and args.action in ("import", "reset") and not args.value:
+    if args.command == "roster" and args.action in ("import", "reset") and not args.names:
         what = t("hub.cli.roster.needs.file" if args.action == "import"
                  else "hub.cli.roster.needs.name")
         parser.error(t("hub.cli.roster.needs", action=args.action, what=what))

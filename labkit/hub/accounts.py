@@ -25,9 +25,9 @@ COMMENTS = {"student": "labkit student", "teacher": "labkit teacher"}
 
 NEED_ROOT = (
     "labkit hub: 학생마다 시스템 계정(jupyter-<이름>)을 만들어야 하므로 root 권한이 필요합니다. "
-    "`sudo make hub ROSTER=... TEACHER=...` 로 다시 실행하십시오.\n"
+    "root로(또는 sudo로) `make hub ROSTER=... TEACHER=...` 를 다시 실행하십시오.\n"
     "labkit hub: each student gets their own system account (jupyter-<name>), which needs root. "
-    "Run it again as root: `sudo make hub ROSTER=... TEACHER=...`. "
+    "Run it again as root (or with sudo): `make hub ROSTER=... TEACHER=...`. "
     "(There is no shared-account mode: students would see each other's files and kernels.)"
 )
 

@@ -8,10 +8,21 @@
 - a student's first login sets their password (bcrypt hash in the hub's private state
   directory); :func:`reset_password` (``python -m labkit.hub roster reset NAME``) forgets it,
   so the next login sets a new one;
-- failed logins are rate-limited (:class:`LoginThrottle`): past :data:`MAX_FAILURES` for one
-  username, or :data:`MAX_FAILURES_PER_ADDRESS` from one client address, in :data:`WINDOW_S`
-  the hub answers 429 (a school's PCs often share one address behind NAT, hence the higher
-  per-address count);
+- failed logins slow guessing down, they never lock anyone out (:class:`LoginThrottle`): each
+  failure for a username, and each failure from a client address, makes the next try of that
+  name or address wait longer (exponential backoff, :func:`backoff_s`, capped at a few
+  seconds; ``await asyncio.sleep`` inside :meth:`RosterAuthenticator.authenticate`, never
+  blocking the hub's event loop), and the right password is always accepted after the wait.
+  So a student who types wrong passwords for a classmate's name cannot lock the classmate out,
+  and a class behind one school NAT address is never refused for its neighbours' typos. What
+  keeps a guesser's many parallel tries from exhausting the hub is a cap on logins pending at
+  once (:data:`MAX_PENDING_PER_ADDRESS` per address, :data:`MAX_PENDING` in all): past it the
+  hub answers 429 at once, without checking a password;
+- a student taken off the roster (``python -m labkit.hub roster remove``) is refused at once:
+  each login reads the saved roster again (:meth:`RosterAuthenticator.on_roster`), and the hub
+  deletes such users from its database at its next start (``delete_invalid_users``);
+- the teacher lands on the class page after login, students on their own lab
+  (:func:`landing_url`, JupyterHub's callable ``default_url``);
 - messages in Korean.
 
 FirstUse rather than NativeAuthenticator: the class needs exactly "roster names only, password
@@ -21,34 +32,100 @@ queue the teacher would have to work through for 30 students.
 
 from __future__ import annotations
 
+import asyncio
 import dbm
+import json
+import os
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from firstuseauthenticator import FirstUseAuthenticator
 from firstuseauthenticator.firstuseauthenticator import CustomLoginHandler, ResetPasswordHandler
 from tornado import web
+from traitlets import Bool
 
 from labkit.i18n import t
 
-__all__ = ["MAX_FAILURES", "MAX_FAILURES_PER_ADDRESS", "WINDOW_S", "LoginThrottle",
-           "RosterAuthenticator", "reset_password"]
+__all__ = ["ADDRESS_BACKOFF", "CLASS_PAGE_URL", "MAX_PENDING", "MAX_PENDING_PER_ADDRESS",
+           "USER_BACKOFF", "WINDOW_S", "Backoff", "LoginThrottle", "PendingLogins",
+           "RosterAuthenticator", "backoff_s", "landing_url", "reset_password"]
 
-#: Failed logins allowed per username or client address in :data:`WINDOW_S` (the OWASP
-#: authentication cheat sheet's "account lockout" advice: a few attempts, a short lockout).
-MAX_FAILURES = 5
-MAX_FAILURES_PER_ADDRESS = 30
-WINDOW_S = 60.0
+
+@dataclass(frozen=True)
+class Backoff:
+    """An exponential backoff: ``free`` failures cost nothing, then ``base_s`` doubling to
+    ``cap_s``.
+
+    Attributes
+    ----------
+    free : int
+        Failures in the window before any wait (typos). [count]
+    base_s : float
+        The first wait. [s]
+    cap_s : float
+        The longest wait: a correct password is never kept waiting longer. [s]
+    """
+
+    free: int
+    base_s: float
+    cap_s: float
+
+
+#: Per username: 3 typos free, then 0.5, 1, 2, 4, 5, 5 ... s (OWASP Authentication Cheat Sheet,
+#: "Account Lockout": prefer an increasing delay to a lockout an attacker can trigger for
+#: someone else; NIST SP 800-63B 5.2.2 "Rate Limiting": at most 100 failures per account
+#: without a lock -- 5 s per try stays far under that in a school day's guessing).
+USER_BACKOFF = Backoff(free=3, base_s=0.5, cap_s=5.0)
+#: Per client address: a class behind one NAT address types many wrong passwords (30 students
+#: x a few typos), so 20 free, then 0.25 s doubling to 5 s.
+ADDRESS_BACKOFF = Backoff(free=20, base_s=0.25, cap_s=5.0)
+#: Failures are forgotten after this long (sliding window). [s]
+WINDOW_S = 600.0
+#: Logins being checked or waiting at once, per client address and in all. Past them the hub
+#: answers 429 at once (the only refusal; a class of 40 logging in together behind one NAT
+#: address stays well under it).
+MAX_PENDING_PER_ADDRESS = 64
+MAX_PENDING = 256
+
+
+def backoff_s(failures: int, backoff: Backoff) -> float:
+    """Return the wait before the next try after ``failures`` recent failures.
+
+    >>> [backoff_s(n, Backoff(free=3, base_s=0.5, cap_s=5.0)) for n in range(8)]
+    [0.0, 0.0, 0.0, 0.5, 1.0, 2.0, 4.0, 5.0]
+
+    Raises
+    ------
+    ValueError
+        If ``failures`` < 0.
+    """
+    if failures < 0:
+        raise ValueError(f"failures must be >= 0, got {failures!r}")
+    if failures < backoff.free:
+        return 0.0
+    return float(min(backoff.cap_s, backoff.base_s * 2.0 ** min(failures - backoff.free, 32)))
 
 
 class LoginThrottle:
-    """Failed-login counter over a sliding window (clock injected for tests)."""
+    """Failed logins per key over a sliding window, and the wait they cost (clock injected).
 
-    def __init__(self, max_failures: int = MAX_FAILURES, window_s: float = WINDOW_S,
+    Parameters
+    ----------
+    backoff : Backoff
+    window_s : float
+        Failures older than this are forgotten. [s]
+    clock : callable
+        Monotonic seconds (default :func:`time.monotonic`).
+    """
+
+    def __init__(self, backoff: Backoff, window_s: float = WINDOW_S,
                  clock: Any = time.monotonic) -> None:
-        self.max_failures, self.window_s, self.clock = max_failures, window_s, clock
+        self.backoff, self.window_s, self.clock = backoff, window_s, clock
         self._failures: dict[str, deque[float]] = {}
 
     def _recent(self, key: str) -> deque[float]:
@@ -58,15 +135,67 @@ class LoginThrottle:
             times.popleft()
         return times
 
-    def blocked(self, *keys: str) -> bool:
-        """Return True if any key has :attr:`max_failures` failures in the window."""
-        return any(len(self._recent(k)) >= self.max_failures for k in keys)
+    def failures(self, key: str) -> int:
+        """Return the failures of ``key`` in the window."""
+        count = len(self._recent(key))
+        if not count:
+            self._failures.pop(key, None)  # memory stays bounded by recent keys
+        return count
 
-    def failed(self, *keys: str) -> None:
-        """Record one failure for each key."""
-        now = self.clock()
-        for key in keys:
-            self._recent(key).append(now)
+    def delay_s(self, key: str) -> float:
+        """Return how long the next try of ``key`` waits. [s]"""
+        return backoff_s(self.failures(key), self.backoff)
+
+    def failed(self, key: str) -> None:
+        """Record one failure of ``key``."""
+        times = self._recent(key)
+        times.append(self.clock())
+        if len(times) > 1000:  # far past the cap: older ones change nothing
+            times.popleft()
+
+    def forget(self, key: str) -> None:
+        """Forget ``key``'s failures (its owner logged in)."""
+        self._failures.pop(key, None)
+
+
+class PendingLogins:
+    """Logins in progress, per client address and in all (the cap on parallel guessing)."""
+
+    def __init__(self, per_address: int = MAX_PENDING_PER_ADDRESS,
+                 total: int = MAX_PENDING) -> None:
+        self.per_address, self.total = per_address, total
+        self._by_address: dict[str, int] = {}
+
+    @contextmanager
+    def hold(self, address: str) -> Iterator[bool]:
+        """Yield True while ``address`` holds one of the places, False if none is free."""
+        if (self._by_address.get(address, 0) >= self.per_address
+                or sum(self._by_address.values()) >= self.total):
+            yield False
+            return
+        self._by_address[address] = self._by_address.get(address, 0) + 1
+        try:
+            yield True
+        finally:
+            left = self._by_address[address] - 1
+            if left:
+                self._by_address[address] = left
+            else:
+                del self._by_address[address]
+
+
+#: Where the teacher lands: the class page service (:mod:`labkit.hub.classpage`).
+CLASS_PAGE_URL = "/services/classpage/"
+
+
+def landing_url(handler: Any) -> str:
+    """Return the teacher's landing page, or "" (JupyterHub's default: the student's own lab).
+
+    For ``c.JupyterHub.default_url``: JupyterHub calls it with the request handler after login
+    and at ``/hub/``, and takes an empty answer as "the usual place" (the user's server).
+    """
+    user = getattr(handler, "current_user", None)
+    return CLASS_PAGE_URL if user is not None and getattr(user, "admin", False) else ""
 
 
 class LoginHandler(CustomLoginHandler):  # type: ignore[misc]
@@ -87,18 +216,57 @@ class LoginHandler(CustomLoginHandler):  # type: ignore[misc]
 class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
     """FirstUseAuthenticator for the roster, throttled, in Korean (see the module docstring)."""
 
+    #: users the roster no longer lists are deleted from the hub's database at start
+    delete_invalid_users = Bool(True, config=True)
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.user_throttle = LoginThrottle(MAX_FAILURES)
-        self.address_throttle = LoginThrottle(MAX_FAILURES_PER_ADDRESS)
+        self.user_throttle = LoginThrottle(USER_BACKOFF)
+        self.address_throttle = LoginThrottle(ADDRESS_BACKOFF)
+        self.pending = PendingLogins()
 
     async def authenticate(self, handler: Any, data: dict[str, str]) -> str | None:
-        """Check the password (or set it at first login); 429 after too many failures."""
+        """Wait the backoff, then check the password (or set it at first login).
+
+        Raises
+        ------
+        tornado.web.HTTPError
+            429 only when too many logins from this address (or in all) are pending at once.
+        """
         name = self.normalize_username(str(data.get("username", "")))
         address = str(handler.request.remote_ip)
-        if self.user_throttle.blocked(name) or self.address_throttle.blocked(address):
-            raise web.HTTPError(429, t("hub.error.429"), reason="Too Many Requests")
-        if name not in self.allowed_users and name not in self.admin_users:
+        with self.pending.hold(address) as placed:
+            if not placed:
+                raise web.HTTPError(429, t("hub.error.429"), reason="Too Many Requests")
+            wait = max(self.user_throttle.delay_s(name), self.address_throttle.delay_s(address))
+            if wait:
+                await asyncio.sleep(wait)
+            return await self._check(handler, data, name, address)
+
+    def on_roster(self, name: str) -> bool:
+        """Whether ``name`` may log in: the teacher, or a student of the saved roster.
+
+        The roster is read again from the hub's state (``$LABKIT_HUB_STATE/roster.json``) so a
+        removed student is refused without a restart; without a saved roster,
+        ``allowed_users`` decides.
+        """
+        if name in self.admin_users:
+            return True
+        if name not in self.allowed_users:
+            return False
+        state = os.environ.get("LABKIT_HUB_STATE")
+        path = Path(state) / "roster.json" if state else None
+        if path is None or not path.exists():
+            return True
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            return any(isinstance(r, dict) and r.get("username") == name for r in rows)
+        except (OSError, ValueError):
+            return True  # an unreadable roster: allowed_users (the one read at start) holds
+
+    async def _check(self, handler: Any, data: dict[str, str], name: str,
+                     address: str) -> str | None:
+        if not self.on_roster(name):
             self.address_throttle.failed(address)
             handler.custom_login_error = t("hub.login.not_on_roster")
             return None
@@ -110,6 +278,8 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
             handler.custom_login_error = (
                 t("hub.login.too_short", n=self.min_password_length)
                 if too_short.startswith("Password too short") else t("hub.login.wrong"))
+        else:  # the address keeps its count: a guesser's own good login resets nothing
+            self.user_throttle.forget(name)
         return result  # type: ignore[no-any-return]
 
     def get_handlers(self, app: Any) -> list[tuple[str, Any]]:

@@ -42,10 +42,12 @@ from typing import Any
 from urllib.parse import quote
 
 from labkit.data.roster import RosterEntry, RosterLike
+from labkit.hub.results import exercise_title, reported_results
 from labkit.i18n import t
 
 __all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
-           "main", "make_app", "render_page", "service_spec"]
+           "main", "make_app", "render_confirm", "render_error", "render_page", "service_spec",
+           "share_text"]
 
 #: The service's scopes (each filtered to the roster's students in :func:`service_spec`).
 SCOPES = ("list:users", "read:users:activity", "read:servers", "admin:server_state",
@@ -140,6 +142,8 @@ class StudentRow:
         Each exercise's latest verdict, in the order first tried.
     note : str or None
         Why the progress report is missing (Korean), when the server is online.
+    rejected : int
+        Records of the report left out: unknown exercise, wrong types, a time in the future.
     """
 
     username: str
@@ -152,6 +156,7 @@ class StudentRow:
     solved: int = 0
     results: tuple[tuple[str, bool | None], ...] = ()
     note: str | None = None
+    rejected: int = 0
 
 
 def _when(text: Any) -> _dt.datetime | None:
@@ -176,24 +181,15 @@ def _state(user: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any]]:
     return ("online" if server.get("ready") else "offline"), server
 
 
-def _results(report: Mapping[str, Any]) -> tuple[int, int, tuple[tuple[str, bool | None], ...]]:
-    latest: dict[str, bool | None] = {}
-    solved: set[str] = set()
-    for rec in report.get("results") or ():
-        if not isinstance(rec, Mapping) or not isinstance(rec.get("exercise"), str):
-            continue
-        key, correct = rec["exercise"][:80], rec.get("correct")
-        verdict = correct if isinstance(correct, bool) else None
-        latest[key] = verdict  # a dict keeps the first-tried order; the value is the newest
-        if verdict:
-            solved.add(key)
-    return len(latest), len(solved), tuple(latest.items())
-
-
 def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterLike],
                reports: Mapping[str, Mapping[str, Any] | str],
-               admins: Sequence[str] = ()) -> list[StudentRow]:
+               admins: Sequence[str] = (), *, now: _dt.datetime | None = None
+               ) -> list[StudentRow]:
     """Return the class page's rows: the teacher(s) first, then each student in roster order.
+
+    The reports are what each student's own server says: only well-formed records of known
+    exercises count (:func:`labkit.hub.results.reported_results`), one entry per exercise, none
+    dated after ``now``; the rest are counted in ``StudentRow.rejected``.
 
     Parameters
     ----------
@@ -206,6 +202,8 @@ def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterLike],
     admins : sequence of str
         The teacher(s): a ``"teacher"`` row each (no share, results or stop button), never
         a student row, even when also on the roster.
+    now : datetime, optional
+        The hub's time (UTC): records dated later are left out (no check without it).
 
     Returns
     -------
@@ -218,20 +216,45 @@ def class_rows(users: Sequence[Mapping[str, Any]], roster: Sequence[RosterLike],
         if entry.username in admins:
             continue
         rows.append(_student_row(entry, by_name.get(entry.username),
-                                 reports.get(entry.username)))
+                                 reports.get(entry.username), now))
     return rows
+
+
+def share_text(raw: object) -> str | None:
+    """Return a student's GPU share as the teacher reads it ("GPU 1의 MIG 장치 2 …"), or None.
+
+    ``raw`` is the share the hub's spawner stored (``labkit.hub.gpushare.Share.to_env`` JSON);
+    the lessons' banner says the same to the student as "내 GPU 몫".
+    """
+    import json as _json
+
+    if not isinstance(raw, str) or not raw:
+        return None
+    try:
+        doc = _json.loads(raw)
+        policy = str(doc["policy"])
+        values = {"gpu": int(doc["gpu_index"]), "uuid": str(doc["uuid"]),
+                  "profile": str(doc.get("profile", "")), "mig_index": doc.get("mig_index"),
+                  "sharers": int(doc.get("sharers", 1))}
+        if policy == "shared":
+            unit = "mig" if doc.get("kind") == "mig" else "gpu"
+            values["unit"] = t(f"common.banner.share.unit_{unit}", **values)
+        return t(f"hub.class.share.{policy}", **values) if policy in (
+            "mig", "whole", "shared") else None
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def _hub_share(server: Mapping[str, Any]) -> str | None:
     from labkit.hub.gpushare import STATE_KEY
-    from labkit.ui import gpu_share_text
 
     state = server.get("state")
-    return gpu_share_text(state.get(STATE_KEY)) if isinstance(state, Mapping) else None
+    return share_text(state.get(STATE_KEY)) if isinstance(state, Mapping) else None
 
 
 def _student_row(entry: RosterLike, user: Mapping[str, Any] | None,
-                 report: Mapping[str, Any] | str | None) -> StudentRow:
+                 report: Mapping[str, Any] | str | None,
+                 now: _dt.datetime | None = None) -> StudentRow:
     state, server = _state(user)
     times = [w for w in (_when((user or {}).get("last_activity")),
                          _when(server.get("last_activity"))) if w is not None]
@@ -239,11 +262,12 @@ def _student_row(entry: RosterLike, user: Mapping[str, Any] | None,
     row = StudentRow(entry.username, entry.display_name or entry.username, state,
                      max(times) if times else None, _hub_share(server) if live else None)
     if isinstance(report, Mapping):
-        tried, solved, results = _results(report)
+        tried, solved, results, rejected = reported_results(report, now)
         memory = report.get("memory_bytes")  # a stopped server's last report: results only
         row = StudentRow(row.username, row.display_name, state, row.last_activity,
                          row.share, memory if live and isinstance(memory, int)
-                         and memory >= 0 else None, tried, solved, results)
+                         and memory >= 0 else None, tried, solved, results,
+                         rejected=rejected)
     elif isinstance(report, str) and live:
         row = StudentRow(row.username, row.display_name, state, row.last_activity,
                          row.share, note=report)
@@ -264,25 +288,35 @@ def _ago(when: _dt.datetime | None, now: _dt.datetime) -> str:
 
 
 def _mib(value: int | None) -> str:
-    return t("common.na") if value is None else f"{value / 2**20:,.0f} MiB"
+    return t("hub.class.unknown") if value is None else f"{value / 2**20:,.0f} MiB"
+
+
+def _results_html(row: StudentRow) -> str:
+    e = html.escape
+    if row.note:
+        return e(t("hub.class.report_missing", reason=row.note))
+    if not row.tried and row.state != "online":
+        return e(t("hub.class.no_report"))
+    marks = "".join(
+        f'<li class="lk-ex" data-exercise="{e(key)}">{e(exercise_title(key))} '
+        f'{"✔" if ok else "✘" if ok is False else "⚠"}</li>' for key, ok in row.results)
+    out = e(t("hub.class.results", solved=row.solved, tried=row.tried))
+    if marks:
+        out += f'<ul class="lk-exercises">{marks}</ul>'
+    if row.rejected:
+        out += f'<br><small class="lk-rejected">{e(t("hub.class.rejected", n=row.rejected))}' \
+               "</small>"
+    return out
 
 
 def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str) -> str:
     e = html.escape
-    marks = " ".join(f'<span title="{e(key)}">{"✔" if ok else "✘" if ok is False else "⚠"}'
-                     f"</span>" for key, ok in row.results)
-    results = t("hub.class.results", solved=row.solved, tried=row.tried) + (
-        f" {marks}" if marks else "")
     if row.state == "teacher":
         return (f'<tr class="lk-teacher" data-username="{e(row.username)}">'
                 f"<td>{e(row.display_name)}<br><small>{e(row.username)}</small></td>"
                 f'<td>{e(t("hub.class.state.teacher"))}</td>' + "<td></td>" * 5 + "</tr>")
-    if row.note:
-        results = e(t("common.na_reason", reason=row.note))
-    elif not row.tried and row.state != "online":
-        results = e(t("hub.class.no_report"))
     button = ""
-    if row.state in ("online", "starting"):
+    if row.state in ("online", "starting"):  # the stop handler asks to confirm first
         button = (f'<form method="post" action="{e(stop_url)}">{xsrf_html}'
                   f'<input type="hidden" name="username" value="{e(row.username)}">'
                   f'<button type="submit" class="lk-stop">{e(t("hub.class.stop"))}</button>'
@@ -291,10 +325,32 @@ def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str)
     return (f'<tr class="lk-student lk-{e(row.state)}" data-username="{e(row.username)}">'
             f"<td>{e(row.display_name)}<br><small>{e(row.username)}</small></td>"
             f"<td>{e(t(f'hub.class.state.{row.state}'))}</td>"
-            f"<td>{e(row.share or t('common.na'))}</td>"
+            f'<td class="lk-share">{e(row.share or t("hub.class.no_share"))}</td>'
             f"<td>{e(_mib(row.memory_bytes))}</td>"
             f'<td title="{e(when)}">{e(_ago(row.last_activity, now))}</td>'
-            f"<td>{results}</td><td>{button}</td></tr>")
+            f'<td class="lk-results">{_results_html(row)}</td><td>{button}</td></tr>')
+
+
+def _frame(body: str, *, refresh: bool, title: str | None = None) -> str:
+    e = html.escape
+    title = title or t("hub.class.title")
+    meta = f'<meta http-equiv="refresh" content="{_REFRESH_S}">' if refresh else ""
+    return (
+        '<!doctype html><html lang="ko"><head><meta charset="utf-8">'
+        f"{meta}<title>{e(title)}</title>"
+        "<style>body{font-family:'Noto Sans CJK KR',sans-serif;margin:2em}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;"
+        "text-align:left;vertical-align:top}tr.lk-online td:nth-child(2){color:#1b7f3b}"
+        "ul.lk-exercises{margin:0;padding-left:1.2em}</style></head><body>"
+        f"<h1>{e(title)}</h1>{body}</body></html>")
+
+
+def render_error(status: int) -> str:
+    """Return the class page's error page in Korean (403: not the teacher; 400: not a student)."""
+    key = {400: "hub.class.error.400", 403: "hub.class.error.403"}.get(status,
+                                                                       "hub.class.error.other")
+    return _frame(f'<p class="lk-error">{html.escape(t(key, code=status))}</p>', refresh=False,
+                  title=t("hub.class.error.title", code=status))
 
 
 def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
@@ -304,21 +360,30 @@ def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
     online = sum(1 for r in rows if r.state == "online")
     students = sum(1 for r in rows if r.state != "teacher")
     heads = "".join(f"<th>{e(t(f'hub.class.col.{c}'))}</th>"
-                    for c in ("student", "state", "share", "memory", "activity", "results",
+                    for c in ("student", "state", "share", "memory", "activity", "reported",
                               "server"))
     body = "".join(_row_html(r, now, stop_url, xsrf_html) for r in rows)
     notice = f'<p class="lk-message">{e(message)}</p>' if message else ""
-    return (
-        '<!doctype html><html lang="ko"><head><meta charset="utf-8">'
-        f'<meta http-equiv="refresh" content="{_REFRESH_S}">'
-        f"<title>{e(t('hub.class.title'))}</title>"
-        "<style>body{font-family:'Noto Sans CJK KR',sans-serif;margin:2em}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;"
-        "text-align:left}tr.lk-online td:nth-child(2){color:#1b7f3b}</style></head><body>"
-        f"<h1>{e(t('hub.class.title'))}</h1>{notice}"
-        f'<p class="lk-summary">{e(t("hub.class.summary", online=online, total=students))}</p>'
+    return _frame(
+        f'{notice}<p class="lk-summary">'
+        f'{e(t("hub.class.summary", online=online, total=students))}</p>'
         f'<table class="lk-class"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
-        "</body></html>")
+        f'<p class="lk-note"><small>{e(t("hub.class.reported_note"))}</small></p>',
+        refresh=True)
+
+
+def render_confirm(username: str, display_name: str, *, stop_url: str, back_url: str,
+                   xsrf_html: str = "") -> str:
+    """Return the page that asks the teacher to confirm stopping a student's server (Korean)."""
+    e = html.escape
+    return _frame(
+        f'<p class="lk-confirm">{e(t("hub.class.confirm", name=display_name, username=username))}'
+        f'</p><form method="post" action="{e(stop_url)}">{xsrf_html}'
+        f'<input type="hidden" name="username" value="{e(username)}">'
+        '<input type="hidden" name="confirm" value="yes">'
+        f'<button type="submit" class="lk-stop-confirm">{e(t("hub.class.confirm_yes"))}</button> '
+        f'<a href="{e(back_url)}" class="lk-cancel">{e(t("hub.class.confirm_no"))}</a></form>',
+        refresh=False)
 
 
 # --- the service: hub API and proxy -------------------------------------------------------------
@@ -347,6 +412,7 @@ class ClassPage:
         self.roster = list(roster)
         self.admins = list(admins)
         self.students = {e.username for e in self.roster} - set(self.admins)
+        self.display_names = {e.username: e.display_name or e.username for e in self.roster}
         # each student's last report read while their server was up: a culled or stopped
         # student's results stay on the page (kept in memory, until the service restarts)
         self._last: dict[str, Mapping[str, Any]] = {}
@@ -391,7 +457,8 @@ class ClassPage:
                          await asyncio.gather(*(self.report(u) for u in online)), strict=True))
         self._last.update({k: v for k, v in fresh.items() if isinstance(v, Mapping)})
         reports: dict[str, Mapping[str, Any] | str] = {**self._last, **fresh}
-        return class_rows(users, self.roster, reports, self.admins)
+        return class_rows(users, self.roster, reports, self.admins,
+                          now=_dt.datetime.now(_dt.UTC))
 
     async def stop(self, username: str) -> None:
         """Stop ``username``'s server (``DELETE /users/{name}/server``).
@@ -419,6 +486,9 @@ def make_app(page: ClassPage, prefix: str) -> Any:
     from tornado.httpclient import HTTPClientError
 
     class _Teacher(HubOAuthenticated, web.RequestHandler):  # type: ignore[misc]
+        def write_error(self, status_code: int, **kwargs: Any) -> None:
+            self.finish(render_error(status_code))  # Korean, never a traceback
+
         def _check_teacher(self) -> None:
             user = self.current_user
             if not user or user.get("name") not in page.admins:
@@ -445,6 +515,14 @@ def make_app(page: ClassPage, prefix: str) -> Any:
         async def post(self) -> None:
             self._check_teacher()
             username = self.get_body_argument("username", "")
+            if username not in page.students:
+                raise web.HTTPError(400, f"{username!r} is not a student of this class")
+            if self.get_body_argument("confirm", "") != "yes":  # ask first
+                self.set_header("Cache-Control", "no-store")
+                self.finish(render_confirm(username, page.display_names.get(username, username),
+                                           stop_url=url_path_join(prefix, "stop"),
+                                           back_url=prefix, xsrf_html=self.xsrf_form_html()))
+                return
             try:
                 await page.stop(username)
             except ValueError as err:

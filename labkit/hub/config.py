@@ -151,7 +151,10 @@ def _record_ports(state: HubState, settings: HubSettings, hub_port: int, api_por
 
 def _authenticator(c: Any, state: HubState, teacher: str, roster: Sequence[Student]) -> None:
     """The roster's first-use passwords, the teacher as admin, the Korean templates."""
+    from labkit.hub.auth import landing_url
+
     c.JupyterHub.authenticator_class = "labkit.hub.auth.RosterAuthenticator"
+    c.JupyterHub.default_url = landing_url  # the teacher: the class page; students: their lab
     c.Authenticator.allowed_users = {s.username for s in roster} | {teacher}
     c.Authenticator.admin_users = {teacher}
     c.FirstUseAuthenticator.create_users = False

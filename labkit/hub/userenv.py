@@ -5,8 +5,12 @@ interpreter there (pyenv): student accounts cannot execute it. Their servers run
 environment, :data:`USER_ENV` (default ``/opt/labkit-hub/user``, root-owned, world-readable),
 built once from the same lock (``binder/constraints.txt``, extras ``lab`` and ``hub``) on a
 Python every account can reach (Debian's ``/usr/bin/python3.11`` when the hub's own is private).
-On each ``serve`` the checkout's ``labkit`` package is copied in again, so the students run the
-teacher's current code; the notebooks are not part of it (see :mod:`labkit.hub.curriculum`).
+A second ``make hub`` builds nothing while the lock is unchanged (a stamp file holds its hash);
+a new lock is built beside the environment in use (``<env>-<hash>``) and swapped in by renaming
+a symbolic link, and never while students' servers run from it unless forced
+(``serve --rebuild-env``). On each ``serve`` the checkout's ``labkit`` package is copied in
+again (staged beside the old copy, then renamed in), so the students run the teacher's current
+code; the notebooks are not part of it (see :mod:`labkit.hub.curriculum`).
 """
 
 from __future__ import annotations
@@ -17,9 +21,13 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["USER_ENV", "ensure_user_env", "python_for_everyone", "site_packages", "user_python"]
+from labkit.i18n import t
+
+__all__ = ["USER_ENV", "ensure_user_env", "is_current", "processes_using", "python_for_everyone",
+           "site_packages", "stamp", "user_python"]
 
 USER_ENV = Path(os.environ.get("LABKIT_HUB_USER_ENV", "/opt/labkit-hub/user"))
 REPO = Path(__file__).resolve().parents[2]
@@ -63,11 +71,75 @@ def user_python(env: Path | None = None) -> Path:
     return (env or USER_ENV) / "bin" / "python"
 
 
-def _stamp() -> str:
+def stamp() -> str:
+    """Return the hash of what the environment is built from (``pyproject.toml`` and the lock
+    ``binder/constraints.txt``): the same hash, the same environment."""
     digest = hashlib.sha256()
     for name in ("pyproject.toml", "binder/constraints.txt"):
         digest.update((REPO / name).read_bytes())
     return digest.hexdigest()
+
+
+def is_current(env: Path) -> bool:
+    """Whether ``env`` was built from the current lock (its stamp file holds :func:`stamp`)."""
+    try:
+        return (env / STAMP).read_text(encoding="utf-8").strip() == stamp()
+    except OSError:
+        return False
+
+
+def processes_using(env: Path) -> int:
+    """Return how many processes run from ``env`` now (students' servers and kernels)."""
+    import psutil
+
+    roots = {str(env)}
+    if env.exists():
+        roots.add(str(env.resolve()))
+    count = 0
+    for proc in psutil.process_iter(["exe", "cmdline"]):
+        paths = [proc.info.get("exe") or "", *(proc.info.get("cmdline") or [])[:1]]
+        if any(p == r or p.startswith(r + os.sep) for p in paths if p for r in roots):
+            count += 1
+    return count
+
+
+def _pip_build(target: Path) -> None:
+    """Create the venv ``target`` and install labkit's lab and hub extras from the lock."""
+    subprocess.run([python_for_everyone(), "-m", "venv", str(target)], check=True)
+    pip = [str(user_python(target)), "-m", "pip", "install", "-q"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "-c", str(REPO / "binder/constraints.txt"), f"{REPO}[lab,hub]"],
+                   check=True)
+
+
+def _swap_in(env: Path, new: Path) -> None:
+    """Point ``env`` (a symbolic link) at ``new`` in one rename; delete what it pointed at."""
+    link = env.with_name(f".{env.name}.link")
+    link.unlink(missing_ok=True)
+    link.symlink_to(new.name)
+    old: Path | None = None
+    if env.is_symlink():
+        old = env.resolve()
+    elif env.exists():  # an environment of an older labkit: a real folder at the path
+        old = env.with_name(f".{env.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        os.rename(env, old)
+    os.replace(link, env)
+    if old is not None and old != new.resolve():
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _replace_tree(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` beside it first, then rename it in (never half a tree)."""
+    staged = target.with_name(f".{target.name}.new")
+    shutil.rmtree(staged, ignore_errors=True)
+    shutil.copytree(source, staged, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    old = target.with_name(f".{target.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        os.rename(target, old)
+    os.rename(staged, target)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 @functools.cache
@@ -79,41 +151,72 @@ def site_packages(env: Path) -> Path:
     return Path(out.stdout.strip())
 
 
-def ensure_user_env(env: Path | None = None, *, log: bool = True) -> Path:
+def ensure_user_env(env: Path | None = None, *, log: bool = True, force: bool = False,
+                    build: Callable[[Path], None] = _pip_build,
+                    in_use: Callable[[Path], int] = processes_using) -> Path:
     """Build the students' environment if missing or stale; copy labkit in. Returns its path.
+
+    Idempotent and atomic: nothing is built while ``env``'s stamp matches :func:`stamp`; a
+    stale environment is built beside it (``<env>-<hash>``) and swapped in by renaming a
+    symbolic link, never while students' processes run from it (:func:`processes_using`)
+    unless ``force``. labkit and its data are copied in at every call, each staged beside the
+    old copy and renamed in.
+
+    Parameters
+    ----------
+    env : Path, optional
+        The environment's path (default :data:`USER_ENV`).
+    log : bool
+        Say on stdout when it builds or skips.
+    force : bool
+        Rebuild a stale environment even while it is in use.
+    build : callable
+        Builds a venv at the path it is given (default: venv + pip from the lock).
+    in_use : callable
+        Counts the processes running from a path.
 
     Raises
     ------
     subprocess.CalledProcessError
-        If ``venv`` or ``pip`` fails.
+        If ``venv`` or ``pip`` fails (the environment in use stays as it was).
     """
     env = env or USER_ENV
     old = os.umask(0o022)
     try:
-        if not (env / STAMP).exists() or (env / STAMP).read_text() != _stamp():
-            if log:
-                print(f"labkit hub: building the students' environment in {env} "
-                      "(once; 1-3 min)", flush=True)
-            shutil.rmtree(env, ignore_errors=True)
-            env.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run([python_for_everyone(), "-m", "venv", str(env)], check=True)
-            pip = [str(user_python(env)), "-m", "pip", "install", "-q"]
-            subprocess.run([*pip, "--upgrade", "pip"], check=True)
-            subprocess.run([*pip, "-c", str(REPO / "binder/constraints.txt"),
-                            f"{REPO}[lab,hub]"], check=True)
-            (env / STAMP).write_text(_stamp())
-            site_packages.cache_clear()
-        settings = env / "share/jupyter/lab/settings"  # every serve: follows labkit's defaults
-        settings.mkdir(parents=True, exist_ok=True)
-        (settings / "overrides.json").write_text(LAB_OVERRIDES)
-        target = site_packages(env) / "labkit"
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(REPO / "labkit", target,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        data = env / "share" / "labkit" / "data"
-        shutil.rmtree(data, ignore_errors=True)
-        shutil.copytree(REPO / "data", data)
-        subprocess.run(["chmod", "-R", "a+rX", str(env)], check=True)
+        if not is_current(env):
+            busy = in_use(env) if env.exists() else 0
+            if busy and not force:
+                if log:
+                    print(t("hub.cli.env.in_use", env=env, n=busy), flush=True)
+            else:
+                if log:
+                    print(f"labkit hub: building the students' environment in {env} "
+                          "(once; 1-3 min)", flush=True)
+                env.parent.mkdir(parents=True, exist_ok=True)
+                digest = stamp()
+                new = env.with_name(f"{env.name}-{digest[:12]}")
+                if env.exists() and new.resolve() == env.resolve():  # stamped over by hand
+                    new = env.with_name(f"{new.name}-b")  # never delete what is in use
+                shutil.rmtree(new, ignore_errors=True)
+                build(new)
+                (new / STAMP).write_text(digest, encoding="utf-8")
+                _swap_in(env, new)
+                site_packages.cache_clear()
+        if (env / "bin" / "python").exists():
+            _copy_labkit(env)
     finally:
         os.umask(old)
     return env
+
+
+def _copy_labkit(env: Path) -> None:
+    settings = env / "share/jupyter/lab/settings"  # every serve: follows labkit's defaults
+    settings.mkdir(parents=True, exist_ok=True)
+    staged = settings / ".overrides.json.new"
+    staged.write_text(LAB_OVERRIDES)
+    os.replace(staged, settings / "overrides.json")
+    _replace_tree(REPO / "labkit", site_packages(env) / "labkit")
+    data = env / "share" / "labkit" / "data"
+    data.parent.mkdir(parents=True, exist_ok=True)
+    _replace_tree(REPO / "data", data)
+    subprocess.run(["chmod", "-R", "a+rX", str(env.resolve())], check=True)

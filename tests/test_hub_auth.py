@@ -1,0 +1,146 @@
+"""The login throttle: growing waits per username and per address, never a lockout."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from labkit.hub.auth import (
+    ADDRESS_BACKOFF,
+    USER_BACKOFF,
+    Backoff,
+    LoginThrottle,
+    PendingLogins,
+    RosterAuthenticator,
+    backoff_s,
+)
+
+
+@pytest.mark.parametrize(("failures", "expected"), [
+    (0, 0.0), (2, 0.0), (3, 0.5), (4, 1.0), (5, 2.0), (6, 4.0), (7, 5.0), (10**6, 5.0)])
+def test_backoff_doubles_after_the_free_tries_up_to_the_cap(failures: int,
+                                                            expected: float) -> None:
+    # written out by hand: 0.5 s x 2^(n - 3), capped at 5 s
+    assert backoff_s(failures, Backoff(free=3, base_s=0.5, cap_s=5.0)) == expected
+
+
+def test_backoff_refuses_a_negative_count() -> None:
+    with pytest.raises(ValueError, match="failures must be >= 0"):
+        backoff_s(-1, USER_BACKOFF)
+
+
+def test_throttle_waits_grow_per_key_and_age_out_of_the_window() -> None:
+    now = [0.0]
+    throttle = LoginThrottle(Backoff(free=1, base_s=1.0, cap_s=3.0), window_s=60,
+                             clock=lambda: now[0])
+    assert throttle.delay_s("minji") == 0.0
+    waits = []
+    for _ in range(4):
+        throttle.failed("minji")
+        waits.append(throttle.delay_s("minji"))
+    assert waits == [1.0, 2.0, 3.0, 3.0]
+    assert throttle.delay_s("jisoo") == 0.0  # another name is not slowed
+    now[0] = 60.5  # the failures age out
+    assert throttle.delay_s("minji") == 0.0
+    throttle.failed("minji")
+    throttle.forget("minji")
+    assert throttle.failures("minji") == 0
+
+
+def test_pending_logins_are_capped_per_address_and_in_all() -> None:
+    pending = PendingLogins(per_address=2, total=3)
+    with pending.hold("10.0.0.1") as a1, pending.hold("10.0.0.1") as a2:
+        with pending.hold("10.0.0.1") as a3:
+            assert (a1, a2, a3) == (True, True, False)
+        with pending.hold("10.0.0.2") as b1, pending.hold("10.0.0.3") as c1:
+            assert (b1, c1) == (True, False)  # 3 in all
+    with pending.hold("10.0.0.1") as again:
+        assert again  # places are given back
+
+
+class _Handler(SimpleNamespace):
+    custom_login_error: str = ""
+
+
+def _authenticator(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[float]]:
+    auth = RosterAuthenticator(allowed_users={"minji", "jisoo"}, admin_users={"kim"},
+                               dbm_path=str(tmp_path / "passwords.dbm"), create_users=False)
+    auth._user_exists = lambda _name: True  # the hub's database lists every roster user
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr("labkit.hub.auth.asyncio.sleep", sleep)
+    return auth, slept
+
+
+def _login(auth: Any, name: str, password: str, ip: str = "10.1.1.1") -> Any:
+    handler = _Handler(request=SimpleNamespace(remote_ip=ip))
+    return asyncio.run(auth.authenticate(handler, {"username": name, "password": password}))
+
+
+def test_wrong_passwords_for_a_classmate_never_refuse_the_right_one(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    auth, slept = _authenticator(tmp_path, monkeypatch)
+    assert _login(auth, "jisoo", "jisoo-right-1", ip="10.1.1.2") == "jisoo"  # first use
+    for i in range(10):  # A types wrong passwords for B's name from A's address
+        assert _login(auth, "jisoo", f"wrong-{i}-guess") is None
+    assert slept == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0, 5.0]  # 3 free, then doubling to the cap
+    slept.clear()
+    assert _login(auth, "jisoo", "jisoo-right-1", ip="10.1.1.2") == "jisoo"
+    assert slept == [USER_BACKOFF.cap_s]  # slowed, never refused
+    slept.clear()
+    assert _login(auth, "jisoo", "jisoo-right-1") == "jisoo"  # B's counter reset by B
+    assert slept == []
+
+
+def test_a_class_behind_one_address_is_slowed_not_locked_out(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    auth, slept = _authenticator(tmp_path, monkeypatch)
+    assert _login(auth, "minji", "minji-right-1") == "minji"
+    for i in range(40):  # 40 failures from the school's one NAT address
+        _login(auth, "nobody", f"x-{i}")
+    assert max(slept) == ADDRESS_BACKOFF.cap_s
+    assert _login(auth, "minji", "minji-right-1") == "minji"
+
+
+def test_the_teacher_lands_on_the_class_page_and_students_where_jupyterhub_sends_them(
+        tmp_path: Any) -> None:
+    from traitlets.config import Config
+
+    from labkit.hub import config
+    from labkit.hub.auth import CLASS_PAGE_URL, landing_url
+    from labkit.hub.roster import Student
+    from labkit.hub.state import HubState
+
+    def handler(user: object) -> Any:
+        return SimpleNamespace(current_user=user)
+
+    assert landing_url(handler(SimpleNamespace(name="kim", admin=True))) == CLASS_PAGE_URL
+    assert landing_url(handler(SimpleNamespace(name="minji", admin=False))) == ""  # their lab
+    assert landing_url(handler(None)) == ""
+    assert CLASS_PAGE_URL == "/services/classpage/"  # the service's name in config
+    c = Config()
+    config._authenticator(c, HubState(tmp_path / "state"), "kim", [Student("minji")])
+    assert c.JupyterHub.default_url is landing_url
+    assert RosterAuthenticator.delete_invalid_users.default_value is True
+
+
+def test_on_roster_reads_the_saved_roster_at_each_login(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit.hub.roster import Student
+    from labkit.hub.state import HubState
+
+    state = HubState(tmp_path / "state")
+    state.save_roster([Student("minji"), Student("jisoo")])
+    monkeypatch.setenv("LABKIT_HUB_STATE", str(state.root))
+    auth, _ = _authenticator(tmp_path, monkeypatch)
+    assert auth.on_roster("minji") and auth.on_roster("kim")  # the teacher: always
+    state.save_roster([Student("jisoo")])  # `roster remove minji`, the hub still running
+    assert not auth.on_roster("minji") and auth.on_roster("jisoo")
+    assert _login(auth, "minji", "minji-right-1") is None
+    assert not auth.on_roster("stranger")
