@@ -194,6 +194,13 @@ STRINGS: dict[str, str] = {
     "hub.cli.isolation.cgroups.hidden": "다른 학생의 컨트롤 그룹(cgroup, `/sys/fs/cgroup`): 보이지 않습니다. 학생 서버에는 자기 컨트롤 그룹만 보입니다.",
     "hub.cli.isolation.cgroups.shown": "다른 학생의 컨트롤 그룹(cgroup, `/sys/fs/cgroup`): 보입니다(누가 어떤 프로세스를 실행하는지 알 수 있습니다) — {why}",
     "hub.cli.isolation.partial": "  더 강한 설정이 거부되어 위 설정을 씁니다: {why}",
+    # --- class hub (issue 13, hub-text): the error pages a student meets (templates/error.html)
+    "hub.error.400": "요청이 올바르지 않습니다. 주소를 확인하거나 첫 화면(내 서버)에서 다시 시작하십시오.",
+    "hub.error.405": "이 주소로는 할 수 없는 요청입니다. 첫 화면(내 서버)에서 다시 시작하십시오.",
+    "hub.error.500": "허브(hub)에 예상하지 못한 오류가 났습니다. 잠시 뒤 다시 시도하고, 계속되면 선생님께 알려 주십시오.",
+    "hub.error.502": "내 서버에 연결하지 못했습니다. 서버가 멈췄을 수 있습니다: 첫 화면(내 서버)에서 다시 시작하십시오.",
+    "hub.error.503": "내 서버가 꺼져 있거나 아직 준비되지 않았습니다. 첫 화면(내 서버)에서 서버를 다시 시작하십시오.",
+    "hub.error.home": "첫 화면(내 서버)으로 가기",
     "hub.cli.why.off": "꺼 두었습니다({reason}).",
     "hub.cli.why.not_root": "허브(hub)가 루트(root)로 실행되지 않습니다.",
     "hub.cli.why.no_loop": "이 커널(kernel)이나 컨테이너(container)에 루프 장치(loop device)가 없습니다({reason}).",
