@@ -94,7 +94,8 @@ present: $(VENV)/.lab-installed
 
 hub: $(VENV)/.hub-installed $(CHP)
 	@test -n "$(ROSTER)" -a -n "$(TEACHER)" || { \
-		echo "usage: sudo make hub ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000]"; exit 2; }
+		echo "사용법(usage): sudo make hub ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto]"; \
+		echo "  ROSTER: 학생 명단(roster) CSV 파일 (username,display_name), TEACHER: 교사(teacher)의 로그인 이름"; exit 2; }
 	$(BIN)/python -m labkit.hub serve --roster "$(ROSTER)" --teacher "$(TEACHER)" \
 		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY))
 

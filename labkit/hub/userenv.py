@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from labkit.i18n import t
+
 __all__ = ["USER_ENV", "ensure_user_env", "python_for_everyone", "site_packages", "user_python"]
 
 USER_ENV = Path(os.environ.get("LABKIT_HUB_USER_ENV", "/opt/labkit-hub/user"))
@@ -92,8 +94,7 @@ def ensure_user_env(env: Path | None = None, *, log: bool = True) -> Path:
     try:
         if not (env / STAMP).exists() or (env / STAMP).read_text() != _stamp():
             if log:
-                print(f"labkit hub: building the students' environment in {env} "
-                      "(once; 1-3 min)", flush=True)
+                print(f"labkit hub: {t('hub.cli.serve.building', path=env)}", flush=True)
             shutil.rmtree(env, ignore_errors=True)
             env.parent.mkdir(parents=True, exist_ok=True)
             subprocess.run([python_for_everyone(), "-m", "venv", str(env)], check=True)

@@ -201,6 +201,8 @@ STRINGS: dict[str, str] = {
     "hub.error.502": "내 서버에 연결하지 못했습니다. 서버가 멈췄을 수 있습니다: 첫 화면(내 서버)에서 다시 시작하십시오.",
     "hub.error.503": "내 서버가 꺼져 있거나 아직 준비되지 않았습니다. 첫 화면(내 서버)에서 서버를 다시 시작하십시오.",
     "hub.error.home": "첫 화면(내 서버)으로 가기",
+    # --- class hub (issue 13, hub-text): what `make hub` prints to the teacher's terminal ----
+    "hub.cli.serve.building": "학생용 환경(students' environment)을 {path}에 만들고 있습니다. 처음 한 번만 만들며 1–3분쯤 걸립니다.",
     "hub.cli.why.off": "꺼 두었습니다({reason}).",
     "hub.cli.why.not_root": "허브(hub)가 루트(root)로 실행되지 않습니다.",
     "hub.cli.why.no_loop": "이 커널(kernel)이나 컨테이너(container)에 루프 장치(loop device)가 없습니다({reason}).",
