@@ -33,6 +33,11 @@ def configure(c: Any) -> None:
     # the lessons (~/labkit, $LABKIT_COURSE_NOTEBOOKS) are saved without outputs: a reopened
     # lesson never shows "model not found" (labkit.serve.presave)
     c.FileContentsManager.pre_save_hook = "labkit.serve.presave.pre_save_hook"
+    # a save on a full home (its fixed-size image, labkit.hub.disk) answers in Korean, and a
+    # deleted file frees its space at once: the trash (~/.local/share/Trash) would keep it on
+    # the same image, where a student cannot empty it from JupyterLab
+    c.ServerApp.contents_manager_class = "labkit.serve.presave.CourseContentsManager"
+    c.FileContentsManager.delete_to_trash = False
     c.MappingKernelManager.cull_idle_timeout = CULL_IDLE_TIMEOUT_S
     c.MappingKernelManager.cull_interval = CULL_INTERVAL_S
     c.VoilaConfiguration.template = "labkit"

@@ -203,6 +203,8 @@ STRINGS: dict[str, str] = {
     "hub.error.home": "첫 화면(내 서버)으로 가기",
     # --- class hub (issue 13, hub-text): what `make hub` prints to the teacher's terminal ----
     "hub.cli.serve.building": "학생용 환경(students' environment)을 {path}에 만들고 있습니다. 처음 한 번만 만들며 1–3분쯤 걸립니다.",
+    # --- class hub (issue 13, hub-text): a save on a full home (labkit.serve.presave) ----------
+    "hub.save.disk_full": "저장하지 못했습니다: 내 저장 공간(디스크 할당량, disk quota)이 가득 찼습니다. 필요 없는 파일(큰 데이터, 출력이 많은 노트북)을 지운 뒤 다시 저장하십시오. 지운 파일은 휴지통에 가지 않고 바로 공간이 생깁니다. 그래도 안 되면 선생님께 알려 주십시오.",
     "hub.cli.why.off": "꺼 두었습니다({reason}).",
     "hub.cli.why.not_root": "허브(hub)가 루트(root)로 실행되지 않습니다.",
     "hub.cli.why.no_loop": "이 커널(kernel)이나 컨테이너(container)에 루프 장치(loop device)가 없습니다({reason}).",
