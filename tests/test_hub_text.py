@@ -1,8 +1,10 @@
-"""What ``make hub`` / ``python -m labkit.hub serve`` prints to the teacher's terminal: Korean (issue 13).
+"""The class hub's text a teacher or student meets outside the hub's pages: Korean (issue 13).
 
-The serve command runs up to the ``exec`` of jupyterhub with the account and environment steps
-stubbed (they need root and minutes); every line it prints must be Korean, English only as a
-term in parentheses or as code in backticks.
+What ``make hub`` / ``python -m labkit.hub serve`` prints to the teacher's terminal: the serve
+command runs up to the ``exec`` of jupyterhub with the account and environment steps stubbed
+(they need root and minutes); every line it prints must be Korean, English only as a term in
+parentheses or as code in backticks. And a student's own single-user server's error pages,
+from a real ``jupyter server`` with the hub's single-user config.
 """
 
 from __future__ import annotations
@@ -85,3 +87,62 @@ def test_serve_speaks_korean_to_the_teacher(tmp_path: Path, monkeypatch: pytest.
 def test_the_environment_line_is_the_catalogs() -> None:
     source = Path(userenv.__file__).read_text(encoding="utf-8")
     assert "hub.cli.serve.building" in source and "building the students" not in source
+
+
+def _page_text(html: str) -> str:
+    html = re.sub(r"(?s)<(script|style|noscript)\b.*?</\1>", " ", html)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_a_students_own_server_answers_missing_pages_in_korean(tmp_path: Path) -> None:
+    """Issue 13: a real `jupyter server` with the hub's single-user config
+    (labkit/hub/jupyter): a missing page, a missing file and a missing voila app are Korean
+    pages, jupyter_server's English page and its message never shown."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    from labkit.i18n import t
+    from labkit.serve.processes import stop_process, wait_until_answers
+
+    repo = Path(__file__).resolve().parents[1]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    (tmp_path / "root" / "labkit").mkdir(parents=True)
+    env = {**os.environ, "JUPYTER_CONFIG_PATH": str(repo / "labkit" / "hub" / "jupyter"),
+           "JUPYTER_PATH": str(repo / "labkit" / "serve" / "jupyter"),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    argv = [sys.executable, "-m", "jupyter_server", f"--ServerApp.root_dir={tmp_path / 'root'}",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+            "--IdentityProvider.token=tok", "--ServerApp.open_browser=False"]
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    base = f"http://127.0.0.1:{port}"
+    with (tmp_path / "server.log").open("wb") as log:
+        server = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_until_answers(f"{base}/api/status", server, timeout_s=90, what="jupyter server",
+                               log_path=tmp_path / "server.log")
+            pages = {}
+            for path in ("nonexistent", "files/labkit/missing.txt",
+                         "voila/render/labkit/missing.ipynb"):
+                request = urllib.request.Request(f"{base}/{path}",
+                                                 headers={"Authorization": "token tok"})
+                with pytest.raises(urllib.error.HTTPError) as err:
+                    urllib.request.urlopen(request, timeout=30)
+                assert err.value.code == 404, path
+                pages[path] = _page_text(err.value.read().decode())
+        finally:
+            stop_process(server, timeout_s=15)
+    for path in ("nonexistent", "files/labkit/missing.txt"):
+        assert t("hub.server.error.404") in pages[path], pages[path]
+        assert t("hub.server.error.lab") in pages[path], pages[path]
+    assert t("serve.notfound.title") in pages["voila/render/labkit/missing.ipynb"]
+    for path, text in pages.items():
+        words = re.findall(r"[A-Za-z]{3,}", ALLOWED.sub("", text))
+        assert not [w for w in words if w not in ("JupyterLab",)], (path, words, text)
+        assert "does not exist" not in text and "missing" not in text, (path, text)

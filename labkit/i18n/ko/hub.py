@@ -205,6 +205,16 @@ STRINGS: dict[str, str] = {
     "hub.cli.serve.building": "학생용 환경(students' environment)을 {path}에 만들고 있습니다. 처음 한 번만 만들며 1–3분쯤 걸립니다.",
     # --- class hub (issue 13, hub-text): a save on a full home (labkit.serve.presave) ----------
     "hub.save.disk_full": "저장하지 못했습니다: 내 저장 공간(디스크 할당량, disk quota)이 가득 찼습니다. 필요 없는 파일(큰 데이터, 출력이 많은 노트북)을 지운 뒤 다시 저장하십시오. 지운 파일은 휴지통에 가지 않고 바로 공간이 생깁니다. 그래도 안 되면 선생님께 알려 주십시오.",
+    # --- class hub (issue 13, hub-text): a student's own server's error pages --------------------
+    "hub.server.error.title": "내 서버(single-user server)가 요청을 처리하지 못했습니다 (HTTP {status})",
+    "hub.server.error.400": "요청이 올바르지 않습니다. 주소를 확인하거나 JupyterLab에서 다시 여십시오.",
+    "hub.server.error.403": "이 서버를 열 권한이 없습니다. 학생은 자기 서버만 열 수 있습니다.",
+    "hub.server.error.404": "내 서버에 없는 주소입니다. 파일 이름과 주소를 확인하십시오. 지우거나 이름을 바꾼 파일일 수 있습니다.",
+    "hub.server.error.405": "이 주소로는 할 수 없는 요청입니다. JupyterLab에서 다시 여십시오.",
+    "hub.server.error.500": "내 서버에 예상하지 못한 오류가 났습니다. 잠시 뒤 다시 시도하고, 계속되면 선생님께 알려 주십시오.",
+    "hub.server.error.503": "내 서버가 잠시 바쁩니다. 조금 뒤 새로 고침하십시오.",
+    "hub.server.error.lab": "JupyterLab으로 돌아가기",
+    "hub.server.error.hub": "수업 허브(class hub) 첫 화면",
     "hub.cli.why.off": "꺼 두었습니다({reason}).",
     "hub.cli.why.not_root": "허브(hub)가 루트(root)로 실행되지 않습니다.",
     "hub.cli.why.no_loop": "이 커널(kernel)이나 컨테이너(container)에 루프 장치(loop device)가 없습니다({reason}).",
