@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 from pathlib import Path
@@ -22,6 +23,7 @@ from labkit.hub import disk, isolation
 from labkit.hub.config import free_loopback_ports
 from labkit.hub.roster import Student
 from labkit.hub.state import HubSettings, HubState
+from labkit.hub.statuslines import isolation_facts, isolation_lines
 
 ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="mount namespaces and loop mounts need root")
 NOBODY = 65534
@@ -89,17 +91,157 @@ def test_private_namespace_hides_other_users_and_bounds_tmp() -> None:
     assert not Path("/tmp/fill").exists() or Path("/tmp/fill").stat().st_uid != NOBODY
 
 
-def test_describe_says_what_applies_and_why_not() -> None:
+CGROUP_CHILD = r"""
+import errno, json, os
+seen, files = set(), 0
+for top, _dirs, names in os.walk("/sys/fs/cgroup"):
+    for name in ("cgroup.procs", "tasks"):
+        if name in names:
+            files += 1
+            try:
+                with open(os.path.join(top, name)) as f:
+                    seen.update(int(x) for x in f.read().split())
+            except OSError:
+                pass
+result = {"pid": os.getpid(), "seen": sorted(seen), "files": files}
+try:
+    with open(OTHER) as f:
+        f.read()
+    result["other"] = "READ"
+except OSError as err:
+    result["other"] = errno.errorcode[err.errno]
+result["classmates"] = sorted(os.listdir(OTHER_PARENT))
+try:
+    with open(OWN_MEMORY) as f:
+        result["own_memory"] = int(f.read())
+except OSError as err:
+    result["own_memory"] = errno.errorcode[err.errno]
+print(json.dumps(result))
+"""
+
+
+@ROOT
+def test_a_student_sees_only_their_own_cgroup_not_a_classmates_pids() -> None:
+    """Issue 13: from A's server, B's per-student cgroup (and so B's pids) is not listed or
+    readable under /sys/fs/cgroup; A still reads its own memory use. Composed as the spawner
+    composes it: join the cgroups, enter the namespace, become the student."""
+    from labkit.hub.limits import GROUP, Limits, StudentCgroup, detect_mechanism, rlimit_preexec
+
+    mechanism = detect_mechanism()
+    if not mechanism.startswith("cgroup"):
+        pytest.skip(f"no writable cgroups here ({mechanism})")
+    found = isolation.probe(4)
+    if found.plan is None or not found.plan.hide_cgroups:
+        pytest.skip(f"this machine refuses hiding the cgroups: {found.reason}")
+    tag = f"labkit-test-{os.getpid()}"
+    a, b = (StudentCgroup(f"{tag}-{x}", Limits(512, 1.0, 64), mechanism) for x in "ab")
+    for group in (a, b):
+        group.create()
+    classmate = subprocess.Popen(["sleep", "60"], preexec_fn=rlimit_preexec(
+        b.limits, mechanism, b.procs_files()))
+    try:
+        assert str(classmate.pid) in Path(b.procs_files()[0]).read_text().split()  # listed
+        plan = isolation.NamespacePlan(tmp_mib=4, hidepid=found.plan.hidepid)
+        join = rlimit_preexec(a.limits, mechanism, a.procs_files())
+
+        def preexec() -> None:
+            join()
+            isolation.enter(plan)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+
+        usage = "memory.current" if mechanism == "cgroup-v2" else "memory.usage_in_bytes"
+        code = (CGROUP_CHILD.replace("OTHER_PARENT", repr(str(b.dirs()[0].parent)))
+                .replace("OTHER", repr(b.procs_files()[0]))
+                .replace("OWN_MEMORY", repr(str(a.dirs()[0] / usage))))
+        done = subprocess.run([SYSTEM_PYTHON, "-c", code], preexec_fn=preexec, cwd="/",
+                              capture_output=True, text=True, timeout=60, check=True)
+        seen = json.loads(done.stdout)
+    finally:
+        classmate.kill()
+        classmate.wait()
+        for group in (a, b):
+            group.remove()
+    assert classmate.pid not in seen["seen"], seen
+    assert seen["pid"] in seen["seen"], seen  # its own cgroup is bound back: its pids listed
+    assert set(seen["seen"]) == {seen["pid"]}, seen  # nobody else's, not the hub's either
+    assert seen["other"] == "ENOENT", seen
+    assert seen["classmates"] == [a.dirs()[0].name], seen  # labkit-hub/ lists A alone
+    assert isinstance(seen["own_memory"], int) and seen["own_memory"] > 0, seen
+    assert GROUP in str(a.dirs()[0])
+
+
+V1_MOUNTINFO = """\
+31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct
+35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+39 31 0:36 /docker/abc /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids
+40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw,nsdelegate
+"""
+
+
+@pytest.mark.parametrize(("proc_cgroup", "mountinfo", "expected"), [
+    # cgroup v1 (this machine's kind): the student's own memory, cpu and pids cgroups; the
+    # systemd hierarchy puts the student in the hub's service with classmates: left out
+    ("5:pids:/docker/abc/labkit-hub/jupyter-a\n4:memory:/labkit-hub/jupyter-a\n"
+     "2:cpu,cpuacct:/labkit-hub/jupyter-a\n1:name=systemd:/system.slice/labkit.service\n0::/\n",
+     V1_MOUNTINFO,
+     [("/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu,cpuacct/labkit-hub/jupyter-a"),
+      ("/sys/fs/cgroup/memory", "/sys/fs/cgroup/memory/labkit-hub/jupyter-a"),
+      ("/sys/fs/cgroup/pids", "/sys/fs/cgroup/pids/labkit-hub/jupyter-a")]),
+    # not in a per-student cgroup (the hub itself, the probe): nothing to bind back
+    ("4:memory:/process_api/cd18\n2:cpu,cpuacct:/\n0::/\n", V1_MOUNTINFO, []),
+    # a pids path outside the mount's root (another container's view): left out
+    ("5:pids:/other/labkit-hub/jupyter-a\n", V1_MOUNTINFO, []),
+    # cgroup v2: the unified hierarchy only
+    ("0::/labkit-hub/jupyter-a\n",
+     "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n",
+     [("/sys/fs/cgroup", "/sys/fs/cgroup/labkit-hub/jupyter-a")]),
+])
+def test_own_cgroups_finds_only_the_students_own_directories(
+        proc_cgroup: str, mountinfo: str, expected: list[tuple[str, str]]) -> None:
+    assert isolation.own_cgroups(proc_cgroup, mountinfo) == expected
+
+
+def test_describe_gives_facts_and_status_renders_them_in_korean() -> None:
+    """Facts for ``--json``; the teacher's lines Korean, the kernel's English only in brackets."""
     full = isolation.describe(isolation.Probe(isolation.NamespacePlan(64), ""))
-    assert "64 MiB" in full["tmp"] and "hidepid=invisible" in full["proc"]
+    assert full == isolation.IsolationFacts(True, 64, 16, "hidepid=invisible", True, "", "")
     none = isolation.describe(isolation.Probe(None, "unshare(CLONE_NEWNS): Operation not "
-                                                    "permitted"))
-    assert "shared /tmp" in none["tmp"] and "Operation not permitted" in none["proc"]
-    assert "Operation not permitted" in none["tmp"]
-    partial = isolation.describe(isolation.Probe(isolation.NamespacePlan(64, ""), "no proc"))
-    assert "every user's processes" in partial["proc"] and "no proc" in partial["proc"]
-    assert "homes on the shared disk" in disk.describe(disk.DiskProbe(False, "no loop"), 99)
-    assert "99 MiB" in disk.describe(disk.DiskProbe(True, ""), 99)
+                                                    "permitted", "refused"))
+    assert (none.private_namespace, none.tmp_mib, none.why) == (False, 0, "refused")
+    partial = isolation.describe(isolation.Probe(
+        isolation.NamespacePlan(64, "", hide_cgroups=False), "no proc", "refused"))
+    image = disk.describe(disk.DiskProbe(True, ""), 99)
+    assert image == disk.DiskFacts(True, 99, disk.RESERVE_MIB, "", "")
+    shared = disk.describe(disk.DiskProbe(False, "no /dev/loop-control", "no_loop"), 99)
+    assert (shared.image_per_student, shared.size_mib, shared.why) == (False, 0, "no_loop")
+
+    lines = isolation_lines(isolation_facts(image, full))
+    assert lines == [
+        "학생 디스크(disk): 학생마다 99 MiB짜리 ext4 이미지(image)를 홈(home)에 루프 마운트(loop "
+        f"mount)합니다 (처음에 모두 할당하고, 허브(hub)용으로 {disk.RESERVE_MIB} MiB를 남겨 "
+        "둡니다).",
+        "학생 임시 폴더(/tmp): 학생 서버마다 자기만의 임시 파일 시스템(tmpfs)을 씁니다 (`/tmp`, "
+        "`/var/tmp` 64 MiB, `/dev/shm`, `/run/lock` 16 MiB).",
+        "다른 사용자의 프로세스(/proc): 학생 서버마다 `hidepid=invisible`로 마운트해 다른 사용자의 "
+        "프로세스가 보이지 않습니다.",
+        "다른 학생의 컨트롤 그룹(cgroup, `/sys/fs/cgroup`): 보이지 않습니다. 학생 서버에는 자기 "
+        "컨트롤 그룹만 보입니다.",
+    ]
+    refused = isolation_lines(isolation_facts(shared, none))
+    assert "루프 장치(loop device)가 없습니다(no /dev/loop-control)" in refused[0]
+    assert all("커널(kernel)이 거부했습니다(unshare(CLONE_NEWNS): Operation not permitted)"
+               in line for line in refused[1:]), refused
+    assert "모든 학생이 같은 폴더" in refused[1] and "모두 보입니다" in refused[2]
+    weak = isolation_lines(isolation_facts(image, partial))
+    assert "모두 보입니다 — 커널(kernel)이 거부했습니다(no proc)." in weak[2]
+    assert "보입니다(누가 어떤 프로세스를" in weak[3]
+    for line in [*lines, *refused, *weak]:  # English only inside brackets or backticks
+        bare = re.sub(r"\([^()]*(?:\([^()]*\)[^()]*)*\)|`[^`]*`", "", line)
+        assert not re.search(r"[A-Za-z]{3,}", bare.replace("MiB", "").replace("ext4", "")), line
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
@@ -260,8 +402,13 @@ def test_without_loop_devices_or_namespaces_the_hub_says_so(tmp_path: Path,
     finally:
         disk.probe.cache_clear()
         isolation.probe.cache_clear()
-    assert "homes on the shared disk" in lines["disk"] and "LABKIT_HUB_DISK" in lines["disk"]
-    assert "shared /tmp" in lines["tmp"] and "every user's processes" in lines["proc"]
+    assert lines["disk"]["image_per_student"] is False and lines["disk"]["why"] == "off"
+    assert "LABKIT_HUB_DISK" in lines["disk"]["reason"]
+    assert lines["namespace"]["private_namespace"] is False
+    assert lines["namespace"]["why"] == "off" and lines["namespace"]["cgroups_hidden"] is False
+    text = isolation_lines(lines)
+    assert text[0].endswith("꺼 두었습니다(switched off ($LABKIT_HUB_DISK=off)).")
+    assert "모든 학생이 같은 폴더" in text[1] and "LABKIT_HUB_NAMESPACE" in text[1]
 
 
 class _Clock:

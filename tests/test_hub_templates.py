@@ -128,3 +128,36 @@ def test_every_key_the_templates_use_is_in_the_catalog() -> None:
         used |= set(re.findall(r"""labkit_t\(\s*["']([a-z0-9_.]+)["']""", path.read_text()))
     assert "hub.pending.starting" in used  # the pattern finds the calls
     assert not sorted(k for k in used if k not in KO and not k.endswith("."))
+
+
+@pytest.mark.parametrize(("status", "message", "message_html"), [
+    (403, "Action is not authorized with current scopes; requires any of [admin-ui]", ""),
+    (403, "User kim02 does not have access to kim01's server", ""),
+    (404, "No such user: nobody", ""),
+    (429, "Too many users trying to log in right now. Try again in 27 seconds.", ""),
+    (500, "Unhandled error starting server kim01", ""),
+    (503, "", "Your server appears to be down. Try restarting it <a href='/hub/home'>from "
+              "the hub</a>"),
+    (502, "", ""),
+    (418, "I'm a teapot", ""),
+])
+def test_error_pages_say_it_in_korean_and_never_show_jupyterhubs_english(
+        status: int, message: str, message_html: str) -> None:
+    """Issue 13: a student meets these (another student's /user/<name>/, /hub/admin, a login
+    storm, a stopped server behind the proxy); JupyterHub's English detail stays in its log."""
+    html = _env().get_template("error.html").render(**_context(
+        status_code=status, status_message="Forbidden", message=message,
+        message_html=message_html, exception=None))
+    text = visible_text(html)
+    key = f"hub.error.{status}" if status != 418 else "hub.error.other"
+    assert t(key) in text and t("hub.error.title", status=status) in text, text
+    for english in (message, "appears to be down", "Forbidden"):
+        assert not english or english not in html, english
+    assert not re.search(r"[A-Za-z]{4,}", re.sub(r"\([^)]*\)", "", text)), text
+
+
+def test_error_page_shows_labkits_own_korean_message() -> None:
+    korean = t("hub.disk.full", size=512, free=100, reserve=1024)
+    html = _env().get_template("error.html").render(**_context(
+        status_code=500, message=korean, exception=None))
+    assert korean in visible_text(html)

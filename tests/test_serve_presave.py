@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -18,6 +19,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from labkit.i18n import t
 from labkit.serve import presave
 from labkit.serve.processes import stop_process, wait_until_answers
 
@@ -102,13 +104,14 @@ def _request(url: str, token: str, method: str = "GET", body: dict[str, Any] | N
 
 
 @contextmanager
-def _jupyter_server(tmp_path: Path, course: Path, wiring: str) -> Iterator[tuple[str, str]]:
+def _jupyter_server(tmp_path: Path, course: Path, wiring: str, *more: str
+                    ) -> Iterator[tuple[str, str]]:
     """A real `jupyter server` over ``tmp_path`` with the pre-save hook wired by ``wiring``
     (``presave.ENV`` naming ``course``); yield its base URL and token, stop it at the end."""
     port, token = _free_port(), "presave-test-token"
     env = {**os.environ, presave.ENV: str(course), "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
-    argv = [sys.executable, "-m", "jupyter_server", wiring,
+    argv = [sys.executable, "-m", "jupyter_server", wiring, *more,
             f"--ServerApp.root_dir={tmp_path}", "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False"]
@@ -226,3 +229,73 @@ def test_a_real_jupyter_server_writes_an_unchanged_lesson_back_byte_for_byte(
     with _jupyter_server(tmp_path, course, f"--config={CONFIG}") as (base, token):
         _request(f"{base}/api/contents/notebooks/01_observe.ipynb", token, "PUT", model)
     assert (course / "01_observe.ipynb").read_bytes() == original
+
+
+def test_disk_full_cause_finds_enospc_behind_jupyter_servers_error() -> None:
+    from tornado import web
+
+    try:
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError as err:
+            raise web.HTTPError(500, f"Unexpected error while saving file: x {err}") from err
+    except web.HTTPError as wrapped:
+        assert presave.disk_full_cause(wrapped) is not None
+    assert presave.disk_full_cause(OSError(errno.EDQUOT, "Disk quota exceeded")) is not None
+    assert presave.disk_full_cause(OSError(errno.EACCES, "Permission denied")) is None
+    assert presave.disk_full_cause(ValueError("x")) is None
+
+
+def test_the_hubs_single_user_servers_use_the_disk_full_manager() -> None:
+    from traitlets.config import Config
+
+    from labkit.hub.singleuser_config import configure
+
+    c = Config()
+    configure(c)
+    assert c.ServerApp.contents_manager_class == "labkit.serve.presave.CourseContentsManager"
+    assert c.FileContentsManager.delete_to_trash is False  # a deleted file frees the image
+
+
+def _status_and_message(url: str, token: str, method: str, body: dict[str, Any] | None = None
+                        ) -> tuple[int, str]:
+    try:
+        _request(url, token, method, body)
+    except urllib.error.HTTPError as err:
+        return err.code, str(json.loads(err.read() or b"{}").get("message", ""))
+    return 200, ""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_a_save_on_a_full_home_answers_in_korean_and_keeps_the_file(tmp_path: Path) -> None:
+    """Issue 13: a student's full home (here a 1 MiB tmpfs) through a real `jupyter server`'s
+    contents API: HTTP 507 with the Korean message, the saved file unchanged; after deleting
+    a file (no trash) the save goes through."""
+    home = tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "tmpfs", str(home)],
+                   check=True)
+    try:
+        small = {"type": "notebook", "format": "json", "content": _notebook()}
+        big = json.loads(json.dumps(small))
+        big["content"]["cells"][0]["source"] = "가" * 200_000  # ~600 kB of UTF-8
+        wiring = ("--ServerApp.contents_manager_class="
+                  "labkit.serve.presave.CourseContentsManager")
+        with _jupyter_server(home, tmp_path / "course", wiring,
+                             "--FileContentsManager.delete_to_trash=False") as (base, token):
+            url = f"{base}/api/contents/mine.ipynb"
+            assert _status_and_message(url, token, "PUT", small)[0] in (200, 201)
+            before = (home / "mine.ipynb").read_bytes()
+            free = os.statvfs(home).f_bavail * os.statvfs(home).f_frsize
+            (home / "filler.bin").write_bytes(b"x" * (free - 64 * 1024))  # 64 kB stay free
+            code, message = _status_and_message(url, token, "PUT", big)
+            assert code == presave.INSUFFICIENT_STORAGE, (code, message)
+            assert message == t("hub.save.disk_full"), message
+            assert "No space" not in message and "Errno" not in message
+            assert (home / "mine.ipynb").read_bytes() == before  # the last good save stays
+            deleted = _status_and_message(f"{base}/api/contents/filler.bin", token, "DELETE")
+            assert deleted[0] in (200, 204), deleted
+            assert _status_and_message(url, token, "PUT", big)[0] in (200, 201)
+            assert not list(home.glob(".Trash*"))  # the deleted file went nowhere (no trash)
+    finally:
+        subprocess.run(["umount", "-l", str(home)], check=False)

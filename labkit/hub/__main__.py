@@ -33,6 +33,7 @@ from labkit.hub import accounts
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.roster import Student, read_roster, system_username, validate_username
 from labkit.hub.state import HubSettings, HubState, default_state_dir
+from labkit.hub.statuslines import isolation_facts, isolation_lines
 from labkit.i18n import t
 
 #: The command's name, printed before its own lines the way a Unix tool names itself (as typed,
@@ -101,8 +102,8 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
     accounts.ensure_system_user(teacher, role="teacher")
     print(_said("hub.cli.serve.accounts", n=len(roster),
             applied=t(f"hub.cli.mechanism.{detect_mechanism()}")), flush=True)
-    for what, line in isolation_status(settings).items():
-        print(t(f"hub.cli.isolation.{what}", line=line), flush=True)
+    for line in isolation_lines(isolation_status(settings)):
+        print(line, flush=True)
     print(_said("hub.cli.serve.open", host=settings.host, port=settings.port, teacher=teacher),
           flush=True)
     jupyterhub = str(Path(sys.executable).with_name("jupyterhub"))
@@ -172,12 +173,13 @@ def _account(username: str) -> dict[str, object] | None:
             "home_mode": mode, "description": entry.pw_gecos}
 
 
-def isolation_status(settings: HubSettings) -> dict[str, str]:
-    """Return which disk, /tmp and /proc isolation applies to each student server, and why."""
+def isolation_status(settings: HubSettings) -> dict[str, dict[str, Any]]:
+    """Return which disk, /tmp, /proc and cgroup isolation applies to each student server, and
+    why not (facts: :func:`labkit.hub.statuslines.isolation_facts`)."""
     from labkit.hub import disk, isolation
 
-    return {"disk": disk.describe(disk.probe(), settings.disk_limit_mib),
-            **isolation.describe(isolation.probe(settings.tmp_limit_mib))}
+    return isolation_facts(disk.describe(disk.probe(), settings.disk_limit_mib),
+                           isolation.describe(isolation.probe(settings.tmp_limit_mib)))
 
 
 def status(state: HubState) -> dict[str, object]:
@@ -223,8 +225,7 @@ def status_text(doc: dict[str, Any]) -> str:
           else t("hub.cli.status.no_cpu_cap")),
         t("hub.cli.status.disk_values", disk=limits["disk_limit_mib"],
           tmp=limits["tmp_limit_mib"]),
-        *(t(f"hub.cli.isolation.{what}", line=line)
-          for what, line in doc.get("isolation", {}).items()),
+        *(isolation_lines(doc["isolation"]) if "isolation" in doc else []),
         t("hub.cli.status.cull", s=doc["cull_timeout_s"]),
         t("hub.cli.status.gpu", policy=doc["gpu_policy"]),
         t("hub.cli.status.students", n=len(doc["students"])),

@@ -139,6 +139,7 @@ def _isolation(c: Any, state: HubState, settings: HubSettings) -> None:
     c.LabkitSpawner.private_namespace = plan is not None
     c.LabkitSpawner.tmp_limit_mib = int(settings.tmp_limit_mib)
     c.LabkitSpawner.hidepid = plan.hidepid if plan else ""
+    c.LabkitSpawner.hide_cgroups = plan.hide_cgroups if plan else False
 
 
 def _record_ports(state: HubState, settings: HubSettings, hub_port: int, api_port: int,

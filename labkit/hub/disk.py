@@ -30,8 +30,8 @@ from pathlib import Path
 
 from labkit.i18n import t
 
-__all__ = ["RESERVE_MIB", "DiskFullError", "DiskProbe", "StudentDisk", "describe", "probe",
-           "unmount_home"]
+__all__ = ["RESERVE_MIB", "DiskFacts", "DiskFullError", "DiskProbe", "StudentDisk", "describe",
+           "probe", "unmount_home"]
 
 #: Free space kept on the images' file system for the hub's database and logs when creating a
 #: student's image. [MiB]
@@ -196,10 +196,16 @@ def unmount_home(home: Path) -> bool:
 
 @dataclass(frozen=True)
 class DiskProbe:
-    """Whether per-student images work here (``reason``: why not, "" when they do)."""
+    """Whether per-student images work here.
+
+    ``reason``: why not, in the operator's English ("" when they do); ``kind``: ``""``,
+    ``"off"``, ``"not_root"``, ``"no_loop"`` or ``"failed"`` (making or mounting the test image
+    failed; ``reason`` has the tool's message).
+    """
 
     works: bool
     reason: str
+    kind: str = ""
 
 
 @cache
@@ -209,12 +215,12 @@ def probe() -> DiskProbe:
     Makes, mounts and removes a 16 MiB image in a temp directory.
     """
     if os.environ.get("LABKIT_HUB_DISK") == "off":
-        return DiskProbe(False, "switched off ($LABKIT_HUB_DISK=off)")
+        return DiskProbe(False, "switched off ($LABKIT_HUB_DISK=off)", "off")
     if os.geteuid() != 0:
-        return DiskProbe(False, "the hub is not root")
+        return DiskProbe(False, "the hub is not root", "not_root")
     if not Path("/dev/loop-control").exists():
         return DiskProbe(False, "no /dev/loop-control (no loop devices in this kernel or "
-                                "container)")
+                                "container)", "no_loop")
     try:
         with tempfile.TemporaryDirectory(prefix="labkit-disk-probe-") as work:
             image, target = Path(work) / "probe.img", Path(work) / "mnt"
@@ -225,13 +231,37 @@ def probe() -> DiskProbe:
             _run(_tool("mount"), "-o", "loop,nosuid,nodev", str(image), str(target))
             _run(_tool("umount"), str(target))
     except OSError as err:
-        return DiskProbe(False, str(err))
+        return DiskProbe(False, str(err), "failed")
     return DiskProbe(True, "")
 
 
-def describe(found: DiskProbe, size_mib: int) -> str:
-    """Return the ``status`` line for students' disks."""
+@dataclass(frozen=True)
+class DiskFacts:
+    """What each student's home gets, as ``status`` reports it (:func:`describe`).
+
+    Attributes
+    ----------
+    image_per_student : bool
+        Each home is its own loop-mounted ext4 image.
+    size_mib : int
+        Each image's size (0 when homes share the disk). [MiB]
+    reserve_mib : int
+        Free space kept for the hub when an image is made (:data:`RESERVE_MIB`). [MiB]
+    why : str
+        :attr:`DiskProbe.kind` ("" when images apply).
+    reason : str
+        :attr:`DiskProbe.reason`.
+    """
+
+    image_per_student: bool
+    size_mib: int
+    reserve_mib: int
+    why: str
+    reason: str
+
+
+def describe(found: DiskProbe, size_mib: int) -> DiskFacts:
+    """Return what :func:`probe` found as facts for ``status`` (rendered there in Korean)."""
     if found.works:
-        return (f"per-student ext4 image of {size_mib} MiB loop-mounted as each home "
-                f"(allocated in full; {RESERVE_MIB} MiB kept free for the hub)")
-    return f"homes on the shared disk, no per-student disk limit ({found.reason})"
+        return DiskFacts(True, int(size_mib), RESERVE_MIB, "", "")
+    return DiskFacts(False, 0, RESERVE_MIB, found.kind or "failed", found.reason)

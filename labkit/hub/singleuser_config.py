@@ -8,12 +8,16 @@ size.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from labkit.i18n import t
 from labkit.serve.server import CULL_IDLE_TIMEOUT_S, CULL_INTERVAL_S, WEBSOCKET_MAX_MESSAGE_BYTES
 
-__all__ = ["configure"]
+__all__ = ["SINGLEUSER_TEMPLATES", "configure"]
+
+#: The student's server's own error pages (jupyter_server's error.html and 404.html, in Korean).
+SINGLEUSER_TEMPLATES = Path(__file__).resolve().parent / "singleuser_templates"
 
 
 def configure(c: Any) -> None:
@@ -30,9 +34,19 @@ def configure(c: Any) -> None:
     c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True,
                                         "labkit.hub.progress_ext": True}
     c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
+    # every error page the student's server renders in Korean: jupyter_server's (a missing
+    # file, another student's server) from labkit's templates, voila's from the labkit voila
+    # template; both read the catalog through labkit_t
+    c.ServerApp.extra_template_paths = [str(SINGLEUSER_TEMPLATES)]
+    c.ServerApp.jinja_template_vars = {"labkit_t": t}
     # the lessons (~/labkit, $LABKIT_COURSE_NOTEBOOKS) are saved without outputs: a reopened
     # lesson never shows "model not found" (labkit.serve.presave)
     c.FileContentsManager.pre_save_hook = "labkit.serve.presave.pre_save_hook"
+    # a save on a full home (its fixed-size image, labkit.hub.disk) answers in Korean, and a
+    # deleted file frees its space at once: the trash (~/.local/share/Trash) would keep it on
+    # the same image, where a student cannot empty it from JupyterLab
+    c.ServerApp.contents_manager_class = "labkit.serve.presave.CourseContentsManager"
+    c.FileContentsManager.delete_to_trash = False
     c.MappingKernelManager.cull_idle_timeout = CULL_IDLE_TIMEOUT_S
     c.MappingKernelManager.cull_interval = CULL_INTERVAL_S
     c.VoilaConfiguration.template = "labkit"

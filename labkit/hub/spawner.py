@@ -103,6 +103,8 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
     tmp_limit_mib = Integer(256, help="the private /tmp's size [MiB]").tag(config=True)
     hidepid = Unicode("", help="the private /proc's hidepid option, '' for none").tag(
         config=True)
+    hide_cgroups = Bool(True, help="hide classmates' cgroups in the private namespace").tag(
+        config=True)
     user_env_dir = Unicode(str(USER_ENV),
                            help="the students' environment (labkit.hub.userenv)").tag(config=True)
 
@@ -147,7 +149,8 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         """The student's private mount namespace, or None where the machine refuses one."""
         if not self.private_namespace:
             return None
-        return isolation.NamespacePlan(tmp_mib=self.tmp_limit_mib, hidepid=self.hidepid)
+        return isolation.NamespacePlan(tmp_mib=self.tmp_limit_mib, hidepid=self.hidepid,
+                                       hide_cgroups=self.hide_cgroups)
 
     def student_disk(self) -> disk.StudentDisk | None:
         """The student's home image, or None where homes stay on the shared disk."""

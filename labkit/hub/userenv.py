@@ -190,8 +190,7 @@ def ensure_user_env(env: Path | None = None, *, log: bool = True, force: bool = 
                     print(t("hub.cli.env.in_use", env=env, n=busy), flush=True)
             else:
                 if log:
-                    print(f"labkit hub: building the students' environment in {env} "
-                          "(once; 1-3 min)", flush=True)
+                    print(f"labkit hub: {t('hub.cli.serve.building', path=env)}", flush=True)
                 env.parent.mkdir(parents=True, exist_ok=True)
                 digest = stamp()
                 new = env.with_name(f"{env.name}-{digest[:12]}")

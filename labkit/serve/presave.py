@@ -20,6 +20,15 @@ hub's single-user servers take the same as a command-line option
 (``--FileContentsManager.pre_save_hook=labkit.serve.presave.pre_save_hook`` in
 ``c.Spawner.args``). Both are tested against a real ``jupyter server``.
 
+A full disk (issue 13): on the class hub a student's home is a fixed-size image
+(:mod:`labkit.hub.disk`), so a save can fail with ``ENOSPC`` (or ``EDQUOT`` under quotas).
+jupyter_server turns that into "Unexpected error while saving file: … [Errno 28] No space left
+on device" (HTTP 500), which JupyterLab shows as is. :class:`CourseContentsManager`
+(jupyter_server's default ``AsyncLargeFileManager``) answers HTTP 507 (Insufficient Storage,
+RFC 4918) with a Korean message that says what to do (:func:`disk_full_error`); the file on
+disk is left as it was (jupyter_server writes through a temporary file). The English detail
+goes to the server's log.
+
 Which notebooks: those under the course's ``notebooks/`` folder (the checkout's, next to the
 ``labkit`` package) and under every folder in ``LABKIT_COURSE_NOTEBOOKS`` (``os.pathsep``
 separated: the class hub's copies in the students' homes). Other notebooks are saved as they are.
@@ -27,6 +36,7 @@ separated: the class hub's copies in the students' homes). Other notebooks are s
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -34,15 +44,25 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
+from tornado import web
 
 from labkit._dev.notebooks import clean, is_marked
+from labkit.i18n import t
 
-__all__ = ["COURSE_NOTEBOOKS", "KEPT_METADATA", "course_dirs", "keep_committed",
+__all__ = ["COURSE_NOTEBOOKS", "DISK_FULL_ERRNOS", "KEPT_METADATA", "CourseContentsManager",
+           "course_dirs", "disk_full_cause", "disk_full_error", "keep_committed",
            "make_pre_save_hook", "pre_save_hook"]
 
 #: Notebook metadata a save takes from the file on disk (the kernel the student ran is theirs;
 #: the lesson's file names the one it was written for).
 KEPT_METADATA = ("kernelspec", "language_info")
+
+#: The errors of a full file system or quota (``errno(3)``: "No space left on device",
+#: "Disk quota exceeded").
+DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+#: HTTP 507 Insufficient Storage (RFC 4918 section 11.5).
+INSUFFICIENT_STORAGE = 507
 
 COURSE_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 ENV = "LABKIT_COURSE_NOTEBOOKS"
@@ -149,3 +169,43 @@ def make_pre_save_hook(dirs: Iterable[Path | str] | None = None) -> Callable[...
 
 pre_save_hook = make_pre_save_hook()
 """The hook ``make lab`` configures: course notebooks (:func:`course_dirs`) are stripped."""
+
+
+def disk_full_cause(err: BaseException) -> OSError | None:
+    """Return the ``ENOSPC``/``EDQUOT`` error behind ``err`` (itself, cause or context) or None.
+
+    jupyter_server re-raises a failed write as ``HTTPError(500)`` ``from`` the ``OSError``.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in DISK_FULL_ERRNOS:
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def disk_full_error() -> web.HTTPError:
+    """Return the HTTP 507 error a full home answers a save with (the Korean message)."""
+    return web.HTTPError(INSUFFICIENT_STORAGE, t("hub.save.disk_full"),
+                         reason="Insufficient Storage")
+
+
+class CourseContentsManager(AsyncLargeFileManager):  # type: ignore[misc]
+    """jupyter_server's default contents manager; a save on a full disk says so in Korean.
+
+    ``c.ServerApp.contents_manager_class = "labkit.serve.presave.CourseContentsManager"``
+    (the class hub's single-user servers: :mod:`labkit.hub.singleuser_config`).
+    """
+
+    async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
+        """Save as jupyter_server does; ``ENOSPC``/``EDQUOT`` become :func:`disk_full_error`."""
+        try:
+            return dict(await super().save(model, path))
+        except Exception as err:
+            full = disk_full_cause(err)
+            if full is None:
+                raise
+            self.log.warning("labkit: %s not saved, the disk is full: %s", path, full)
+            raise disk_full_error() from err

@@ -189,6 +189,43 @@ def test_a_cannot_see_other_users_processes(hub: Hub, servers: dict[str, Any],  
     assert set(seen["reads"].values()) == {"ENOENT"}, seen["reads"]
 
 
+CGROUP_PROBE = r"""
+import json, os
+seen, groups = set(), []
+for top, dirs, names in os.walk("/sys/fs/cgroup"):
+    groups += [os.path.join(top, d) for d in dirs]
+    for name in ("cgroup.procs", "tasks"):
+        if name in names:
+            try:
+                with open(os.path.join(top, name)) as f:
+                    seen.update(int(x) for x in f.read().split())
+            except OSError:
+                pass
+print("CGROUP" + json.dumps({"seen": sorted(seen), "groups": groups, "me": os.getpid()}))
+"""
+
+
+def test_a_cannot_see_classmates_cgroups(hub: Hub, servers: dict[str, Any],  # noqa: F811
+                                         kernel_a: HubKernelClient) -> None:
+    """From A's kernel, /sys/fs/cgroup lists A's own cgroup only: not B's per-student cgroup,
+    nor B's server and kernel pids (cgroup v1: ``cgroup.procs`` and ``tasks``)."""
+    found = isolation.probe(TMP_MIB)
+    if found.plan is None or not found.plan.hide_cgroups:
+        pytest.skip(f"cgroups cannot be hidden on this machine: {found.reason}")
+    uid_b = pwd.getpwnam(system_username(STUDENT_B)).pw_uid
+    kernel_b = HubKernelClient(servers["b"], hubclient.start_kernel(servers["b"]))
+    try:
+        hubclient.execute(kernel_b, "1")
+        b_pids = set(_pids_of(uid_b, "jupyterhub-singleuser") + _pids_of(uid_b, "ipykernel"))
+        assert b_pids
+        seen = _run_in(kernel_a, CGROUP_PROBE, "CGROUP")
+    finally:
+        kernel_b.close()
+    assert not b_pids & set(seen["seen"]), seen
+    assert hub.proc.pid not in seen["seen"], seen
+    assert not [g for g in seen["groups"] if system_username(STUDENT_B) in g], seen["groups"]
+
+
 def _hold(port: int) -> socket.socket | None:
     sock = socket.socket()
     try:
@@ -241,17 +278,23 @@ def test_a_second_hub_starts_beside_the_class(hub: Hub, servers: dict[str, Any],
 def test_status_says_which_disk_tmp_and_proc_isolation_apply(hub: Hub) -> None:
     out = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir", str(hub.state_dir),
                           "status", "--json"], capture_output=True, text=True, check=True)
-    lines = json.loads(out.stdout)["isolation"]
-    assert set(lines) == {"disk", "tmp", "proc"}
+    facts = json.loads(out.stdout)["isolation"]
+    assert set(facts) == {"disk", "namespace"}
     if disk.probe().works:
-        assert f"{DISK_MIB} MiB loop-mounted" in lines["disk"], lines
+        assert facts["disk"]["image_per_student"] and facts["disk"]["size_mib"] == DISK_MIB
     else:
-        assert disk.probe().reason in lines["disk"]
+        assert facts["disk"]["reason"] == disk.probe().reason
     found = isolation.probe(TMP_MIB)
+    ns = facts["namespace"]
+    assert ns["private_namespace"] is (found.plan is not None), ns
     if found.plan is not None:
-        assert f"/tmp and /var/tmp {TMP_MIB} MiB" in lines["tmp"], lines
-    if found.plan is not None and found.plan.hidepid:
-        assert found.plan.hidepid in lines["proc"] and "hidden" in lines["proc"], lines
+        assert ns["tmp_mib"] == TMP_MIB and ns["hidepid"] == found.plan.hidepid, ns
+        assert ns["cgroups_hidden"] is found.plan.hide_cgroups, ns
+    text = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
+                           str(hub.state_dir), "status"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "학생 디스크(disk):" in text and "학생 임시 폴더(/tmp):" in text, text
+    assert "컨트롤 그룹(cgroup" in text, text
     assert json.loads(out.stdout)["ports"]["proxy_api"] == int(hub.proxy_api.rsplit(":", 1)[1])
 
 
