@@ -151,6 +151,8 @@ NOT_KEYS: dict[str, str] = {
     "mig.mode.pending": "an nvidia-smi --query-gpu field (labkit/data/observe/smi_csv.py)",
     "school.yaml": "the saved case's file name (labkit/data/school.py)",
     "error.html": "the JupyterHub template labkit's 404 page extends (labkit/hub/templates)",
+    "econ.ex05": "a key-name prefix of lesson 05's exercises (econ.ex05_N; labkit/hub/results.py)",
+    "econ.ex06": "a key-name prefix of lesson 06's exercises (econ.ex06_N; labkit/hub/results.py)",
 }
 
 

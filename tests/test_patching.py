@@ -34,7 +34,6 @@ CHECKED_ELSEWHERE: dict[str, str] = {
     "labkit/gpu/sim/hook.py::LazyLibrary.library::pynvml.nvmlLib": _PYNVML,
     "labkit/runtime/kernel.py::harden_kernel::tempfile.tempdir": _PUBLIC,
     "labkit/runtime/kernel.py::harden_kernel::sys.dont_write_bytecode": _PUBLIC,
-    "labkit/ui/__init__.py::setup::pio.templates.default": _PUBLIC + " (plotly.io)",
 }
 
 
