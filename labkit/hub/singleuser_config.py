@@ -13,7 +13,15 @@ from typing import Any
 from labkit.i18n import t
 from labkit.serve.server import CULL_IDLE_TIMEOUT_S, CULL_INTERVAL_S, WEBSOCKET_MAX_MESSAGE_BYTES
 
-__all__ = ["configure"]
+__all__ = ["UNUSED_EXTENSIONS", "configure"]
+
+#: Server extensions installed with the lab extra that no student page uses, switched off in
+#: every student's server (each costs import and start-up time, and memory, in every server):
+#: ``jupyter_lsp`` serves language servers to JupyterLab's LSP client, which is off by default
+#: (``@jupyterlab/lsp-extension`` setting ``activate: "off"``) and no language server is
+#: installed; ``notebook_shim`` carries classic-notebook settings to extensions that need them
+#: (nbclassic, notebook 7), neither of which is installed. The terminals stay: students use them.
+UNUSED_EXTENSIONS = ("jupyter_lsp", "notebook_shim")
 
 
 def configure(c: Any) -> None:
@@ -26,9 +34,11 @@ def configure(c: Any) -> None:
     known = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
     os.environ["JUPYTER_PATH"] = os.pathsep.join(dict.fromkeys([str(TEMPLATE_ROOT), *known]))
     # plain dicts: jupyterhub-singleuser reads tornado_settings with ``in`` (not a lazy value);
-    # extensions enabled in jupyter_server_config.d (voila, jupyterlab) are found separately
+    # extensions enabled in jupyter_server_config.d (voila, jupyterlab, terminals) are found
+    # separately, except those named here (ServerApp.find_server_extensions)
     c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True,
-                                        "labkit.hub.progress_ext": True}
+                                        "labkit.hub.progress_ext": True,
+                                        **dict.fromkeys(UNUSED_EXTENSIONS, False)}
     c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
     # the lessons (~/labkit, $LABKIT_COURSE_NOTEBOOKS) are saved without outputs: a reopened
     # lesson never shows "model not found" (labkit.serve.presave)
