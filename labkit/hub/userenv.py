@@ -110,6 +110,10 @@ def ensure_user_env(env: Path | None = None, *, log: bool = True) -> Path:
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(REPO / "labkit", target,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        # compiled once here: student accounts cannot write __pycache__ in this root-owned
+        # folder, so every server and kernel would compile labkit's sources again at import
+        subprocess.run([str(user_python(env)), "-m", "compileall", "-q", "-j", "0",
+                        str(target)], check=True)
         data = env / "share" / "labkit" / "data"
         shutil.rmtree(data, ignore_errors=True)
         shutil.copytree(REPO / "data", data)
