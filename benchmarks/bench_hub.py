@@ -138,25 +138,37 @@ def account_usage(name: str) -> dict[str, float]:
             "cpu_s": cpu}
 
 
-def hub_cpu_s(pid: int) -> float:
-    """CPU seconds of the hub and every root-owned process under it (proxy, services), and of
-    the children it reaped (the spawner's helpers run as the student and exit)."""
+def _role(proc: Any) -> str:
+    """Name a root process under the hub: proxy, idle-culler, classpage (its command line)."""
+    line = " ".join(proc.cmdline())
+    for role, mark in (("proxy", "configurable-http-proxy"), ("idle-culler", "idle_culler"),
+                       ("classpage", "classpage")):
+        if mark in line:
+            return role
+    return proc.name()
+
+
+def hub_cpu_s(pid: int) -> dict[str, float]:
+    """CPU seconds so far of the hub, of every root-owned process under it (proxy, services),
+    and of the children it reaped (``spawn_helpers``: the spawner's probes, curriculum merges,
+    mkfs and mount, run as the student or as root, that exited)."""
     import psutil
 
     try:
         hub = psutil.Process(pid)
-        procs = [hub, *[p for p in hub.children(recursive=True) if p.uids().real == 0]]
+        times = hub.cpu_times()
+        found = {"hub": times.user + times.system,
+                 "spawn_helpers": times.children_user + times.children_system}
+        children = [p for p in hub.children(recursive=True) if p.uids().real == 0]
     except psutil.Error:
-        return 0.0
-    total = 0.0
-    for proc in procs:
+        return {}
+    for proc in children:
         try:
-            times = proc.cpu_times()
+            times, role = proc.cpu_times(), _role(proc)
         except psutil.Error:
             continue
-        total += times.user + times.system + (times.children_user + times.children_system
-                                              if proc is hub else 0.0)
-    return total
+        found[role] = found.get(role, 0.0) + times.user + times.system
+    return found
 
 
 _PHASES = re.compile(r"labkit: spawn phases of (\S+): (.*)$")
@@ -231,13 +243,13 @@ def _mean_max(values: list[float]) -> dict[str, float] | None:
 
 def summarize(students: int, rows: list[dict[str, Any]], storm_s: float,
               usage: list[dict[str, float]], api_ms: list[float],
-              hub_cpu: float = 0.0) -> dict[str, Any]:
+              hub_cpu: dict[str, float] | None = None) -> dict[str, Any]:
     """Return one storm's figures and whether each of issue 13's goals was met.
 
     ``usage``: :func:`account_usage` of each student after the storm; ``hub_cpu``: the hub's
-    CPU seconds during the storm (:func:`hub_cpu_s`). The memory goal is checked on RSS (what
-    the first baselines reported, the stricter figure) and on PSS (the machine's memory per
-    student); both are reported.
+    CPU seconds during the storm by process (:func:`hub_cpu_s`). The memory goal is checked on
+    RSS (what the first baselines reported, the stricter figure) and on PSS (the machine's
+    memory per student); both are reported.
     """
     ok = [r for r in rows if "error" not in r]
     chart = percentiles([r["first_chart_s"] * 1000 for r in ok]) if ok else {}
@@ -252,7 +264,8 @@ def summarize(students: int, rows: list[dict[str, Any]], storm_s: float,
         "memory_per_student_uss_mib": _mean_max([u["uss_mib"] for u in usage]),
         "cpu_per_student_s": {
             "server_kernel_at_first_chart": _mean_max([r["cpu_s"] for r in ok if "cpu_s" in r]),
-            "hub_and_proxy": round(hub_cpu / students, 2),
+            "hub_and_proxy": round(sum((hub_cpu or {}).values()) / students, 2),
+            "hub_by_process": {k: round(v / students, 2) for k, v in (hub_cpu or {}).items()},
         },
         "hub_api_during_storm": percentiles(api_ms) if api_ms else None,
         "errors": [r["error"] for r in rows if "error" in r][:10],
@@ -298,7 +311,8 @@ def storm(names: list[str], lesson: str) -> dict[str, Any]:
             go.set()
             rows = [f.result() for f in futures]
         storm_s = time.perf_counter() - t_start
-        hub_cpu = hub_cpu_s(hub.pid) - cpu_before
+        cpu_after = hub_cpu_s(hub.pid)
+        hub_cpu = {k: v - cpu_before.get(k, 0.0) for k, v in cpu_after.items()}
         stop.set()
         poller.join()
         usage = [account_usage(n) for n in names]

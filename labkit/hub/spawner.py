@@ -189,6 +189,9 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         env.setdefault("LABKIT_THEME", "light")
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(name, "1")
+        # glibc gives each thread that allocates its own malloc arena (up to 8 x cores, each
+        # holding freed memory): the server's and kernels' threads need two (mallopt(3))
+        env.setdefault("MALLOC_ARENA_MAX", "2")
         env.update({str(k): str(v) for k, v in self.extra_env.items()})
         share = gpu_environment(self.user.name, list(self.roster_usernames), self.gpu_policy)
         self.labkit_gpu_share = share.get(ENV_SHARE, "")
