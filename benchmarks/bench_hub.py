@@ -83,6 +83,7 @@ def _student(base: str, name: str, lesson: str, go: threading.Event) -> dict[str
                     raise
                 time.sleep(2)
         ready_s = time.perf_counter() - t0
+        server_cpu_s = account_usage(name)["cpu_s"]  # the server alone, as it first answers
         page = hubclient.fetch_voila(student, lesson, timeout=TIMEOUT_S)
         client = hubclient.HubKernelClient(student, page.kernel_id, timeout=TIMEOUT_S)
         states = request_states(client)
@@ -90,7 +91,7 @@ def _student(base: str, name: str, lesson: str, go: threading.Event) -> dict[str
         cpu_s = account_usage(name)["cpu_s"]  # server + kernel, up to the first chart
         client.close()
         return {"login_s": login_s, "ready_s": ready_s, "first_chart_s": first_chart_s,
-                "widgets": len(states), "cpu_s": cpu_s}
+                "widgets": len(states), "cpu_s": cpu_s, "server_cpu_s": server_cpu_s}
     except Exception as err:  # a failed student is a result, not a crash of the benchmark
         return {"error": f"{type(err).__name__}: {err}"[:300]}
 
@@ -263,6 +264,8 @@ def summarize(students: int, rows: list[dict[str, Any]], storm_s: float,
         "memory_per_student_pss_mib": _mean_max(pss),
         "memory_per_student_uss_mib": _mean_max([u["uss_mib"] for u in usage]),
         "cpu_per_student_s": {
+            "server_at_ready": _mean_max([r["server_cpu_s"] for r in ok
+                                          if "server_cpu_s" in r]),
             "server_kernel_at_first_chart": _mean_max([r["cpu_s"] for r in ok if "cpu_s" in r]),
             "hub_and_proxy": round(sum((hub_cpu or {}).values()) / students, 2),
             "hub_by_process": {k: round(v / students, 2) for k, v in (hub_cpu or {}).items()},

@@ -19,7 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["USER_ENV", "ensure_user_env", "python_for_everyone", "site_packages", "user_python"]
+__all__ = ["UNUSED_PACKAGES", "USER_ENV", "ensure_user_env", "python_for_everyone", "site_packages",
+           "user_python"]
 
 USER_ENV = Path(os.environ.get("LABKIT_HUB_USER_ENV", "/opt/labkit-hub/user"))
 REPO = Path(__file__).resolve().parents[2]
@@ -29,6 +30,13 @@ STAMP = ".labkit-env-stamp"
 LAB_OVERRIDES = ('{"@jupyterlab/apputils-extension:notification":'
                  '{"fetchNews":"false","checkForUpdates":false},'
                  '"@jupyterlab/translation-extension:plugin":{"locale":"ko_KR"}}')
+
+#: Installed with the lock (jupyter_events requires ``jsonschema[format-nongpl]``) but used by no
+#: student's server, and costly in every one of them: ``rfc3987-syntax`` builds ~40 Earley parsers
+#: when imported (2.1 CPU-s and 25 MB per server, measured here; jsonschema#1428), and
+#: jsonschema's format checkers import it as each server starts. It checks only the ``iri`` and
+#: ``iri-reference`` formats, which no Jupyter schema uses; without it jsonschema skips them.
+UNUSED_PACKAGES = ("rfc3987-syntax",)
 
 
 def _world_reachable(path: Path) -> bool:
@@ -103,6 +111,10 @@ def ensure_user_env(env: Path | None = None, *, log: bool = True) -> Path:
                             f"{REPO}[lab,hub]"], check=True)
             (env / STAMP).write_text(_stamp())
             site_packages.cache_clear()
+        for name in UNUSED_PACKAGES:  # every serve: also from an environment built before
+            if (site_packages(env) / name.replace("-", "_")).is_dir():
+                subprocess.run([str(user_python(env)), "-m", "pip", "uninstall", "-y", "-q",
+                                name], check=True)
         settings = env / "share/jupyter/lab/settings"  # every serve: follows labkit's defaults
         settings.mkdir(parents=True, exist_ok=True)
         (settings / "overrides.json").write_text(LAB_OVERRIDES)
