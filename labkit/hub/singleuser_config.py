@@ -13,15 +13,7 @@ from typing import Any
 from labkit.i18n import t
 from labkit.serve.server import CULL_IDLE_TIMEOUT_S, CULL_INTERVAL_S, WEBSOCKET_MAX_MESSAGE_BYTES
 
-__all__ = ["UNUSED_EXTENSIONS", "configure"]
-
-#: Server extensions installed with the lab extra that no student page uses, switched off in
-#: every student's server (each costs import and start-up time, and memory, in every server):
-#: ``jupyter_lsp`` serves language servers to JupyterLab's LSP client, which is off by default
-#: (``@jupyterlab/lsp-extension`` setting ``activate: "off"``) and no language server is
-#: installed; ``notebook_shim`` carries classic-notebook settings to extensions that need them
-#: (nbclassic, notebook 7), neither of which is installed. The terminals stay: students use them.
-UNUSED_EXTENSIONS = ("jupyter_lsp", "notebook_shim")
+__all__ = ["configure"]
 
 
 def configure(c: Any) -> None:
@@ -56,3 +48,12 @@ def configure(c: Any) -> None:
         "course": t("serve.course"), "back": t("serve.back"), "lang": "ko"}}
     c.VoilaExecutor.cell_error_instruction = t("serve.cell_error")
     c.HTMLExporter.language_code = "ko"
+
+
+#: Server extensions installed with the lab extra that no student page uses, switched off in
+#: every student's server (each costs import and start-up time, and memory, in every server):
+#: ``jupyter_lsp`` serves language servers to JupyterLab's LSP client, which is off by default
+#: (``@jupyterlab/lsp-extension`` setting ``activate: "off"``) and no language server is
+#: installed; ``notebook_shim`` carries classic-notebook settings to extensions that need them
+#: (nbclassic, notebook 7), neither of which is installed. The terminals stay: students use them.
+UNUSED_EXTENSIONS = ("jupyter_lsp", "notebook_shim")

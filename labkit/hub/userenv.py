@@ -19,8 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["UNUSED_PACKAGES", "USER_ENV", "ensure_user_env", "python_for_everyone", "site_packages",
-           "user_python"]
+__all__ = ["USER_ENV", "ensure_user_env", "python_for_everyone", "site_packages", "user_python"]
 
 USER_ENV = Path(os.environ.get("LABKIT_HUB_USER_ENV", "/opt/labkit-hub/user"))
 REPO = Path(__file__).resolve().parents[2]
@@ -37,6 +36,27 @@ LAB_OVERRIDES = ('{"@jupyterlab/apputils-extension:notification":'
 #: jsonschema's format checkers import it as each server starts. It checks only the ``iri`` and
 #: ``iri-reference`` formats, which no Jupyter schema uses; without it jsonschema skips them.
 UNUSED_PACKAGES = ("rfc3987-syntax",)
+
+
+def trim_for_students(env: Path) -> None:
+    """Make the environment cheap to start in every student's server (each ``serve``).
+
+    - labkit (just copied in) is compiled: student accounts cannot write ``__pycache__`` in the
+      root-owned environment, so each server and kernel would compile its sources again;
+    - :data:`UNUSED_PACKAGES` are uninstalled (also from an environment built before).
+
+    Raises
+    ------
+    subprocess.CalledProcessError
+        If ``compileall`` or ``pip uninstall`` fails.
+    """
+    python = str(user_python(env))
+    site = site_packages(env)
+    for name in UNUSED_PACKAGES:
+        if (site / name.replace("-", "_")).is_dir():
+            subprocess.run([python, "-m", "pip", "uninstall", "-y", "-q", name], check=True)
+    subprocess.run([python, "-m", "compileall", "-q", "-j", "0", str(site / "labkit")],
+                   check=True)
 
 
 def _world_reachable(path: Path) -> bool:
@@ -111,10 +131,6 @@ def ensure_user_env(env: Path | None = None, *, log: bool = True) -> Path:
                             f"{REPO}[lab,hub]"], check=True)
             (env / STAMP).write_text(_stamp())
             site_packages.cache_clear()
-        for name in UNUSED_PACKAGES:  # every serve: also from an environment built before
-            if (site_packages(env) / name.replace("-", "_")).is_dir():
-                subprocess.run([str(user_python(env)), "-m", "pip", "uninstall", "-y", "-q",
-                                name], check=True)
         settings = env / "share/jupyter/lab/settings"  # every serve: follows labkit's defaults
         settings.mkdir(parents=True, exist_ok=True)
         (settings / "overrides.json").write_text(LAB_OVERRIDES)
@@ -122,13 +138,10 @@ def ensure_user_env(env: Path | None = None, *, log: bool = True) -> Path:
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(REPO / "labkit", target,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        # compiled once here: student accounts cannot write __pycache__ in this root-owned
-        # folder, so every server and kernel would compile labkit's sources again at import
-        subprocess.run([str(user_python(env)), "-m", "compileall", "-q", "-j", "0",
-                        str(target)], check=True)
         data = env / "share" / "labkit" / "data"
         shutil.rmtree(data, ignore_errors=True)
         shutil.copytree(REPO / "data", data)
+        trim_for_students(env)
         subprocess.run(["chmod", "-R", "a+rX", str(env)], check=True)
     finally:
         os.umask(old)
