@@ -21,9 +21,9 @@ Every problem raises :class:`DataError` (a ``ValueError``) naming the file and, 
 one, the line.
 
 The loaders live in :mod:`labkit.data.loaders` and are re-exported here on first use (PEP 562
-``__getattr__``), so that importing one light submodule (``labkit.data.progress``,
-``labkit.data.roster``: what every student's single-user server and the hub load) does not import
-pandas, pydantic and PyYAML.
+``__getattr__``; :class:`DataError` is defined here), so that importing one light submodule
+(``labkit.data.progress``, ``labkit.data.roster``: what every student's single-user server and
+the hub load) does not import pandas, pydantic and PyYAML.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from labkit.data.loaders import (
         Column,
-        DataError,
         data_dir,
         get_field,
         load_csv,
@@ -48,6 +47,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Column", "DataError", "data_dir", "get_field", "load_csv", "load_document", "load_json",
            "load_yaml", "parse_csv", "parse_iso_date", "validate"]
+
+
+class DataError(ValueError):
+    """A data file that does not match its schema; the message names the file and line."""
 
 
 def __getattr__(name: str) -> Any:

@@ -37,6 +37,7 @@ import pandas as pd
 import yaml
 from pydantic import AfterValidator, Field, ValidationError, create_model
 
+from labkit.data import DataError
 from labkit.data.schema import (
     Document,
     IsoDate,
@@ -68,10 +69,6 @@ S = TypeVar("S", bound=Schema)
 #: (a GPU model file takes ~40 ms in pure Python).
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 D = TypeVar("D", bound=Document)
-
-
-class DataError(ValueError):
-    """A data file that does not match its schema; the message names the file and line."""
 
 
 def data_dir() -> Path:
