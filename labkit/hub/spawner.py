@@ -231,8 +231,9 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
             self.log.warning("labkit: killed %d processes left by %s before starting", left,
                              entry.pw_name)
         phases.done("leftovers")
-        await asyncio.to_thread(_check_runnable, entry,
-                                str(user_python(Path(self.user_env_dir))))
+        python = str(user_python(Path(self.user_env_dir)))
+        if not self.curriculum_dir:  # else the merge below runs that Python as the student
+            await asyncio.to_thread(_check_runnable, entry, python)
         phases.done("python")
         group = self.cgroup()
         if group is not None:
@@ -242,7 +243,12 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         if home_disk is not None:
             await asyncio.to_thread(home_disk.ensure)
         phases.done("disk")
-        await self._copy_curriculum(entry)
+        try:
+            await self._copy_curriculum(entry)
+        except RuntimeError:
+            await asyncio.to_thread(_check_runnable, entry, python)  # the clear message if so
+            raise
+        _RUNNABLE.add((entry.pw_name, python))  # it ran: no separate probe for this account
         phases.done("curriculum")
         where = await super().start()
         phases.done("popen")
