@@ -10,10 +10,16 @@ before a browser draws the first chart; as ``bench_classroom.py`` measures voila
 poller times the Hub API (``GET /hub/api/users/<teacher>``, the teacher's token) every 0.5 s.
 
 Reported per class size (one fresh hub each, ``--students 30 40`` by default): p50/p95/max of
-login -> lesson 03's first chart (server side), how many made it, memory per student (resident
-memory of all processes of the student's account: server + kernels; mean and max), the Hub API
-p50/p95 during the storm, and whether each goal of issue 13 was met: all within 90 s, p95 < 60 s,
-< 350 MB per student. Full-size runs need a quiet machine (2 cores / 24 GB is the target).
+login -> lesson 03's first chart (server side), how many made it, memory per student (all
+processes of the student's account, server + kernels, mean and max: RSS, which counts shared
+library pages once per process, and PSS, which shares them out, so a class's PSS adds up to the
+memory it takes; USS too), CPU seconds per student (the server as it first answers, server +
+kernel at the first chart, and the hub's own processes during the storm divided by the class:
+hub, proxy, services, the spawner's helpers), each spawn step's time from the hub's log
+(``labkit: spawn phases``), the Hub API p50/p95 during the storm, and whether each goal of issue
+13 was met: all within 90 s, p95 < 60 s, < 350 MB per student (checked on RSS, as the first
+baselines were, and on PSS). Full-size runs need a quiet machine (2 cores / 24 GB is the
+target). ``--save-as NAME`` writes ``benchmarks/results/NAME.json`` instead of ``bench_hub``.
 
 ``--attacks``: two students instead of a class. While student A runs each runaway attack of
 the hub security tests (memory bomb, fork bomb, CPU spin, the 72-byte binary frame;
