@@ -3,16 +3,23 @@
 Starts the real hub as ``make hub`` does (``python -m labkit.hub serve``; root: it creates
 ``jupyter-lkbench-NN`` accounts, removed at the end) with a roster of ``--students`` (default
 30). Every scripted student, released together: submits the Korean login form (first use sets
-the password), starts their server through the Hub API, GETs lesson 03 as a voila app from their
+the password), starts their server through the Hub API and waits on its progress event stream
+(as the spawn-pending page does in a browser), GETs lesson 03 as a voila app from their
 own server, connects the kernel websocket and fetches every widget's state (what the page needs
 before a browser draws the first chart; as ``bench_classroom.py`` measures voila). Meanwhile a
 poller times the Hub API (``GET /hub/api/users/<teacher>``, the teacher's token) every 0.5 s.
 
 Reported per class size (one fresh hub each, ``--students 30 40`` by default): p50/p95/max of
-login -> lesson 03's first chart (server side), how many made it, memory per student (resident
-memory of all processes of the student's account: server + kernels; mean and max), the Hub API
-p50/p95 during the storm, and whether each goal of issue 13 was met: all within 90 s, p95 < 60 s,
-< 350 MB per student. Full-size runs need a quiet machine (2 cores / 24 GB is the target).
+login -> lesson 03's first chart (server side), how many made it, memory per student (all
+processes of the student's account, server + kernels, mean and max: RSS, which counts shared
+library pages once per process, and PSS, which shares them out, so a class's PSS adds up to the
+memory it takes; USS too), CPU seconds per student (the server as it first answers, server +
+kernel at the first chart, and the hub's own processes during the storm divided by the class:
+hub, proxy, services, the spawner's helpers), each spawn step's time from the hub's log
+(``labkit: spawn phases``), the Hub API p50/p95 during the storm, and whether each goal of issue
+13 was met: all within 90 s, p95 < 60 s, < 350 MB per student (checked on RSS, as the first
+baselines were, and on PSS). Full-size runs need a quiet machine (2 cores / 24 GB is the
+target). ``--save-as NAME`` writes ``benchmarks/results/NAME.json`` instead of ``bench_hub``.
 
 ``--attacks``: two students instead of a class. While student A runs each runaway attack of
 the hub security tests (memory bomb, fork bomb, CPU spin, the 72-byte binary frame;
@@ -29,7 +36,9 @@ or ``sudo .venv/bin/python benchmarks/bench_hub.py --attacks``
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +48,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +72,45 @@ TIMEOUT_S = 600
 FLOOR_S = 0.25
 
 
+def start_like_a_browser(student: hubclient.Student, timeout: float = TIMEOUT_S) -> None:
+    """Start the student's server and wait as JupyterHub's spawn page does in a browser.
+
+    ``POST /hub/api/users/<name>/server`` (again while the Hub answers 429, its concurrent spawn
+    limit), then one ``GET .../server/progress`` event stream until an event says ``ready``
+    (the spawn-pending page's EventSource), instead of polling the user model.
+
+    Raises
+    ------
+    TimeoutError
+        If the server is not ready in ``timeout``.
+    """
+    deadline = time.perf_counter() + timeout
+    if not student.token:
+        reply = student.api("POST", f"users/{student.name}/tokens",
+                            json={"note": "bench", "expires_in": 3600})
+        reply.raise_for_status()
+        student.token = reply.json()["token"]
+    while True:
+        reply = student.api("POST", f"users/{student.name}/server", timeout=timeout)
+        if reply.status_code != 429 or time.perf_counter() > deadline:
+            break
+        time.sleep(2)
+    if reply.status_code not in (201, 202, 400):  # 400: already running
+        reply.raise_for_status()
+    if reply.status_code == 201:  # started within the request: ready already
+        return
+    with student.api("GET", f"users/{student.name}/server/progress", stream=True,
+                     timeout=timeout) as events:
+        events.raise_for_status()
+        for raw in events.iter_lines():
+            line = raw.decode("utf-8", errors="replace")
+            if line.startswith("data:") and json.loads(line[5:]).get("ready"):
+                return
+            if time.perf_counter() > deadline:
+                break
+    raise TimeoutError(f"{student.name}'s server not ready in {timeout} s")
+
+
 def _student(base: str, name: str, lesson: str, go: threading.Event) -> dict[str, Any]:
     go.wait()
     t0 = time.perf_counter()
@@ -70,46 +119,132 @@ def _student(base: str, name: str, lesson: str, go: threading.Event) -> dict[str
         if not hubclient.logged_in(reply):
             raise RuntimeError(f"login refused ({reply.status_code})")
         login_s = time.perf_counter() - t0
-        deadline = time.perf_counter() + TIMEOUT_S
-        while True:  # concurrent_spawn_limit: a 429 means "try again in a moment"
-            try:
-                hubclient.start_server(student, timeout=TIMEOUT_S)
-                break
-            except requests.HTTPError as err:
-                if err.response is None or err.response.status_code != 429 or \
-                        time.perf_counter() > deadline:
-                    raise
-                time.sleep(2)
+        start_like_a_browser(student)
         ready_s = time.perf_counter() - t0
+        server_cpu_s = account_usage(name)["cpu_s"]  # the server alone, as it first answers
         page = hubclient.fetch_voila(student, lesson, timeout=TIMEOUT_S)
         client = hubclient.HubKernelClient(student, page.kernel_id, timeout=TIMEOUT_S)
         states = request_states(client)
         first_chart_s = time.perf_counter() - t0
+        cpu_s = account_usage(name)["cpu_s"]  # server + kernel, up to the first chart
         client.close()
         return {"login_s": login_s, "ready_s": ready_s, "first_chart_s": first_chart_s,
-                "widgets": len(states)}
+                "widgets": len(states), "cpu_s": cpu_s, "server_cpu_s": server_cpu_s}
     except Exception as err:  # a failed student is a result, not a crash of the benchmark
         return {"error": f"{type(err).__name__}: {err}"[:300]}
 
 
-def _memory_mib(name: str) -> float:
+def _smaps_rollup(pid: int) -> dict[str, int]:
+    """``/proc/<pid>/smaps_rollup``'s kB fields (proc(5); Linux >= 4.14), {} if unreadable."""
+    fields: dict[str, int] = {}
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return fields
+    for line in text.splitlines()[1:]:
+        key, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[0].isdigit():
+            fields[key] = int(parts[0])
+    return fields
+
+
+def account_usage(name: str) -> dict[str, float]:
+    """Memory and CPU of every process of the student's account (server + kernels).
+
+    ``rss_mib`` counts each process's resident pages in full (shared libraries once per process,
+    so a class double-counts them); ``pss_mib`` divides every shared page by the processes that
+    map it (the machine's memory per student: a class's PSS adds up to what it uses);
+    ``uss_mib`` is the pages no other process maps (what stopping the student frees).
+    ``cpu_s``: user + system seconds those processes have used so far.
+    """
     import psutil
 
     uid = __import__("pwd").getpwnam(system_username(name)).pw_uid
-    total = 0
-    for proc in psutil.process_iter(["uids", "memory_info"]):
-        if proc.info["uids"] and proc.info["uids"].real == uid and proc.info["memory_info"]:
-            total += proc.info["memory_info"].rss
-    return total / 2**20
+    rss = pss = uss = 0
+    cpu = 0.0
+    for proc in psutil.process_iter(["uids", "memory_info", "cpu_times"]):
+        if not (proc.info["uids"] and proc.info["uids"].real == uid and proc.info["memory_info"]):
+            continue
+        rss += proc.info["memory_info"].rss
+        rollup = _smaps_rollup(proc.pid)
+        pss += rollup.get("Pss", 0) * 1024
+        uss += (rollup.get("Private_Clean", 0) + rollup.get("Private_Dirty", 0)) * 1024
+        times = proc.info["cpu_times"]
+        if times is not None:
+            cpu += times.user + times.system
+    return {"rss_mib": rss / 2**20, "pss_mib": pss / 2**20, "uss_mib": uss / 2**20,
+            "cpu_s": cpu}
+
+
+def _role(proc: Any) -> str:
+    """Name a root process under the hub: proxy, idle-culler, classpage (its command line)."""
+    line = " ".join(proc.cmdline())
+    for role, mark in (("proxy", "configurable-http-proxy"), ("idle-culler", "idle_culler"),
+                       ("classpage", "classpage")):
+        if mark in line:
+            return role
+    return proc.name()
+
+
+def hub_cpu_s(pid: int) -> dict[str, float]:
+    """CPU seconds so far of the hub, of every root-owned process under it (proxy, services),
+    and of the children it reaped (``spawn_helpers``: the spawner's probes, curriculum merges,
+    mkfs and mount, run as the student or as root, that exited)."""
+    import psutil
+
+    try:
+        hub = psutil.Process(pid)
+        times = hub.cpu_times()
+        found = {"hub": times.user + times.system,
+                 "spawn_helpers": times.children_user + times.children_system}
+        children = [p for p in hub.children(recursive=True) if p.uids().real == 0]
+    except psutil.Error:
+        return {}
+    for proc in children:
+        try:
+            times, role = proc.cpu_times(), _role(proc)
+        except psutil.Error:
+            continue
+        found[role] = found.get(role, 0.0) + times.user + times.system
+    return found
+
+
+_PHASES = re.compile(r"labkit: spawn phases of (\S+): (.*)$")
+_STARTED = re.compile(r"User (\S+) took ([0-9.]+) seconds to start")
+
+
+def spawn_phases(log: str) -> dict[str, dict[str, float]]:
+    """Percentiles of each spawn step, from the hub's log (:class:`labkit.hub.spawner` writes
+    ``labkit: spawn phases of jupyter-x: account 0.01 s, ...``; JupyterHub ``User x took N
+    seconds to start``, the whole spawn up to the server's first answer). [ms]"""
+    steps: dict[str, list[float]] = {}
+    for line in log.splitlines():
+        if found := _PHASES.search(line):
+            for part in found.group(2).split(", "):  # "account 0.01 s"
+                step, seconds, _unit = part.rsplit(" ", 2)
+                steps.setdefault(step, []).append(float(seconds) * 1000)
+        elif found := _STARTED.search(line):
+            steps.setdefault("hub_spawn_total", []).append(float(found.group(2)) * 1000)
+    return {step: percentiles(ms) for step, ms in steps.items()}
 
 
 #: Issue 13's goals for a class storm: everyone within 90 s, p95 < 60 s, < 350 MB per student.
 GOAL_ALL_S, GOAL_P95_S, GOAL_MEMORY_MIB = 90.0, 60.0, 350.0 * 1e6 / 2**20
 
 
+@dataclass(frozen=True)
+class RunningHub:
+    """A started class hub: its public URL, its process and its log file."""
+
+    base: str
+    pid: int
+    log: Path
+
+
 @contextmanager
-def running_hub(names: list[str], **settings: Any) -> Iterator[str]:
-    """Start the class hub for ``names`` (teacher :data:`TEACHER`); yield its base URL.
+def running_hub(names: list[str], **settings: Any) -> Iterator[RunningHub]:
+    """Start the class hub for ``names`` (teacher :data:`TEACHER`); yield it.
 
     At the end the hub is stopped and the accounts and their processes removed.
     """
@@ -130,7 +265,7 @@ def running_hub(names: list[str], **settings: Any) -> Iterator[str]:
                                ok_status=200, interval_s=0.5)
         except ServerDidNotStart as err:
             raise SystemExit(f"{err}; see {work / 'hub.log'}") from None
-        yield base
+        yield RunningHub(base, hub.pid, work / "hub.log")
     finally:
         stop_process(hub, timeout_s=120)
         log.close()
@@ -140,17 +275,39 @@ def running_hub(names: list[str], **settings: Any) -> Iterator[str]:
         shutil.rmtree(work / "state", ignore_errors=True)  # with the home images; the log stays
 
 
+def _mean_max(values: list[float]) -> dict[str, float] | None:
+    return {"mean": round(sum(values) / len(values), 1),
+            "max": round(max(values), 1)} if values else None
+
+
 def summarize(students: int, rows: list[dict[str, Any]], storm_s: float,
-              memory_mib: list[float], api_ms: list[float]) -> dict[str, Any]:
-    """Return one storm's figures and whether each of issue 13's goals was met."""
+              usage: list[dict[str, float]], api_ms: list[float],
+              hub_cpu: dict[str, float] | None = None) -> dict[str, Any]:
+    """Return one storm's figures and whether each of issue 13's goals was met.
+
+    ``usage``: :func:`account_usage` of each student after the storm; ``hub_cpu``: the hub's
+    CPU seconds during the storm by process (:func:`hub_cpu_s`). The memory goal is checked on
+    RSS (what the first baselines reported, the stricter figure) and on PSS (the machine's
+    memory per student); both are reported.
+    """
     ok = [r for r in rows if "error" not in r]
     chart = percentiles([r["first_chart_s"] * 1000 for r in ok]) if ok else {}
+    rss = [u["rss_mib"] for u in usage]
+    pss = [u["pss_mib"] for u in usage]
     result: dict[str, Any] = {
         "students": students, "reached_first_chart": len(ok), "storm_s": round(storm_s, 1),
         "login_to_first_chart": chart or None,
         "login_to_server_ready": percentiles([r["ready_s"] * 1000 for r in ok]) if ok else None,
-        "memory_per_student_mib": {"mean": round(sum(memory_mib) / len(memory_mib), 1),
-                                   "max": round(max(memory_mib), 1)} if memory_mib else None,
+        "memory_per_student_mib": _mean_max(rss),
+        "memory_per_student_pss_mib": _mean_max(pss),
+        "memory_per_student_uss_mib": _mean_max([u["uss_mib"] for u in usage]),
+        "cpu_per_student_s": {
+            "server_at_ready": _mean_max([r["server_cpu_s"] for r in ok
+                                          if "server_cpu_s" in r]),
+            "server_kernel_at_first_chart": _mean_max([r["cpu_s"] for r in ok if "cpu_s" in r]),
+            "hub_and_proxy": round(sum((hub_cpu or {}).values()) / students, 2),
+            "hub_by_process": {k: round(v / students, 2) for k, v in (hub_cpu or {}).items()},
+        },
         "hub_api_during_storm": percentiles(api_ms) if api_ms else None,
         "errors": [r["error"] for r in rows if "error" in r][:10],
     }
@@ -158,7 +315,8 @@ def summarize(students: int, rows: list[dict[str, Any]], storm_s: float,
         "all_within_90_s": bool(chart) and len(ok) == students
         and chart["max_ms"] <= GOAL_ALL_S * 1000,
         "p95_under_60_s": bool(chart) and chart["p95_ms"] < GOAL_P95_S * 1000,
-        "memory_under_350_mb": bool(memory_mib) and max(memory_mib) < GOAL_MEMORY_MIB,
+        "memory_under_350_mb": bool(rss) and max(rss) < GOAL_MEMORY_MIB,
+        "memory_under_350_mb_pss": bool(pss) and max(pss) < GOAL_MEMORY_MIB,
     }
     return result
 
@@ -166,7 +324,8 @@ def summarize(students: int, rows: list[dict[str, Any]], storm_s: float,
 def storm(names: list[str], lesson: str) -> dict[str, Any]:
     """The class logs in at once (see the module docstring); return the figures."""
     # 256 MiB homes: a 30-student class of default 2 GiB images would allocate 60 GiB here
-    with running_hub(names, disk_limit_mib=256) as base:
+    with running_hub(names, disk_limit_mib=256) as hub:
+        base = hub.base
         teacher, _ = hubclient.login(base, TEACHER, "teacher-pass")
         token = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"}).json()
         teacher.token = token["token"]
@@ -186,16 +345,22 @@ def storm(names: list[str], lesson: str) -> dict[str, Any]:
         go = threading.Event()
         poller = threading.Thread(target=poll_api, daemon=True)
         poller.start()
+        cpu_before = hub_cpu_s(hub.pid)
         with ThreadPoolExecutor(len(names)) as pool:
             futures = [pool.submit(_student, base, n, lesson, go) for n in names]
             t_start = time.perf_counter()
             go.set()
             rows = [f.result() for f in futures]
         storm_s = time.perf_counter() - t_start
+        cpu_after = hub_cpu_s(hub.pid)
+        hub_cpu = {k: v - cpu_before.get(k, 0.0) for k, v in cpu_after.items()}
         stop.set()
         poller.join()
-        memory = [_memory_mib(n) for n in names]
-    return summarize(len(names), rows, storm_s, memory, api_ms)
+        usage = [account_usage(n) for n in names]
+        phases = spawn_phases(hub.log.read_text(errors="replace"))
+    result = summarize(len(names), rows, storm_s, usage, api_ms, hub_cpu)
+    result["spawn_phases"] = phases
+    return result
 
 
 def attack_figures(rounds: int = 1) -> dict[str, Any]:
@@ -203,7 +368,8 @@ def attack_figures(rounds: int = 1) -> dict[str, Any]:
     from tests.hub import attacks
 
     names = ["lkbench-a", "lkbench-b"]
-    with running_hub(names, mem_limit_mib=1536, nproc_limit=256) as base:
+    with running_hub(names, mem_limit_mib=1536, nproc_limit=256) as hub:
+        base = hub.base
         a, b = (hubclient.login(base, n, f"{n}-pass")[0] for n in names)
         for s in (a, b):
             hubclient.start_server(s)
@@ -240,6 +406,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--attacks", action="store_true",
                         help="B's control -> chart during A's attacks (two students)")
     parser.add_argument("--rounds", type=int, default=1, help="--attacks: rounds of all attacks")
+    parser.add_argument("--save-as", default="bench_hub",
+                        help="results file name under benchmarks/results/ (default: bench_hub)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print("bench_hub: skipped, needs root (it creates the students' system accounts)")
@@ -250,16 +418,21 @@ def main(argv: list[str] | None = None) -> None:
     if any(not 1 <= n <= 99 for n in args.students):
         parser.error("--students: 1 .. 99 per class (lkbench-NN accounts)")
     runs = [storm([f"lkbench-{i:02d}" for i in range(n)], args.lesson) for n in args.students]
-    save("bench_hub", {"lesson": args.lesson, "runs": runs, "machine": {"cpus": os.cpu_count()}})
+    save(args.save_as, {"lesson": args.lesson, "runs": runs, "machine": {"cpus": os.cpu_count()}})
     for run in runs:
         chart = run["login_to_first_chart"] or {}
         api = run["hub_api_during_storm"] or {}
         memory = run["memory_per_student_mib"] or {}
+        pss = run["memory_per_student_pss_mib"] or {}
+        cpu = run["cpu_per_student_s"]
         print(f"{run['students']} students: {run['reached_first_chart']} reached the first chart;"
               f" login -> first chart p50 {chart.get('p50_ms', 0) / 1000:.1f} s, p95 "
-              f"{chart.get('p95_ms', 0) / 1000:.1f} s; memory/student mean "
-              f"{memory.get('mean', 0):.0f} MiB, max {memory.get('max', 0):.0f} MiB; hub API "
-              f"p95 {api.get('p95_ms', 0):.0f} ms; goals {run['goals']}")
+              f"{chart.get('p95_ms', 0) / 1000:.1f} s; memory/student RSS mean "
+              f"{memory.get('mean', 0):.0f} MiB, max {memory.get('max', 0):.0f} MiB, PSS mean "
+              f"{pss.get('mean', 0):.0f} MiB; CPU/student server+kernel "
+              f"{(cpu['server_kernel_at_first_chart'] or {}).get('mean', 0):.1f} s, hub "
+              f"{cpu['hub_and_proxy']:.1f} s; hub API p95 {api.get('p95_ms', 0):.0f} ms; "
+              f"goals {run['goals']}")
 
 
 if __name__ == "__main__":

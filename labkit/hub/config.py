@@ -179,6 +179,10 @@ def _spawner(c: Any, settings: HubSettings, roster: Sequence[Student]) -> None:
     c.LabkitSpawner.extra_env = dict(settings.extra.get("env", {}))
     c.LabkitSpawner.roster_usernames = [s.username for s in roster]
     c.LabkitSpawner.gpu_policy = settings.gpu_policy
+    # imported now, not at the first spawn: the spawner reads each student's GPU share inside
+    # the hub's event loop, where importing the lab's modules (~0.6 s) held every request
+    import labkit.gpu.sim.lab
+    import labkit.gpu.sim.shared  # noqa: F401
 
 
 def configure(c: Any, state: HubState | None = None) -> None:

@@ -30,9 +30,11 @@ def configure(c: Any) -> None:
     known = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
     os.environ["JUPYTER_PATH"] = os.pathsep.join(dict.fromkeys([str(TEMPLATE_ROOT), *known]))
     # plain dicts: jupyterhub-singleuser reads tornado_settings with ``in`` (not a lazy value);
-    # extensions enabled in jupyter_server_config.d (voila, jupyterlab) are found separately
+    # extensions enabled in jupyter_server_config.d (voila, jupyterlab, terminals) are found
+    # separately, except those named here (ServerApp.find_server_extensions)
     c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True,
-                                        "labkit.hub.progress_ext": True}
+                                        "labkit.hub.progress_ext": True,
+                                        **dict.fromkeys(UNUSED_EXTENSIONS, False)}
     c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
     # every error page the student's server renders in Korean: jupyter_server's (a missing
     # file, another student's server) from labkit's templates, voila's from the labkit voila
@@ -60,3 +62,12 @@ def configure(c: Any) -> None:
         "course": t("serve.course"), "back": t("serve.back"), "lang": "ko"}}
     c.VoilaExecutor.cell_error_instruction = t("serve.cell_error")
     c.HTMLExporter.language_code = "ko"
+
+
+#: Server extensions installed with the lab extra that no student page uses, switched off in
+#: every student's server (each costs import and start-up time, and memory, in every server):
+#: ``jupyter_lsp`` serves language servers to JupyterLab's LSP client, which is off by default
+#: (``@jupyterlab/lsp-extension`` setting ``activate: "off"``) and no language server is
+#: installed; ``notebook_shim`` carries classic-notebook settings to extensions that need them
+#: (nbclassic, notebook 7), neither of which is installed. The terminals stay: students use them.
+UNUSED_EXTENSIONS = ("jupyter_lsp", "notebook_shim")

@@ -28,6 +28,7 @@ import os
 import pwd
 import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +192,9 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         env.setdefault("LABKIT_THEME", "light")
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(name, "1")
+        # glibc gives each thread that allocates its own malloc arena (up to 8 x cores, each
+        # holding freed memory): the server's and kernels' threads need two (mallopt(3))
+        env.setdefault("MALLOC_ARENA_MAX", "2")
         env.update({str(k): str(v) for k, v in self.extra_env.items()})
         share = gpu_environment(self.user.name, list(self.roster_usernames), self.gpu_policy)
         self.labkit_gpu_share = share.get(ENV_SHARE, "")
@@ -222,22 +226,37 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         its orphaned kernels would keep the cgroup at its memory limit, so the new server
         would be killed as it starts and the student locked out.
         """
+        phases = _Phases()
         entry = accounts.ensure_system_user(self.user.name)
+        phases.done("account")
         left = await asyncio.to_thread(kill_user_processes, entry.pw_name)
         if left:
             self.log.warning("labkit: killed %d processes left by %s before starting", left,
                              entry.pw_name)
-        await asyncio.to_thread(_check_runnable, entry,
-                                str(user_python(Path(self.user_env_dir))))
+        phases.done("leftovers")
+        python = str(user_python(Path(self.user_env_dir)))
+        if not self.curriculum_dir:  # else the merge below runs that Python as the student
+            await asyncio.to_thread(_check_runnable, entry, python)
+        phases.done("python")
         group = self.cgroup()
         if group is not None:
             await asyncio.to_thread(group.create)
+        phases.done("cgroup")
         home_disk = self.student_disk()
         if home_disk is not None:
             await asyncio.to_thread(home_disk.ensure)
-        await self._copy_curriculum(entry)
+        phases.done("disk")
+        try:
+            await self._copy_curriculum(entry)
+        except RuntimeError:
+            await asyncio.to_thread(_check_runnable, entry, python)  # the clear message if so
+            raise
+        _RUNNABLE.add((entry.pw_name, python))  # it ran: no separate probe for this account
+        phases.done("curriculum")
         where = await super().start()
+        phases.done("popen")
         self._relay_output()
+        self.log.info("labkit: spawn phases of %s: %s", entry.pw_name, phases)
         return where
 
     def _relay_output(self) -> None:
@@ -256,6 +275,22 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         group = self.cgroup()
         if group is not None:
             group.remove()
+
+
+class _Phases:
+    """Wall time of each step of a spawn, for the hub's log (``name 0.12 s, ...``)."""
+
+    def __init__(self) -> None:
+        self._last = time.perf_counter()
+        self._steps: list[tuple[str, float]] = []
+
+    def done(self, name: str) -> None:
+        now = time.perf_counter()
+        self._steps.append((name, now - self._last))
+        self._last = now
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {seconds:.2f} s" for name, seconds in self._steps)
 
 
 def kill_user_processes(system_user: str) -> int:

@@ -13,7 +13,8 @@ Clusters", HPCA 2025 / arXiv 2410.21680: MTTF = 1 / (N_nodes r_f)). A job comput
 restarts for ``R`` hours and resumes from the last complete checkpoint. Interruptions strike at
 any moment, also during a write or a restart (Daly 2006's complete model).
 
-A package along the seams of the old ``labkit/reliability.py``; this module re-exports its names:
+A package along the seams of the old ``labkit/reliability.py``; this module re-exports its names
+(each submodule imported on first use of one of its names):
 
 - :mod:`labkit.reliability.scaling` -- failure scaling: :func:`job_mtbf_h`,
   :func:`expected_interruptions`, :func:`interruption_free_probability`, rate conversions;
@@ -30,36 +31,40 @@ Used in: notebooks/04_reliability.ipynb
 
 from __future__ import annotations
 
-from labkit.reliability.checkpoint import (
-    EttrMethod,
-    daly_interval,
-    expected_ettr,
-    optimal_interval,
-    overhead,
-    young_interval,
-)
-from labkit.reliability.month import (
-    LEDGER_COLUMNS,
-    MAX_EVENTS,
-    MAX_TRIALS,
-    expected_month,
-    month_worksheet,
-    simulate_month,
-)
-from labkit.reliability.scaling import (
-    GPUS_PER_NODE,
-    HOURS_PER_DAY,
-    RateUnit,
-    expected_interruptions,
-    gpu_mtbf_h_from_rate,
-    interruption_free_probability,
-    job_mtbf_h,
-    observed_gpu_mtbf_h,
-    rate_per_1000_node_days,
-)
-from labkit.reliability.tables import (
-    interruption_shares,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labkit.reliability.checkpoint import (
+        EttrMethod,
+        daly_interval,
+        expected_ettr,
+        optimal_interval,
+        overhead,
+        young_interval,
+    )
+    from labkit.reliability.month import (
+        LEDGER_COLUMNS,
+        MAX_EVENTS,
+        MAX_TRIALS,
+        expected_month,
+        month_worksheet,
+        simulate_month,
+    )
+    from labkit.reliability.scaling import (
+        GPUS_PER_NODE,
+        HOURS_PER_DAY,
+        RateUnit,
+        expected_interruptions,
+        gpu_mtbf_h_from_rate,
+        interruption_free_probability,
+        job_mtbf_h,
+        observed_gpu_mtbf_h,
+        rate_per_1000_node_days,
+    )
+    from labkit.reliability.tables import (
+        interruption_shares,
+    )
 
 __all__ = [
     "GPUS_PER_NODE",
@@ -85,3 +90,41 @@ __all__ = [
     "simulate_month",
     "young_interval",
 ]
+
+#: Each public name's submodule: imported on first use (PEP 562), so that a lesson that needs only
+#: the failure scaling (``job_mtbf_h``) does not import scipy (``checkpoint``'s Lambert W).
+_SUBMODULE = {
+    "EttrMethod": "checkpoint",
+    "daly_interval": "checkpoint",
+    "expected_ettr": "checkpoint",
+    "optimal_interval": "checkpoint",
+    "overhead": "checkpoint",
+    "young_interval": "checkpoint",
+    "LEDGER_COLUMNS": "month",
+    "MAX_EVENTS": "month",
+    "MAX_TRIALS": "month",
+    "expected_month": "month",
+    "month_worksheet": "month",
+    "simulate_month": "month",
+    "GPUS_PER_NODE": "scaling",
+    "HOURS_PER_DAY": "scaling",
+    "RateUnit": "scaling",
+    "expected_interruptions": "scaling",
+    "gpu_mtbf_h_from_rate": "scaling",
+    "interruption_free_probability": "scaling",
+    "job_mtbf_h": "scaling",
+    "observed_gpu_mtbf_h": "scaling",
+    "rate_per_1000_node_days": "scaling",
+    "interruption_shares": "tables",
+}
+_SUBMODULES = frozenset(_SUBMODULE.values())
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"labkit.reliability.{name}")
+    if name in _SUBMODULE:
+        value = getattr(importlib.import_module(f"labkit.reliability.{_SUBMODULE[name]}"), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module 'labkit.reliability' has no attribute {name!r}")
