@@ -31,7 +31,6 @@ Used in: notebooks/04_reliability.ipynb
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -121,10 +120,19 @@ _SUBMODULES = frozenset(_SUBMODULE.values())
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SUBMODULES:
-        return importlib.import_module(f"labkit.reliability.{name}")
-    if name in _SUBMODULE:
-        value = getattr(importlib.import_module(f"labkit.reliability.{_SUBMODULE[name]}"), name)
-        globals()[name] = value  # later lookups skip this function
-        return value
-    raise AttributeError(f"module 'labkit.reliability' has no attribute {name!r}")
+    if name not in _SUBMODULES and name not in _SUBMODULE:
+        raise AttributeError(f"module 'labkit.reliability' has no attribute {name!r}")
+    # plain import statements (not importlib): the pure layer's rule. ``import a.b`` binds the
+    # submodule as an attribute of this package, so the next lookup of it skips this function;
+    # only the submodule asked for is imported (``checkpoint`` and ``month`` bring scipy)
+    where = name if name in _SUBMODULES else _SUBMODULE[name]
+    if where == "checkpoint":
+        import labkit.reliability.checkpoint
+    elif where == "month":
+        import labkit.reliability.month
+    elif where == "scaling":
+        import labkit.reliability.scaling
+    else:
+        import labkit.reliability.tables
+    module = getattr(labkit.reliability, where)
+    return module if where == name else getattr(module, name)
