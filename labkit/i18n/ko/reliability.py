@@ -73,7 +73,7 @@ STRINGS: dict[str, str] = {
     "reliability.month.at_most": "이 앱에서 다룰 수 있는 범위({limit})를 넘었습니다 (입력: {value}).",
     "reliability.log.restart": "작업이 다시 시작된 시각 (충돌은 25초)",
     "reliability.log.resume": "마지막 체크포인트가 저장한 스텝",
-    "reliability.log.title": "작업 {total}초가 어디에 쓰였나",
+    "reliability.log.title": "작업 {total}초는 어디에 쓰였습니까",
     "reliability.log.x": "시간, 초",
     "reliability.log.result": "goodput {pct} · 중단 {n}번 · 마지막으로 보존된 스텝 {step}",
     "reliability.log.show": "이벤트 로그 보기",
