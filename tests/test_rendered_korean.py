@@ -29,6 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from labkit.ui import format as fmt
 from tests.test_catalog_register import english_outside_parentheses, internal_values
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,6 +95,7 @@ ALLOWED: dict[str, dict[str, str]] = {
     },
     "07_opex_lab": {},
     "08_orchestration": {},
+    "09_capstone": {},
 }
 
 
@@ -126,17 +128,35 @@ def _strip(markup: str) -> str:
     return html.unescape(markup)
 
 
+def _axes(fig: go.Figure) -> Iterator[Any]:
+    """Every axis of the figure's layout (xaxis, yaxis2, … as plotly names them)."""
+    plain = fig.layout.to_plotly_json()
+    for name in sorted(plain):
+        if re.fullmatch(r"[xy]axis\d*", name):
+            yield fig.layout[name]
+
+
 def _figure_texts(fig: go.Figure) -> Iterator[str]:
     layout = fig.layout
     yield layout.title.text or ""
-    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
-        if axis in layout and layout[axis].title.text:
-            yield layout[axis].title.text
+    yield layout.legend.title.text or ""
+    for axis in _axes(fig):
+        if axis.title.text:
+            yield axis.title.text
+        yield from (str(v) for v in axis.ticktext or ())
+        yield from (s for s in (axis.ticksuffix, axis.tickprefix) if s)
     for note in layout.annotations or ():
         yield note.text or ""
     for trace in fig.data:
-        if getattr(trace, "showlegend", None) is not False and trace.name:
+        if trace.name:  # the legend, and the hover label even where the legend hides it
             yield trace.name
+        colorbar = getattr(trace, "colorbar", None) or getattr(
+            getattr(trace, "marker", None), "colorbar", None)
+        if colorbar is not None and colorbar.title.text:
+            yield colorbar.title.text
+        legendgroup_title = getattr(trace, "legendgrouptitle", None)
+        if legendgroup_title is not None and legendgroup_title.text:
+            yield legendgroup_title.text
         for attr in ("text", "hovertext"):
             value = getattr(trace, attr, None)
             if isinstance(value, str):
@@ -162,6 +182,13 @@ def texts(value: Any) -> Iterator[tuple[str, str]]:
     if isinstance(value, go.Figure):
         yield from (("figure", s) for s in _figure_texts(value))
         return
+    if isinstance(value, fmt.Table):
+        yield from (("table header", h) for h in value.headers)
+        yield from (("table cell", c) for row in value.rows for c in row)
+        yield from (("table footnote", n) for n in value.footnotes)
+        if value.caption:
+            yield "table caption", value.caption
+        return
     if not isinstance(value, widgets.Widget):
         return
     stack = [value]
@@ -186,6 +213,53 @@ def texts(value: Any) -> Iterator[tuple[str, str]]:
         stack.extend(getattr(w, "children", ()))
 
 
+#: A decimal number as a page shows it ("1.26984", "132.197", "31,106.28").
+DECIMAL = re.compile(r"(?<![\w.,])\d[\d,]*\.\d+(?![.\d])")
+#: The most significant digits a number a person reads carries (labkit.ui.format).
+MAX_DIGITS = 4
+
+
+def raw_numbers(text: str) -> list[str]:
+    """Decimals in ``text`` with more than :data:`MAX_DIGITS` significant digits."""
+    return [m.group(0) for m in DECIMAL.finditer(text)
+            if len(m.group(0).replace(",", "").replace(".", "").lstrip("0")) > MAX_DIGITS]
+
+
+def _axis_values(fig: go.Figure) -> dict[str, list[float]]:
+    """Numbers each layout axis draws: axis name ('xaxis', 'yaxis2') -> the traces' values."""
+    values: dict[str, list[float]] = {}
+    for trace in fig.data:
+        for attr in ("x", "y"):
+            data = getattr(trace, attr, None)
+            if data is None or not len(data) or isinstance(data[0], str):
+                continue
+            ref = getattr(trace, f"{attr}axis", None) or attr
+            name = f"{attr}axis{ref[1:]}"
+            numbers = [float(v) for v in data if isinstance(v, (int, float)) and v == v]
+            base = getattr(trace, "base", None)
+            if attr == ("x" if getattr(trace, "orientation", None) == "h" else "y") and base:
+                numbers += [float(b) for b in ([base] if isinstance(base, (int, float)) else base)]
+            values.setdefault(name, []).extend(numbers)
+    return values
+
+
+def raw_ticks(fig: go.Figure) -> list[str]:
+    """Axes whose tick labels the browser writes raw: plotly's SI suffixes (40k, 40M) where no
+    tick format is set past 10,000, and digits past 1,000만 (-40,000,000) without ticks in
+    만/억 (``ticktext``) or values scaled to a larger unit."""
+    found = []
+    for name, numbers in _axis_values(fig).items():
+        axis = fig.layout[name] if name in fig.layout else None
+        top = max((abs(v) for v in numbers), default=0)
+        if axis is None or axis.type == "category":
+            continue
+        if top >= 1e4 and not axis.tickformat and not axis.ticktext:
+            found.append(f"{name}: SI ticks up to {top:,.0f}")
+        elif top >= 1e7 and not axis.ticktext:
+            found.append(f"{name}: ticks in raw digits up to {top:,.0f}")
+    return found
+
+
 def problems(lesson: str, shown: list[Any]) -> dict[str, list[str]]:
     allowed = ALLOWED.get(lesson, {})
     found: dict[str, list[str]] = {}
@@ -195,9 +269,28 @@ def problems(lesson: str, shown: list[Any]) -> dict[str, list[str]]:
                 found.setdefault(where, []).append("'null'")
             bad = [w for w in english_outside_parentheses(text) if w not in allowed]
             bad += [v for v in internal_values(text) if v.split(" (")[0] not in allowed]
+            bad += [f"{n} (raw number)" for n in raw_numbers(text)]
             if bad:
                 found.setdefault(where, []).extend(f"{b} in {text[:80]!r}" for b in bad)
+        for fig in _figures(value):
+            if ticks := raw_ticks(fig):
+                found.setdefault("figure axis", []).extend(ticks)
     return found
+
+
+def _figures(value: Any) -> Iterator[go.Figure]:
+    if isinstance(value, go.Figure):
+        yield value
+        return
+    stack = [value] if isinstance(value, widgets.Widget) else []
+    while stack:
+        w = stack.pop()
+        figure = getattr(w, "figure", None)
+        if isinstance(figure, go.Figure):
+            yield figure
+        if isinstance(w, go.FigureWidget):
+            yield w
+        stack.extend(getattr(w, "children", ()))
 
 
 @pytest.fixture(scope="module")
@@ -221,3 +314,22 @@ def test_a_rendered_lesson_shows_no_english_or_internal_values(
                                          ("null", 3)])
 def test_the_scanner_finds_what_it_should(text: str, n: int) -> None:
     assert sum(len(v) for v in problems("03_goodput", [widgets.HTML(text)]).values()) == n
+
+
+@pytest.mark.parametrize(("text", "raw"), [
+    ("0.888889", ["0.888889"]), ("1.26984배", ["1.26984"]), ("132.197 원/kWh", ["132.197"]),
+    ("88.9 %", []), ("1.270", []), ("31,106.28 tokens/s", ["31,106.28"]), ("v5.0", []),
+    ("127.0.0.1", []), ("2,319가지", []), ("0.0035", []),
+])
+def test_the_raw_number_rule(text: str, raw: list[str]) -> None:
+    assert raw_numbers(text) == raw
+
+
+def test_the_tick_rule_wants_korean_units_for_won() -> None:
+    won = go.Figure(go.Bar(x=[-40_000_000, 30_000_000], y=["a", "b"], orientation="h"))
+    assert raw_ticks(won)
+    won.update_xaxes(tickformat=",d")
+    assert raw_ticks(won)  # -40,000,000: digits, not 만/억
+    won.update_xaxes(tickvals=[-4e7, 0, 3e7], ticktext=["−4,000만", "0", "3,000만"])
+    assert not raw_ticks(won)
+    assert not raw_ticks(go.Figure(go.Scatter(x=[1, 2], y=[0.2, 0.9])))
