@@ -35,7 +35,8 @@ UNIT_END = re.compile(r"[.!?…]+|<br\s*/?>|\n|\|")
 TRAILING = re.compile(r"[\s*_`\"'”’)\]>]+$")
 #: Question words: a unit that opens with one and ends in 나 is a 해라체 question
 #: ("왜 GPU를 나눠 쓰나"); without one, 나 is a word ("프로젝트 하나").
-QUESTION_WORD = re.compile(r"(?:^|\s|\d\.\s*)(?:왜|무엇|뭘|어떻게|어떤|얼마|어디|누가|누구|언제|몇)")
+QUESTION_WORD = re.compile(
+    r"(?:^|\s|\d\.\s*)(?:왜|무엇|뭘|어떻게|어떤|얼마|어디|누가|누구|언제|몇)")
 
 
 def _hamnida(word: str, endings: tuple[str, ...]) -> bool:
