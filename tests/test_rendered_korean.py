@@ -372,7 +372,9 @@ def _report_parts() -> tuple[str, str]:
     """Lesson 09's one-page report as text: (the body a reader reads, its sources section)."""
     from labkit.ui import capstone
 
-    page = capstone.report_html(capstone.decision_app().result)
+    decision = capstone.decision_app().result
+    assert decision is not None
+    page = capstone.report_html(decision)
     body, _, sources = page.partition("<h2>출처</h2>")
     return _strip(body.split("<body>", 1)[1]), _strip(sources)
 
