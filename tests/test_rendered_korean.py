@@ -392,3 +392,19 @@ def test_the_capstone_report_cites_its_sources_in_korean(lab_gpu: None) -> None:
     _, sources = _report_parts()
     found = problems("09_capstone", [widgets.HTML(sources)])
     assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+
+
+@pytest.mark.parametrize(("values", "signed", "shown"), [
+    ([-4e7, 3e7], True, ["−4,000만", "−2,000만", "0", "+2,000만", "+4,000만"]),
+    ([0, 1.05e8], False, ["0", "2,500만", "5,000만", "7,500만", "1억", "1.25억"]),
+    ([0, 2.6e6], False, ["0", "100만", "200만", "300만"]),
+])
+def test_won_axis_ticks_in_man_and_eok(values: list[float], signed: bool,
+                                        shown: list[str]) -> None:
+    from labkit.ui.plotting import won_axis
+
+    axis = won_axis(values, "원", signed=signed)
+    assert axis["ticktext"] == shown
+    assert axis["tickvals"][0] <= min(values) and axis["tickvals"][-1] >= max(values)
+    fig = go.Figure(go.Bar(x=values, y=["a", "b"], orientation="h"), layout={"xaxis": axis})
+    assert not raw_ticks(fig)
