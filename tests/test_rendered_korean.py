@@ -139,9 +139,6 @@ def _strip(markup: str) -> str:
 #: Where a table cites its sources: the cells under a source header and the footnotes.
 SOURCE = "table source"
 SOURCE_HEADERS = {"출처"}
-#: Lessons whose table sources are still the data files' English citations (data/economics/
-#: *.csv ``source``): issue 17 item 3, not done yet; strict, so it fails once they are Korean.
-SOURCES_NOT_YET_KOREAN = {"05_break_even"}
 
 
 def _axes(fig: go.Figure) -> Iterator[Any]:
@@ -332,10 +329,7 @@ def test_a_rendered_lesson_shows_no_english_or_internal_values(
     assert not found, json.dumps(found, ensure_ascii=False, indent=1)
 
 
-@pytest.mark.parametrize("lesson", [
-    pytest.param(lesson, marks=pytest.mark.xfail(
-        strict=True, reason="the data files' English source texts are shown as they are"))
-    if lesson in SOURCES_NOT_YET_KOREAN else lesson for lesson in sorted(ALLOWED)])
+@pytest.mark.parametrize("lesson", sorted(ALLOWED))
 def test_a_rendered_lesson_cites_its_sources_in_korean(lesson: str, lab_gpu: None) -> None:
     """Source cells and footnotes: Korean words around the proper names of what is cited."""
     shown = run_lesson(ROOT / "notebooks" / f"{lesson}.ipynb")
