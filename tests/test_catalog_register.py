@@ -93,6 +93,7 @@ TERMS = {
     "query-gpu", "dmon", "sudo", "voila", "JupyterLab", "Prometheus", "Grafana", "Slurm",
     "PowerShell", "labkit",
     "NVIDIA", "Llama", "Meta", "Lenovo", "MLPerf", "Epoch", "Xid", "Young", "Daly",
+    "StepFun", "InfiniteHBD",  # the fault trace's publisher and name (lesson 04)
     "me",  # the MIG profile suffix "+me" / "-me" (media extensions)
     "exp",  # the exponential function in a formula
     "tokens/s", "kWh", "kW", "GiB", "MiB", "Hz",
