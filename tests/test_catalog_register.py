@@ -28,6 +28,58 @@ from labkit.i18n.ko import KO
 HAERACHE = re.compile(r"(?<!니)다(?=\s*(?:[.!…]|$|<br|\n))")
 #: A question mark not after 까 (합니다체 questions end in 니까).
 QUESTION = re.compile(r"(?<!까)\s*\?")
+#: Where a unit of text ends in a table, a list or a heading as well as in a sentence: a
+#: sentence mark, a line end, a ``<br>``, a table's cell border ``|``.
+UNIT_END = re.compile(r"[.!?…]+|<br\s*/?>|\n|\|")
+#: Markup and closing marks after a unit's last word (``**…다**``, ``"…다"``).
+TRAILING = re.compile(r"[\s*_`\"'”’)\]>]+$")
+#: Question words: a unit that opens with one and ends in 나 is a 해라체 question
+#: ("왜 GPU를 나눠 쓰나"); without one, 나 is a word ("프로젝트 하나").
+QUESTION_WORD = re.compile(
+    r"(?:^|\s|\d\.\s*)(?:왜|무엇|뭘|어떻게|어떤|얼마|어디|누가|누구|언제|몇)")
+
+
+def _hamnida(word: str, endings: tuple[str, ...]) -> bool:
+    """``word`` ends in one of ``endings`` after a syllable closed by ㅂ (합니다, 입니까, 봅시다,
+    습니다), not after an open one (아니다, 하니까)."""
+    for ending in endings:
+        if word.endswith(ending) and len(word) > len(ending):
+            before = ord(word[-len(ending) - 1]) - 0xAC00
+            if 0 <= before < 11172 and before % 28 == 17:  # final consonant ㅂ
+                return True
+    return False
+
+
+def register_slips(text: str) -> list[str]:
+    """Units of ``text`` (sentences, headings, table cells, list items) not in 합니다체.
+
+    A unit ends at a sentence mark, a line end, ``<br>`` or a table's ``|``. It slips when its
+    last word ends in 다 not after 니 or 시 (짧아진다, 이다, 있다; 합니다체 ends in …니다 and
+    proposes in …ㅂ시다), in 는가/은가/인가 or 까 not after 니 (쓸까, 걸까요: 해라체 and 해요체
+    questions), in 나 with a question word before it (왜 … 쓰나), or in a question mark not
+    after 니까 (돌린다면?). A quotation followed by a particle (``"…빠르다"는``) is reported
+    speech, not a unit end, and is skipped.
+    """
+    text = re.sub(r"[\"“'‘][^\"”'’\n]*[\"”'’](?=[가-힣])", " 인용 ", text)
+    slips = []
+    pos = 0
+    for end in [*UNIT_END.finditer(text), None]:
+        stop = end.start() if end else len(text)
+        mark = end.group(0) if end else ""
+        unit = TRAILING.sub("", text[pos:stop])
+        pos = end.end() if end else len(text)
+        if not unit.strip():
+            continue
+        last = unit.split()[-1] if unit.split() else ""
+        slip = ((last.endswith("다") and not _hamnida(last, ("니다", "시다"))
+                 and not last.endswith(("마다", "보다")))  # the particles 마다, 보다
+                or re.search(r"[는은인]가$", last)
+                or (last.endswith(("까", "까요")) and not _hamnida(last, ("니까",)))
+                or (last.endswith("나") and QUESTION_WORD.search(unit))
+                or ("?" in mark and not _hamnida(last, ("니까",))))
+        if slip:
+            slips.append(unit.strip()[-30:] + mark.strip())
+    return slips
 #: Keys whose 다/? is not a sentence ending in another register (reason each).
 REGISTER_ALLOWED = {
     "observe.summary.busy": "a noun-form label, '바쁘지만 일하지 않음?'",
@@ -41,6 +93,7 @@ TERMS = {
     "query-gpu", "dmon", "sudo", "voila", "JupyterLab", "Prometheus", "Grafana", "Slurm",
     "PowerShell", "labkit",
     "NVIDIA", "Llama", "Meta", "Lenovo", "MLPerf", "Epoch", "Xid", "Young", "Daly",
+    "StepFun", "InfiniteHBD",  # the fault trace's publisher and name (lesson 04)
     "me",  # the MIG profile suffix "+me" / "-me" (media extensions)
     "exp",  # the exponential function in a formula
     "tokens/s", "kWh", "kW", "GiB", "MiB", "Hz",
@@ -180,3 +233,28 @@ def test_the_english_rule_finds_words_outside_parentheses(text: str, english: li
 ])
 def test_the_internal_value_rule(text: str, n: int) -> None:
     assert len(internal_values(text)) == n
+
+
+@pytest.mark.parametrize(("text", "slips"), [
+    ("## 3. util.gpu는 무엇을 재는가", 1), ("## 1. 왜 GPU를 나눠 쓰나", 1),
+    ("## 4. 도전: 학생 일곱 명과 프로젝트 하나", 0), ("| 비율 | 필수 | %를 오간다 |", 1),
+    ("| 비율 | 필수 | %를 오갑니다 |", 0), ("- 계산은 모두 앱이 한다\n- 다음 줄입니다.", 1),
+    ("## 4. 바쁘다고 값진 것은 아니다", 1), ("**여기가 끝이다**", 1), ("봅시다.", 0),
+    ('"새 칩이 4배 빠르다"는 말을 들으면 묻습니다.', 0), ("## 6. 수업 시간에만 돌린다면?", 1),
+    ("## 7. 벽에 무엇을 걸까", 1), ("무엇을 걸까요?", 1), ("같은 모델입니까?", 0),
+    ("이 값은 무엇입니까?", 0), ("GPU 사용률이다.", 1), ("2 × 8장 있다", 1),
+    ("util.gpu는 좋은 선택이 아니다.", 1), ("비트 수가 절반이 될 때마다", 0), ("합시다", 0),
+])
+def test_the_unit_register_rule_reads_headings_cells_and_items(text: str, slips: int) -> None:
+    assert len(register_slips(text)) == slips, register_slips(text)
+
+
+def test_every_catalog_string_ends_its_headings_cells_and_items_in_hamnida_style() -> None:
+    wrong = {}
+    for key, text in KO.items():
+        if key in REGISTER_ALLOWED or key in CODE_KEYS:
+            continue
+        plain = CODE_SPAN.sub(" ", re.sub(r"<(?!br)[^>]+>", " ", text))
+        if slips := register_slips(re.sub(r"\{[^{}]*\}", "X", plain)):
+            wrong[key] = slips
+    assert not wrong, wrong

@@ -80,3 +80,15 @@ def test_notebook_markdown_leaves_no_literal_emphasis(path: Path) -> None:
             continue
         html = re.sub(r"<code>.*?</code>", "", str(render(cell.source)), flags=re.S)
         assert "**" not in html, f"{path.name} cell {i}: unrendered ** in {html[:200]!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_names_the_kernel_as_jupyterlab_will(path: Path) -> None:
+    """JupyterLab writes the running kernel's spec into ``metadata.kernelspec`` when the kernel
+    starts; a notebook that names it differently is "modified" (the dirty dot) on opening."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    kernelspec = nbformat.read(path, as_version=4).metadata["kernelspec"]
+    assert kernelspec == {"display_name": spec.display_name, "language": spec.language,
+                          "name": "python3"}

@@ -29,6 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from labkit.ui import format as fmt
 from tests.test_catalog_register import english_outside_parentheses, internal_values
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,8 +55,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         # cluster and component names as Meta, Epoch AI and the StepFun trace publish them
         # clusters as data/reliability/failure_rates.csv names them (the sources' own names)
         "StepFun": "the trace's publisher", "InfiniteHBD": "the trace's name",
-        "trace": "part of the source's name 'StepFun InfiniteHBD trace'",
-        "jobs": "part of the source's name 'Meta 8-GPU jobs' (Kokolis et al.)",
     },
     "01_observe": {
         # the reference table teaches the identifiers themselves: NVML's calls and nvidia-smi's
@@ -82,7 +81,17 @@ ALLOWED: dict[str, dict[str, str]] = {
         **dict.fromkeys(["timestamp", "index", "bus_id"],
                         "an nvidia-smi --query-gpu field the student types (code)"),
     },
-    "05_break_even": {},
+    "05_break_even": {
+        # the price tables (data/economics/*_prices.csv): providers, their models and offers
+        # as they sell them (proper names)
+        **dict.fromkeys(["Anthropic", "Claude", "Sonnet", "Haiku", "Google", "Gemini", "Flash",
+                         "Flash-Lite", "OpenAI", "DeepSeek", "DeepInfra", "Groq", "Together",
+                         "Lambda", "Modal", "RunPod", "TensorWave"],
+                        "an API or cloud provider, or its model (proper name)"),
+        **dict.fromkeys(["Capacity", "Blocks"], "the offer 'AWS EC2 Capacity Blocks' (its name)"),
+        "Blackwell": "the board 'RTX PRO 6000 Blackwell' (NVIDIA's product name)",
+        "SXM/PCIe": "H100 SXM/PCIe: NVIDIA's form factors",
+    },
     "06_benchmarks": {
         # MLPerf Inference rows as MLCommons publishes them
         # (data/economics/mlperf_inference_llm.csv): submitters (organisation names) and their
@@ -94,6 +103,7 @@ ALLOWED: dict[str, dict[str, str]] = {
     },
     "07_opex_lab": {},
     "08_orchestration": {},
+    "09_capstone": {"Groq": "the API provider whose price the school case cites (proper name)"},
 }
 
 
@@ -126,17 +136,40 @@ def _strip(markup: str) -> str:
     return html.unescape(markup)
 
 
+#: Where a table cites its sources: the cells under a source header and the footnotes.
+SOURCE = "table source"
+SOURCE_HEADERS = {"출처"}
+
+
+def _axes(fig: go.Figure) -> Iterator[Any]:
+    """Every axis of the figure's layout (xaxis, yaxis2, … as plotly names them)."""
+    plain = fig.layout.to_plotly_json()
+    for name in sorted(plain):
+        if re.fullmatch(r"[xy]axis\d*", name):
+            yield fig.layout[name]
+
+
 def _figure_texts(fig: go.Figure) -> Iterator[str]:
     layout = fig.layout
     yield layout.title.text or ""
-    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
-        if axis in layout and layout[axis].title.text:
-            yield layout[axis].title.text
+    yield layout.legend.title.text or ""
+    for axis in _axes(fig):
+        if axis.title.text:
+            yield axis.title.text
+        yield from (str(v) for v in axis.ticktext or ())
+        yield from (s for s in (axis.ticksuffix, axis.tickprefix) if s)
     for note in layout.annotations or ():
         yield note.text or ""
     for trace in fig.data:
-        if getattr(trace, "showlegend", None) is not False and trace.name:
+        if trace.name:  # the legend, and the hover label even where the legend hides it
             yield trace.name
+        colorbar = getattr(trace, "colorbar", None) or getattr(
+            getattr(trace, "marker", None), "colorbar", None)
+        if colorbar is not None and colorbar.title.text:
+            yield colorbar.title.text
+        legendgroup_title = getattr(trace, "legendgrouptitle", None)
+        if legendgroup_title is not None and legendgroup_title.text:
+            yield legendgroup_title.text
         for attr in ("text", "hovertext"):
             value = getattr(trace, attr, None)
             if isinstance(value, str):
@@ -162,6 +195,16 @@ def texts(value: Any) -> Iterator[tuple[str, str]]:
     if isinstance(value, go.Figure):
         yield from (("figure", s) for s in _figure_texts(value))
         return
+    if isinstance(value, fmt.Table):
+        yield from (("table header", h) for h in value.headers)
+        sources = [h in SOURCE_HEADERS for h in value.headers]
+        for row in value.rows:
+            yield from ((SOURCE if is_source else "table cell", c)
+                        for c, is_source in zip(row, sources, strict=True))
+        yield from ((SOURCE, n) for n in value.footnotes)
+        if value.caption:
+            yield "table caption", value.caption
+        return
     if not isinstance(value, widgets.Widget):
         return
     stack = [value]
@@ -186,18 +229,87 @@ def texts(value: Any) -> Iterator[tuple[str, str]]:
         stack.extend(getattr(w, "children", ()))
 
 
-def problems(lesson: str, shown: list[Any]) -> dict[str, list[str]]:
+#: A decimal number as a page shows it ("1.26984", "132.197", "31,106.28").
+DECIMAL = re.compile(r"(?<![\w.,])\d[\d,]*\.\d+(?![.\d])")
+#: The most significant digits a number a person reads carries (labkit.ui.format).
+MAX_DIGITS = 4
+
+
+def raw_numbers(text: str) -> list[str]:
+    """Decimals in ``text`` with more than :data:`MAX_DIGITS` significant digits."""
+    return [m.group(0) for m in DECIMAL.finditer(text)
+            if len(m.group(0).replace(",", "").replace(".", "").lstrip("0")) > MAX_DIGITS]
+
+
+def _axis_values(fig: go.Figure) -> dict[str, list[float]]:
+    """Numbers each layout axis draws: axis name ('xaxis', 'yaxis2') -> the traces' values."""
+    values: dict[str, list[float]] = {}
+    for trace in fig.data:
+        for attr in ("x", "y"):
+            data = getattr(trace, attr, None)
+            if data is None or not len(data) or isinstance(data[0], str):
+                continue
+            ref = getattr(trace, f"{attr}axis", None) or attr
+            name = f"{attr}axis{ref[1:]}"
+            numbers = [float(v) for v in data if isinstance(v, (int, float)) and v == v]
+            base = getattr(trace, "base", None)
+            if attr == ("x" if getattr(trace, "orientation", None) == "h" else "y") and base:
+                numbers += [float(b) for b in ([base] if isinstance(base, (int, float)) else base)]
+            values.setdefault(name, []).extend(numbers)
+    return values
+
+
+def raw_ticks(fig: go.Figure) -> list[str]:
+    """Axes whose tick labels the browser writes raw: plotly's SI suffixes (40k, 40M) where no
+    tick format is set past 10,000, and digits past 1,000만 (-40,000,000) without ticks in
+    만/억 (``ticktext``) or values scaled to a larger unit."""
+    found = []
+    for name, numbers in _axis_values(fig).items():
+        axis = fig.layout[name] if name in fig.layout else None
+        top = max((abs(v) for v in numbers), default=0)
+        if axis is None or axis.type == "category":
+            continue
+        if top >= 1e4 and not axis.tickformat and not axis.ticktext:
+            found.append(f"{name}: SI ticks up to {top:,.0f}")
+        elif top >= 1e7 and not axis.ticktext:
+            found.append(f"{name}: ticks in raw digits up to {top:,.0f}")
+    return found
+
+
+def problems(lesson: str, shown: list[Any], *, sources: bool = False) -> dict[str, list[str]]:
+    """What a student should not see in ``shown``; ``sources``: only the tables' sources."""
     allowed = ALLOWED.get(lesson, {})
     found: dict[str, list[str]] = {}
     for value in shown:
         for where, text in texts(value):
+            if (where == SOURCE) != sources:
+                continue
             if text.strip() == "null":
                 found.setdefault(where, []).append("'null'")
             bad = [w for w in english_outside_parentheses(text) if w not in allowed]
             bad += [v for v in internal_values(text) if v.split(" (")[0] not in allowed]
+            bad += [f"{n} (raw number)" for n in raw_numbers(text)]
             if bad:
                 found.setdefault(where, []).extend(f"{b} in {text[:80]!r}" for b in bad)
+        for fig in _figures(value) if not sources else ():
+            if ticks := raw_ticks(fig):
+                found.setdefault("figure axis", []).extend(ticks)
     return found
+
+
+def _figures(value: Any) -> Iterator[go.Figure]:
+    if isinstance(value, go.Figure):
+        yield value
+        return
+    stack = [value] if isinstance(value, widgets.Widget) else []
+    while stack:
+        w = stack.pop()
+        figure = getattr(w, "figure", None)
+        if isinstance(figure, go.Figure):
+            yield figure
+        if isinstance(w, go.FigureWidget):
+            yield w
+        stack.extend(getattr(w, "children", ()))
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +329,74 @@ def test_a_rendered_lesson_shows_no_english_or_internal_values(
     assert not found, json.dumps(found, ensure_ascii=False, indent=1)
 
 
+@pytest.mark.parametrize("lesson", sorted(ALLOWED))
+def test_a_rendered_lesson_cites_its_sources_in_korean(lesson: str, lab_gpu: None) -> None:
+    """Source cells and footnotes: Korean words around the proper names of what is cited."""
+    shown = run_lesson(ROOT / "notebooks" / f"{lesson}.ipynb")
+    found = problems(lesson, shown, sources=True)
+    assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+
+
 @pytest.mark.parametrize(("text", "n"), [("3g.40gb를 놓았습니다", 0), ("board_app failed", 3),
                                          ("null", 3)])
 def test_the_scanner_finds_what_it_should(text: str, n: int) -> None:
     assert sum(len(v) for v in problems("03_goodput", [widgets.HTML(text)]).values()) == n
+
+
+@pytest.mark.parametrize(("text", "raw"), [
+    ("0.888889", ["0.888889"]), ("1.26984배", ["1.26984"]), ("132.197 원/kWh", ["132.197"]),
+    ("88.9 %", []), ("1.270", []), ("31,106.28 tokens/s", ["31,106.28"]), ("v5.0", []),
+    ("127.0.0.1", []), ("2,319가지", []), ("0.0035", []),
+])
+def test_the_raw_number_rule(text: str, raw: list[str]) -> None:
+    assert raw_numbers(text) == raw
+
+
+def test_the_tick_rule_wants_korean_units_for_won() -> None:
+    won = go.Figure(go.Bar(x=[-40_000_000, 30_000_000], y=["a", "b"], orientation="h"))
+    assert raw_ticks(won)
+    won.update_xaxes(tickformat=",d")
+    assert raw_ticks(won)  # -40,000,000: digits, not 만/억
+    won.update_xaxes(tickvals=[-4e7, 0, 3e7], ticktext=["−4,000만", "0", "3,000만"])
+    assert not raw_ticks(won)
+    assert not raw_ticks(go.Figure(go.Scatter(x=[1, 2], y=[0.2, 0.9])))
+
+
+def _report_parts() -> tuple[str, str]:
+    """Lesson 09's one-page report as text: (the body a reader reads, its sources section)."""
+    from labkit.ui import capstone
+
+    decision = capstone.decision_app().result
+    assert decision is not None
+    page = capstone.report_html(decision)
+    body, _, sources = page.partition("<h2>출처</h2>")
+    return _strip(body.split("<body>", 1)[1]), _strip(sources)
+
+
+def test_the_capstone_report_reads_as_korean(lab_gpu: None) -> None:
+    body, _ = _report_parts()
+    found = problems("09_capstone", [widgets.HTML(body)])
+    assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+    assert not re.search(r"\[\d+\]", body), "a footnote marker with no footnote of that form"
+
+
+def test_the_capstone_report_cites_its_sources_in_korean(lab_gpu: None) -> None:
+    _, sources = _report_parts()
+    found = problems("09_capstone", [widgets.HTML(sources)])
+    assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+
+
+@pytest.mark.parametrize(("values", "signed", "shown"), [
+    ([-4e7, 3e7], True, ["−4,000만", "−2,000만", "0", "+2,000만", "+4,000만"]),
+    ([0, 1.05e8], False, ["0", "2,500만", "5,000만", "7,500만", "1억", "1.25억"]),
+    ([0, 2.6e6], False, ["0", "100만", "200만", "300만"]),
+])
+def test_won_axis_ticks_in_man_and_eok(values: list[float], signed: bool,
+                                        shown: list[str]) -> None:
+    from labkit.ui.plotting import won_axis
+
+    axis = won_axis(values, "원", signed=signed)
+    assert axis["ticktext"] == shown
+    assert axis["tickvals"][0] <= min(values) and axis["tickvals"][-1] >= max(values)
+    fig = go.Figure(go.Bar(x=values, y=["a", "b"], orientation="h"), layout={"xaxis": axis})
+    assert not raw_ticks(fig)

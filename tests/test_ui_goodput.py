@@ -67,7 +67,7 @@ def test_comparison_app_case1_and_follows_ledger(ledger: ui.WorksheetApp) -> Non
     compare = ui.comparison_app(ledger)
     assert round(compare.result.factor, 5) == 1.26984
     assert round(compare.result.gpus_needed, 1) == 5201.3
-    assert "5,201.3" in compare.summary.value
+    assert "5,201장" in compare.summary.value
     ledger.fields["failure_stops"].control.value = 100
     assert compare.reference == pytest.approx(562 / 720)
     assert "78.1 %" in compare.summary.value
@@ -103,7 +103,7 @@ def test_straggler_app_is_two_way_linked_to_ledger(ledger: ui.WorksheetApp) -> N
 def test_seed_numbers_table_holds_case1_values() -> None:
     table = ui.seed_numbers()
     text = table.to_string()
-    for value in ("640 h", "0.888889", "1.26984", "5,201.3", "+1,105.3", "1.0469"):
+    for value in ("640 h", "0.889 (88.9 %)", "1.270", "5,201 (+1,105)", "1.047"):
         assert value in text
 
 
@@ -171,7 +171,7 @@ def test_a_cluster_better_than_ours_needs_fewer_gpus_never_minus_extra(
     text = compare.summary.value
     assert not re.search(r"[-−]\s*\d", text)
     fewer = -compare.result.extra_gpus
-    assert f"{fewer:,.1f}장 적게" in text and "아끼는 장비 비용" in text
+    assert f"{fewer:,.0f}장 적게" in text and "아끼는 장비 비용" in text
 
 
 def test_the_percent_slider_states_its_range_in_percent(ledger: ui.WorksheetApp) -> None:

@@ -88,7 +88,8 @@ def test_lesson_06_mlperf_shows_throughput_before_the_details() -> None:
 
 
 @pytest.mark.parametrize(("value", "digits", "shown"), [
-    (300_000, None, "300,000"), (132.197, None, "132.197"), (1.50, None, "1.5"),
+    (300_000, None, "300,000"), (132.197, None, "132.2"), (6254.85, None, "6,255"),
+    (0.888889, None, "0.889"), (1.50, None, "1.5"),
     (0.0, None, "0"), (-0.0001, None, "0"), (3.0e5, 2, "300,000.00"), (math.nan, None, ""),
     (2.5e-7, None, "0"), (1e21, 0, "1,000,000,000,000,000,000,000"),
 ])
@@ -99,7 +100,7 @@ def test_number_never_uses_scientific_notation(value: float, digits: int | None,
 
 @pytest.mark.parametrize(("value", "shown"), [
     (12_000_000, "1,200만"), (300_000, "30만"), (8.92e9, "89.2억"), (1e8, "1억"),
-    (31_106.28, "31,106.28"), (20_000, "20,000"), (150_000, "15만"), (math.inf, ""),
+    (31_106.28, "31,106"), (20_000, "20,000"), (150_000, "15만"), (math.inf, ""),
 ])
 def test_large_uses_man_and_eok_where_natural(value: float, shown: str) -> None:
     assert fmt.large(value) == shown

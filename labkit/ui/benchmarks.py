@@ -281,14 +281,14 @@ def _step_note(step: model.NormalizationStep) -> str:
     d = {k: (_fmt_value(v) if not isinstance(v, float) else v) for k, v in step.detail.items()}
     key = step.key.value
     if key == "per_system":
-        return t("econ.step.per_system.note", a=f"{d['claimant_tokens_per_s']:,.1f}",
-                 b=f"{d['baseline_tokens_per_s']:,.1f}")
+        return t("econ.step.per_system.note", a=f"{d['claimant_tokens_per_s']:,.0f}",
+                 b=f"{d['baseline_tokens_per_s']:,.0f}")
     if key == "per_accelerator":
         if not step.applied:
             return t("econ.step.same", what=t("econ.check.chip_vs_system.q"))
         return t("econ.step.per_accelerator.note", na=d["claimant_accelerators"],
-                 nb=d["baseline_accelerators"], a=f"{d['claimant_per_accelerator']:,.1f}",
-                 b=f"{d['baseline_per_accelerator']:,.1f}")
+                 nb=d["baseline_accelerators"], a=f"{d['claimant_per_accelerator']:,.0f}",
+                 b=f"{d['baseline_per_accelerator']:,.0f}")
     if key == "precision":
         if d["halvings"] == 0:
             return t("econ.step.precision.same", p=d["claimant_precision"])

@@ -138,7 +138,7 @@ def report_html(d: Decision, *, today: date | None = None) -> str:
         f"<p>{html.escape(t('capstone.report.for', date=day))}</p>"
         f"<h2>{html.escape(t('capstone.report.case'))}</h2><ul>{fact_html}</ul>"
         f"<h2>{html.escape(t('capstone.report.costs'))}</h2>{cost_table}"
-        f"<p>{html.escape(t('capstone.report.same_work'))} <sup>[{len(notes)}]</sup></p>"
+        f"<p>{html.escape(t('capstone.report.same_work'))}</p>"
         f"<h2>{html.escape(t('capstone.report.decision'))}</h2><ol>{rec}</ol>"
         f"<h2>{html.escape(t('capstone.report.sharing'))}</h2>{share}"
         f"<h2>{html.escape(t('capstone.report.sources'))}</h2><ol class='foot'>{foot}</ol>"

@@ -70,17 +70,29 @@ KINDS = ("text", "number", "int", "pct", "krw", "large", "bool", "date", "note")
 NOTE_CHARS = 40
 
 
+#: The most significant digits a number shown to people carries (the whole part is never cut:
+#: 31,106.28 -> '31,106'); issue 17's people's format: at most 4 significant digits.
+PEOPLE_DIGITS = 4
+
+
 def number(x: float, digits: int | None = None) -> str:
     """A plain number with comma grouping, never in scientific notation.
 
-    ``digits=None`` keeps up to 3 decimals and drops trailing zeros: 300000 -> '300,000',
-    132.197 -> '132.197', 1.50 -> '1.5'; ``digits=n`` rounds to n decimals.
+    ``digits=None`` keeps at most :data:`PEOPLE_DIGITS` significant digits (never fewer than
+    the whole part, never more than 3 decimals) and drops trailing zeros: 300000 -> '300,000',
+    132.197 -> '132.2', 6,254.85 -> '6,255', 0.888889 -> '0.889', 1.50 -> '1.5';
+    ``digits=n`` rounds to n decimals.
     """
     if _bad(x):
         return ""
     if digits is not None:
         return f"{x:,.{digits}f}"
-    text = f"{x:,.3f}".rstrip("0").rstrip(".")
+    if x == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(x))) + 1  # digits before the point (<= 0 below 1)
+    decimals = min(3, max(0, PEOPLE_DIGITS - magnitude))
+    text = f"{x:,.{decimals}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
     return "0" if text in ("-0", "") else text
 
 
@@ -89,7 +101,7 @@ def large(x: float, digits: int | None = None) -> str:
 
     At or above 1억 (1e8) in 억 (8.92e9 -> '89.2억'); round figures (whole thousands) at or
     above 10만 in 만 (12,000,000 -> '1,200만', 300,000 -> '30만'); anything else as
-    :func:`number` (31,106.28 -> '31,106.28', 20,000 -> '20,000').
+    :func:`number` (31,106.28 -> '31,106', 20,000 -> '20,000').
     """
     if _bad(x):
         return ""

@@ -180,18 +180,18 @@ class ComparisonApp(LiveApp[model.HardwareEquivalent]):
     def render(self, result: model.HardwareEquivalent) -> None:
         other = self.fields["goodput"].value
         more = result.factor - 1
-        needed = fmt.count(result.gpus_needed, 1)
+        needed = fmt.count(result.gpus_needed)
         if more >= 0:
             lines = [t("goodput.compare.factor", factor=fmt.ratio(result.factor), sign="+",
                        pct=fmt.pct(more)),
                      t("goodput.compare.gpus", needed=needed,
-                       extra=fmt.count(result.extra_gpus, 1)),
+                       extra=fmt.count(result.extra_gpus)),
                      t("goodput.compare.money", money=fmt.krw(result.extra_cost_krw))]
         else:  # the other cluster does better than ours: fewer GPUs, money saved, no "추가 -"
             lines = [t("goodput.compare.factor_less", factor=fmt.ratio(result.factor),
                        pct=fmt.pct(-more)),
                      t("goodput.compare.gpus_fewer", needed=needed,
-                       fewer=fmt.count(-result.extra_gpus, 1)),
+                       fewer=fmt.count(-result.extra_gpus)),
                      t("goodput.compare.money_saved", money=fmt.krw(-result.extra_cost_krw))]
         self.summary.value = "<br>".join([
             t("goodput.compare.reference", pct=fmt.pct(self.reference)),
@@ -222,10 +222,11 @@ def gpus_curve(result: model.HardwareEquivalent, reference: float, other: float,
                               (t("goodput.compare.theirs", pct=fmt.pct(other)), other,
                                result.gpus_needed, "#d1495b")):
         fig.add_trace(go.Scatter(x=[100 * x], y=[y], mode="markers+text", name=name,
-                                 text=[t("goodput.compare.point", n=fmt.count(y, 1))],
+                                 text=[t("goodput.compare.point", n=fmt.count(y))],
                                  textposition="top right", marker={"size": 12, "color": color},
-                                 hovertemplate=f"{name}: %{{y:,.1f}}<extra></extra>"))
+                                 hovertemplate=f"{name}: %{{y:,.0f}}<extra></extra>"))
     fig.update_xaxes(ticksuffix=" %")
+    fig.update_yaxes(tickformat=",d")  # GPUs: 12,000, not plotly's 12k
     return fig
 
 
@@ -335,13 +336,13 @@ def seed_numbers(seed: WorksheetSeed | None = None) -> fmt.Table:
     s = model.straggler_slowdown(ws.losses.get(model.Loss.STRAGGLER, 0.0), ws.stepping_h)
     rows = [
         (t("goodput.effective"), fmt.hours(ws.effective_h)),
-        (t("goodput.seed.goodput"), f"{ws.goodput:.6f} ({fmt.pct(ws.goodput)})"),
+        (t("goodput.seed.goodput"), f"{fmt.number(ws.goodput)} ({fmt.pct(ws.goodput)})"),
         (t("goodput.compare.other"), fmt.pct(seed.comparison_goodput)),
-        (t("goodput.seed.factor"), f"{eq.factor:.5f}"),
+        (t("goodput.seed.factor"), fmt.ratio(eq.factor)),
         (t("goodput.seed.gpus"),
-         f"{fmt.count(eq.gpus_needed, 1)} (+{fmt.count(eq.extra_gpus, 1)})"),
+         f"{fmt.count(eq.gpus_needed)} (+{fmt.count(eq.extra_gpus)})"),
         (t("goodput.seed.cost"), fmt.krw(eq.extra_cost_krw)),
-        (t("goodput.straggler.slowdown"), f"{s:.4f}"),
+        (t("goodput.straggler.slowdown"), fmt.ratio(s)),
     ]
     column = t("goodput.seed.col_line")
     return fmt.people_table(

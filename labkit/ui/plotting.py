@@ -10,14 +10,16 @@ empty template that :class:`~labkit.ui.components.FigureOutput` fills with the t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
 
+from labkit.ui import format as fmt
 from labkit.ui.components import FONT_FAMILY
 
-__all__ = ["figure"]
+__all__ = ["figure", "won_axis"]
 
 #: The layout every lesson chart starts from (as ``styled_figure``).
 DEFAULT_LAYOUT: dict[str, Any] = {
@@ -49,3 +51,53 @@ def figure(traces: Sequence[Mapping[str, Any]], **layout: Any) -> go.Figure:
     if isinstance(merged.get("title"), str):
         merged["title"] = {"text": merged["title"]}
     return go.Figure(data=[dict(t) for t in traces], layout=merged)
+
+
+#: Tick steps tried per power of ten (a "nice" axis: 1, 2, 2.5, 5 × 10^k).
+_NICE_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)
+
+
+def won_axis(values: Iterable[float], title: str, *, signed: bool = False,
+             ticks: int = 5) -> dict[str, Any]:
+    """Return a plotly axis for amounts in won, its ticks written in 만/억 ("4,000만", "1.2억").
+
+    plotly writes won as digits (−40,000,000) or SI (40M); a student reads 만 and 억
+    (:func:`labkit.ui.format.krw`). The ticks are round steps (1, 2, 2.5, 5 × 10^k won) that
+    span ``values`` and 0.
+
+    Parameters
+    ----------
+    values : iterable of float
+        The amounts the axis draws (bar ends, bases). [KRW]
+    title : str
+        The axis title (its unit, e.g. "원 / 년").
+    signed : bool
+        Write a plus sign on positive ticks (changes against a baseline).
+    ticks : int
+        About how many tick intervals to draw.
+
+    Returns
+    -------
+    dict
+        ``{"title": ..., "tickvals": [...], "ticktext": [...]}`` for ``xaxis=``/``yaxis=``.
+    """
+    finite = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    low, high = min([0.0, *finite]), max([0.0, *finite])
+    span = (high - low) or max(abs(high), 1.0)
+    raw = span / max(ticks, 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in _NICE_STEPS if m * power >= raw)
+    first, last = math.floor(low / step), math.ceil(high / step)
+    vals = [k * step for k in range(first, last + 1)]
+    return {"title": {"text": title}, "tickvals": vals,
+            "ticktext": [_won_tick(v, signed=signed) for v in vals]}
+
+
+def _won_tick(amount: float, *, signed: bool) -> str:
+    if abs(amount) < 0.5:
+        return "0"
+    text = fmt.krw(amount).removesuffix(" 원")
+    if abs(amount) >= 1e8 and abs(amount) % 1e8:  # 1억 2,000만 -> 1.2억 (a tick is short)
+        text = ("−" if amount < 0 else "") + f"{abs(amount) / 1e8:,.2f}".rstrip("0").rstrip(
+            ".") + "억"
+    return ("+" if signed and amount > 0 else "") + text

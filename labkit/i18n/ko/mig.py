@@ -44,7 +44,7 @@ STRINGS: dict[str, str] = {
     "mig.frag.none": "빈 메모리 유닛 {free}개 — 모두 아직 쓸 수 있습니다 (단편화 없음).",
     "mig.frag.some": "단편화(fragmentation): 빈 유닛 {units:은/는} ({n}개, 메모리의 {pct}, 약 {gib}) 남은 어떤 프로필로도 쓸 수 없습니다.",
     "mig.target.title": "도전 목표:",
-    "mig.target.check": "한 장으로 될까?",
+    "mig.target.check": "한 장에 들어갑니까?",
     "mig.target.compute": "연산 슬라이스가 {need}개 필요한데 GPU 한 장에는 {have}개뿐입니다",
     "mig.target.memory": "메모리 유닛이 {need}개 필요한데 GPU 한 장에는 {have}개뿐입니다",
     "mig.target.rule": "배치 규칙({rule})에 걸립니다",

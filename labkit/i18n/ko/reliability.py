@@ -73,7 +73,7 @@ STRINGS: dict[str, str] = {
     "reliability.month.at_most": "이 앱에서 다룰 수 있는 범위({limit})를 넘었습니다 (입력: {value}).",
     "reliability.log.restart": "작업이 다시 시작된 시각 (충돌은 25초)",
     "reliability.log.resume": "마지막 체크포인트가 저장한 스텝",
-    "reliability.log.title": "작업 {total}초가 어디에 쓰였나",
+    "reliability.log.title": "작업 {total}초는 어디에 쓰였습니까",
     "reliability.log.x": "시간, 초",
     "reliability.log.result": "goodput {pct} · 중단 {n}번 · 마지막으로 보존된 스텝 {step}",
     "reliability.log.show": "이벤트 로그 보기",
@@ -122,7 +122,12 @@ STRINGS: dict[str, str] = {
     "reliability.llama3.gpu_count": "GPU 범주의 비율 (횟수로 계산)",
     "reliability.llama3.gpu_printed": "GPU 범주의 비율 (인쇄된 비율의 합, 본문의 58.7 %)",
     "reliability.rates.title": "1,000 노드-일당 고장 수: 출처마다 세는 방법이 다릅니다",
-    "reliability.rates.x": "1,000 노드-일(8-GPU 서버)당 고장 수",
+    "reliability.rates.x": "1,000 노드-일(GPU 8장짜리 서버)당 고장 수",
+    # data/reliability/failure_rates.csv cluster names, as a student reads them (proper names
+    # kept: Meta, StepFun, InfiniteHBD, Llama, BLOOM, OPT)
+    "reliability.cluster.meta_8gpu": "Meta 8장 작업",
+    "reliability.cluster.stepfun": "StepFun InfiniteHBD 기록",
+    "reliability.cluster.stepfun_hw": "StepFun InfiniteHBD 기록(하드웨어)",
     "reliability.rates.published": "논문이 발표한 값",
     "reliability.rates.derived": "발표된 횟수로 계산한 값",
     "reliability.rates.measured": "공개 로그에서 직접 계산",

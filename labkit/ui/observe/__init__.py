@@ -1,4 +1,4 @@
-"""Widgets for lesson 01, "관측 — 무엇을 봐야 하는가": a live GPU dashboard, replay of real logs.
+"""Widgets for lesson 01, "관측 — 무엇을 봐야 합니까": a live GPU dashboard, replay of real logs.
 
 Builders (each returns a widget or a table; the notebook only calls them):
 

@@ -72,7 +72,9 @@ def value_text(metric: str, reading: Reading | None) -> str:
     if unit == "frac":
         return fmt.pct(reading.value, 1)
     scale, digits, suffix = _UNIT_TEXT.get(unit, (1.0, 0, ""))
-    return _num(reading.value * scale, digits) + suffix
+    value = reading.value * scale
+    # at most 4 significant digits (6,048 kJ, not 6,048.0 kJ; 70.4 W keeps its decimal)
+    return _num(value, digits if abs(value) < 1_000 else 0) + suffix
 
 
 _value_text = value_text  # the old private name (tests and notebooks of earlier sessions)

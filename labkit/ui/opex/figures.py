@@ -37,7 +37,7 @@ def bills_figure(result: opex.OpexResult) -> go.Figure:
         traces, title=t("opex.bill.title", cls=result.tariff_class), barmode="stack",
         height=380, margin={"l": 90, "r": 20, "t": 50, "b": 50},
         legend={"orientation": "h", "y": -0.15, "traceorder": "normal"},
-        yaxis={"title": {"text": t("opex.bill.axis")}, "tickformat": ",.0f",
+        yaxis={**plotting.won_axis(bills["total_krw"] * 1.18, t("opex.bill.axis")),
                "range": [0, float(bills["total_krw"].max()) * 1.18]})
 
 
@@ -81,7 +81,7 @@ def cost_figure(result: opex.OpexResult) -> go.Figure:
                                "#8e7dbe"]}}],
         title=t("opex.cost.title"), height=320, showlegend=False,
         margin={"l": 130, "r": 30, "t": 50, "b": 50},
-        xaxis={"title": {"text": t("opex.cost.axis")}, "tickformat": ",.0f"},
+        xaxis=plotting.won_axis(lines.values(), t("opex.cost.axis")),
         yaxis={"autorange": "reversed"})
 
 

@@ -184,7 +184,8 @@ class SensitivityApp(_Follower):
             title=t("opex.sens.title", base=fmt.krw(base), unit=unit), barmode="overlay",
             height=420, margin={"l": 250, "r": 30, "t": 50, "b": 50},
             legend={"orientation": "h", "y": -0.15},
-            xaxis={"title": {"text": t("opex.sens.axis")}, "tickformat": "+,.0f",
+            xaxis={**plotting.won_axis([*(rows["low_krw"] - base), *(rows["high_krw"] - base)],
+                                       t("opex.sens.axis"), signed=True),
                    "zeroline": True, "zerolinecolor": "#333"})
         self.chart.show(fig)
 

@@ -40,7 +40,7 @@ def key_numbers() -> fmt.Table:
         first = ", ".join(f"{j}:{s:g}" for j, s in zip(r.schedule["job"], r.schedule["start_h"],
                                                          strict=True))
         rows.append((t("orch.key.case", case=case, policy=t(f"orch.policy.{policy}")),
-                     f"{r.makespan_h:g} h", f"{r.mean_jct_h:.4g} h", fmt.pct(r.allocation, 2),
+                     f"{r.makespan_h:g} h", f"{r.mean_jct_h:.4g} h", fmt.pct(r.allocation, 1),
                      first))
     cols = [t("orch.key.col_case"), t("orch.metric.makespan"), t("orch.metric.mean_jct"),
             t("orch.key.col_alloc"), t("orch.key.col_starts")]

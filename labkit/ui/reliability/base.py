@@ -45,3 +45,16 @@ def _table(rows: list[tuple[str, str]]) -> fmt.Table:
         pd.DataFrame(rows, columns=[column, t("reliability.col_value")]).set_index(column))
 
 
+#: Cluster names of data/reliability/failure_rates.csv that hold English words -> catalog keys
+#: of their Korean form (the others are proper names: Meta RSC-1, Llama 3 405B, BLOOM 176B).
+CLUSTER_KEYS = {"Meta 8-GPU jobs": "reliability.cluster.meta_8gpu",
+                "StepFun InfiniteHBD trace": "reliability.cluster.stepfun",
+                "StepFun InfiniteHBD trace (hardware)": "reliability.cluster.stepfun_hw"}
+
+
+def cluster_label(name: str) -> str:
+    """A failure-rate source's cluster as a student reads it.
+
+    "Meta 8-GPU jobs" -> "Meta 8장 작업"; a proper name ("Meta RSC-1") is returned as it is.
+    """
+    return t(CLUSTER_KEYS[name]) if name in CLUSTER_KEYS else name

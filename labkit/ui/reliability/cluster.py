@@ -35,6 +35,7 @@ from labkit.ui.reliability.base import (
     _bounded,
     _minutes,
     _table,
+    cluster_label,
 )
 
 
@@ -55,7 +56,7 @@ def _presets() -> list[tuple[str, float]]:
     for row in rates.itertuples():
         if row.kind in ("published", "measured"):
             mtbf = model.gpu_mtbf_h_from_rate(row.rate_per_1000_node_days, "per_1000_node_days")
-            presets.append((t("reliability.scaling.preset_rate", name=row.cluster,
+            presets.append((t("reliability.scaling.preset_rate", name=cluster_label(row.cluster),
                               rate=f"{row.rate_per_1000_node_days:.2f}"), mtbf))
     return presets
 
@@ -95,8 +96,8 @@ class ScalingApp(LiveApp[ScalingView]):
         fig = styled_figure(title=t("reliability.scaling.title"),
                             xaxis_title=t("reliability.scaling.x"),
                             yaxis_title=t("reliability.scaling.y"), height=420)
-        fig.update_xaxes(type="log")
-        fig.update_yaxes(type="log")
+        fig.update_xaxes(type="log", tickformat=",")  # 10,000, not plotly's 10k
+        fig.update_yaxes(type="log", tickformat=",")
         fig.add_trace(go.Scatter(x=result.sizes, y=result.mtbf_h, mode="lines",
                                  name=t("reliability.scaling.model"),
                                  line={"color": _COLORS["line"]}))
@@ -144,10 +145,13 @@ def scaling_numbers() -> fmt.Table:
         (t("reliability.num.per_gpu_day"),
          t("reliability.num.per_gpu_day_value", rate=f"{24 / mtbf:.6f}",
            days=f"{mtbf / 24:,.0f}")),
-        (t("reliability.num.per_node"), f"{model.rate_per_1000_node_days(mtbf):.3f}"),
-        (t("reliability.num.job_mtbf", n="16,384"), f"{model.job_mtbf_h(16_384, mtbf):.3f} h"),
-        (t("reliability.num.job_mtbf_all"), f"{model.job_mtbf_h(16_384, all_mtbf):.3f} h"),
-        (t("reliability.num.job_mtbf", n="4,096"), f"{model.job_mtbf_h(4_096, mtbf):.2f} h"),
+        (t("reliability.num.per_node"), fmt.number(model.rate_per_1000_node_days(mtbf))),
+        (t("reliability.num.job_mtbf", n="16,384"),
+         f"{fmt.number(model.job_mtbf_h(16_384, mtbf))} h"),
+        (t("reliability.num.job_mtbf_all"),
+         f"{fmt.number(model.job_mtbf_h(16_384, all_mtbf))} h"),
+        (t("reliability.num.job_mtbf", n="4,096"),
+         f"{fmt.number(model.job_mtbf_h(4_096, mtbf))} h"),
         (t("reliability.num.month", n="4,096"),
          f"{model.expected_interruptions(4_096, mtbf, 720):.2f} "
          f"(± {math.sqrt(model.expected_interruptions(4_096, mtbf, 720)):.2f})"),
@@ -266,9 +270,9 @@ def interval_numbers() -> fmt.Table:
         rows.append({
             t("reliability.num.cost_min"): f"{cost:g}",
             t("reliability.num.mtbf_min"): f"{mtbf:,.0f}",
-            t("reliability.num.young_min"): f"{model.young_interval(cost, mtbf):.2f}",
-            t("reliability.num.daly_min"): f"{model.daly_interval(cost, mtbf):.2f}",
-            t("reliability.num.exact_min"): f"{model.optimal_interval(cost, mtbf):.3f}",
+            t("reliability.num.young_min"): fmt.number(model.young_interval(cost, mtbf)),
+            t("reliability.num.daly_min"): fmt.number(model.daly_interval(cost, mtbf)),
+            t("reliability.num.exact_min"): fmt.number(model.optimal_interval(cost, mtbf)),
             t("reliability.num.published_min"): "—" if math.isnan(published) else f"{published:g}",
         })
     return fmt.people_table(pd.DataFrame(rows))
@@ -333,7 +337,7 @@ class EttrApp(LiveApp[EttrView]):
         fig = styled_figure(title=t("reliability.ettr.title"),
                             xaxis_title=t("reliability.scaling.x"),
                             yaxis_title=t("reliability.ettr.y"), height=400)
-        fig.update_xaxes(type="log")
+        fig.update_xaxes(type="log", tickformat=",")  # 10,000, not plotly's 10k
         fig.update_yaxes(range=[0, 1.02])
         fig.add_trace(go.Scatter(x=result.sizes, y=result.meta, mode="lines",
                                  name=t("reliability.ettr.meta"),

@@ -19,7 +19,7 @@ from labkit.ui.components import (
     styled_figure,
 )
 from labkit.ui.exercises import Exercise, exercise_set
-from labkit.ui.reliability.base import LLAMA3_GPU_MTBF_H, _table
+from labkit.ui.reliability.base import LLAMA3_GPU_MTBF_H, _table, cluster_label
 
 
 # -- 6. real data ---------------------------------------------------------------------------
@@ -90,12 +90,14 @@ def failure_rates() -> widgets.VBox:
                         xaxis_title=t("reliability.rates.x"), height=420,
                         margin={"l": 260, "r": 30, "t": 50, "b": 50})
     for kind, rows in rates.groupby("kind", sort=False):
-        fig.add_trace(go.Bar(y=rows["cluster"], x=rows["rate_per_1000_node_days"],
+        fig.add_trace(go.Bar(y=[cluster_label(c) for c in rows["cluster"]],
+                             x=rows["rate_per_1000_node_days"],
                              orientation="h", name=t(f"reliability.rates.{kind}"),
                              marker={"color": colors[str(kind)]},
                              text=[f"{v:.2f}" for v in rows["rate_per_1000_node_days"]],
                              textposition="outside"))
-    fig.update_yaxes(categoryorder="array", categoryarray=list(rates["cluster"])[::-1])
+    fig.update_yaxes(categoryorder="array",
+                     categoryarray=[cluster_label(c) for c in rates["cluster"]][::-1])
     chart = FigureOutput("lk-rates-chart")
     chart.show(fig)
     box = widgets.VBox([chart])

@@ -228,7 +228,7 @@ class EventLogApp(LiveApp[LogView]):
         fig.update_yaxes(showticklabels=False)
         self.chart.show(fig)
         self.summary.value = "<b>" + t(
-            "reliability.log.result", pct=fmt.pct(result.goodput, 3),
+            "reliability.log.result", pct=fmt.pct(result.goodput, 1),
             n=result.disruptions, step=result.last_productive_step) + "</b>"
         # the log as the goodput package writes it: code, not prose (field names stay)
         events = "".join(f"<tr><td><code>{_event_text(e)}</code></td></tr>" for e in view.log)
@@ -252,7 +252,7 @@ def eventlog_numbers() -> fmt.Table:
     return fmt.people_table(pd.DataFrame({
         t("reliability.col_item"): [t(f"reliability.bucket.{b}") for b in table["bucket"]],
         t("reliability.num.seconds"): table["seconds"].map(lambda v: f"{v:g}"),
-        t("reliability.num.share_pct"): (100 * table["fraction"]).map(lambda v: f"{v:.3f}"),
+        t("reliability.num.share_pct"): (100 * table["fraction"]).map(fmt.number),
     }))
 
 

@@ -1,0 +1,60 @@
+"""A lesson opened in JupyterLab is not "modified" (no dirty dot on its tab) until the student
+changes something: the committed notebook already holds what JupyterLab writes into it when the
+kernel starts (``metadata.kernelspec`` as the installed kernel names itself)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import RENDER_TIMEOUT_MS, _free_port, running_server
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "lab-clean-open-test"
+LESSONS = ["01_observe.ipynb", "09_capstone.ipynb"]
+
+
+@pytest.fixture(scope="module")
+def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """JupyterLab with `make lab`'s options over a copy of the lessons."""
+    root = tmp_path_factory.mktemp("lab")
+    for name in LESSONS:
+        shutil.copy(ROOT / "notebooks" / name, root / name)
+    port = _free_port()
+    argv = [str(Path(sys.executable).with_name("jupyter")), "lab",
+            "--config=labkit/serve/config/jupyter_server_config.py",
+            f"--ServerApp.root_dir={root}", "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}", "--ServerApp.open_browser=False",
+            f"--IdentityProvider.token={TOKEN}"]
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(root.parent / "runtime")}
+    url = f"http://127.0.0.1:{port}/"
+    with running_server(argv, cwd=ROOT, env=env, log_path=root.parent / "lab.log",
+                        ready_url=f"{url}api/status?token={TOKEN}", what="jupyter lab",
+                        timeout_s=90):
+        yield url
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_an_opened_lesson_is_not_modified(browser: object, lab_url: str, name: str) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})  # type: ignore[attr-defined]
+    try:
+        page = ctx.new_page()
+        page.goto(f"{lab_url}lab/tree/{name}?token={TOKEN}", timeout=RENDER_TIMEOUT_MS)
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=RENDER_TIMEOUT_MS)
+        # the kernel started and answered (JupyterLab writes the kernelspec then)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                               timeout=RENDER_TIMEOUT_MS)
+        page.wait_for_timeout(2_000)
+        tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current")
+        assert "jp-mod-dirty" not in (tab.get_attribute("class") or ""), name
+    finally:
+        ctx.close()
