@@ -103,7 +103,7 @@ present: $(VENV)/.lab-installed
 
 hub: $(VENV)/.hub-installed $(CHP)
 	@test -n "$(ROSTER)" -a -n "$(TEACHER)" || { \
-		echo "사용법(usage), root로(또는 sudo로): make hub ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"; \
+		echo "사용법(usage), 관리자(root) 권한으로(또는 sudo로): make hub ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"; \
 		echo "  ROSTER: 학생 명단(roster) CSV 파일 (username,display_name), TEACHER: 교사(teacher)의 로그인 이름"; exit 2; }
 	$(BIN)/python -m labkit.hub serve --roster "$(ROSTER)" --teacher "$(TEACHER)" \
 		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY)) \

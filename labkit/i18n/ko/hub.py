@@ -69,7 +69,7 @@ STRINGS: dict[str, str] = {
     "hub.class.report_failed": "학생 서버에서 진도를 읽지 못했습니다 ({reason})",
     "hub.class.hub_unreachable": "허브(hub) API에서 학생 목록을 읽지 못했습니다: {reason}. 잠시 뒤 새로 고침하십시오.",
     # --- class hub: the teacher's command line (python -m labkit.hub status | roster | serve) ---
-    "hub.cli.never_started": "허브(hub)를 아직 한 번도 시작하지 않았습니다: 상태 디렉터리(state directory) {path}가 없습니다. root로(또는 sudo로) `make hub ROSTER=class.csv TEACHER=<이름>`을 실행해 시작하십시오.",
+    "hub.cli.never_started": "허브(hub)를 아직 한 번도 시작하지 않았습니다: 상태 디렉터리(state directory) {path}가 없습니다. 관리자(root) 권한으로(또는 sudo로) `make hub ROSTER=class.csv TEACHER=<이름>`을 실행해 시작하십시오.",
     "hub.cli.status.dir": "상태 디렉터리(state directory): {path}",
     "hub.cli.status.teacher": "교사(teacher, 관리자 admin): {name}",
     "hub.cli.status.no_teacher": "교사(teacher): 아직 정하지 않았습니다 (serve --teacher 이름)",
@@ -213,7 +213,7 @@ STRINGS: dict[str, str] = {
     "hub.cli.remove.done": "{name}: 계정, 홈 폴더와 디스크 이미지, 비밀번호를 지우고 명단(roster)에서 뺐습니다.",
     "hub.cli.remove.db_later": "허브(hub)가 실행 중입니다: 지운 학생은 지금부터 로그인할 수 없고, 허브 데이터베이스의 사용자는 허브를 다시 시작할 때 지워집니다.",
     "hub.cli.remove.db_now": "허브 데이터베이스(database)에서 사용자 {n}명을 지웠습니다.",
-    "hub.cli.env.in_use": "학생용 Python 환경 {env:이/가} 바뀌어야 하지만 학생 프로세스 {n}개가 쓰고 있어 다시 만들지 않았습니다. 수업이 끝난 뒤 다시 시작하거나 --rebuild-env로 강제하십시오.",
+    "hub.cli.env.in_use": "학생용 파이썬(Python) 환경 {env:이/가} 바뀌어야 하지만 학생 프로세스 {n}개가 쓰고 있어 다시 만들지 않았습니다. 수업이 끝난 뒤 다시 시작하거나 --rebuild-env로 강제하십시오.",
     # --- class hub (issue 13, hub-text): isolation lines of `status` / `serve` ----------------
     "hub.cli.isolation.disk.image": "학생 디스크(disk): 학생마다 {size} MiB짜리 ext4 이미지(image)를 홈(home)에 루프 마운트(loop mount)합니다 (처음에 모두 할당하고, 허브(hub)용으로 {reserve} MiB를 남겨 둡니다).",
     "hub.cli.isolation.disk.shared": "학생 디스크(disk): 홈(home)이 공유 디스크(shared disk)에 있어 학생별 디스크 제한이 없습니다 — {why}",
