@@ -36,7 +36,6 @@ import asyncio
 import dbm
 import json
 import os
-import threading
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -225,7 +224,6 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
         self.user_throttle = LoginThrottle(USER_BACKOFF)
         self.address_throttle = LoginThrottle(ADDRESS_BACKOFF)
         self.pending = PendingLogins()
-        self._dbm_lock = threading.Lock()
 
     async def authenticate(self, handler: Any, data: dict[str, str]) -> str | None:
         """Wait the backoff, then check the password (or set it at first login).
@@ -272,7 +270,7 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
             self.address_throttle.failed(address)
             handler.custom_login_error = t("hub.login.not_on_roster")
             return None
-        result = await asyncio.to_thread(self._first_use, handler, data)
+        result = await super().authenticate(handler, data)
         if result is None:
             self.user_throttle.failed(name)
             self.address_throttle.failed(address)
@@ -283,15 +281,6 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
         else:  # the address keeps its count: a guesser's own good login resets nothing
             self.user_throttle.forget(name)
         return result  # type: ignore[no-any-return]
-
-    def _first_use(self, handler: Any, data: dict[str, str]) -> str | None:
-        """FirstUse's own check, in a worker thread: bcrypt (12 rounds, ~0.3 s of CPU a login;
-        it releases the GIL) runs off the hub's event loop, so a class logging in at once does
-        not stall the Hub API and the proxy's routes. One check at a time: FirstUse opens its
-        password dbm for writing, and gdbm locks it."""
-        with self._dbm_lock:
-            # FirstUseAuthenticator.authenticate awaits nothing: a fresh loop in this thread runs it
-            return asyncio.run(FirstUseAuthenticator.authenticate(self, handler, data))  # type: ignore[no-any-return]
 
     def get_handlers(self, app: Any) -> list[tuple[str, Any]]:
         """FirstUse's handlers with :class:`LoginHandler` for the login page."""
