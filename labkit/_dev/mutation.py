@@ -83,6 +83,41 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "labkit.tariff.bill.x_monthly_bill__mutmut_94":
             "k is a month count >= 0 below 2**53: int(k / 12) == k // 12",
     },
+    "reliability": {
+        "labkit.reliability.checkpoint.x_young_interval__mutmut_4":
+            "allow_zero=None: _cost_and_mtbf only tests `if allow_zero:`, and None is falsy "
+            "like False",
+        "labkit.reliability.checkpoint.x_daly_interval__mutmut_4": "as young_interval__mutmut_4",
+        "labkit.reliability.checkpoint.x_optimal_interval__mutmut_4":
+            "as young_interval__mutmut_4",
+        "labkit.reliability.checkpoint.x_optimal_interval__mutmut_16":
+            "lambertw(z) without k is k=0, the principal branch (scipy.special.lambertw's "
+            "default)",
+        "labkit.reliability.checkpoint.x__log_expm1__mutmut_2":
+            "x + log(-expm1(-x)) and log(expm1(x)) are the same identity, log(e^x - 1), each "
+            "to about 1 ulp for every x > 0; the switch at 30 only keeps expm1 from "
+            "overflowing near 710, so moving or dropping it changes rounding, not the value",
+        "labkit.reliability.checkpoint.x__log_expm1__mutmut_8": "as _log_expm1__mutmut_2 (x >= 30)",
+        "labkit.reliability.checkpoint.x__log_expm1__mutmut_9": "as _log_expm1__mutmut_2 (x > 31)",
+        "labkit.reliability.month.x_simulate_month__mutmut_62":
+            "max(per_trial, 1.000000000001) vs max(per_trial, 1e-12): they differ only for "
+            "per_trial < 1.000000000001, where MAX_EVENTS / either is > 1.99e7 > MAX_TRIALS, "
+            "so min() gives MAX_TRIALS both ways",
+        "labkit.reliability.month.x_simulate_month__mutmut_85":
+            "validate.integer's minimum defaults to 0: dropping minimum=0 is the same check",
+        "labkit.reliability.month.x_simulate_month__mutmut_105":
+            "max(per_trial, 2.0) vs 1.0: they differ only for per_trial < 2, where "
+            "floor(_CHUNK_EVENTS / either) >= 500,000 > _CHUNK_TRIALS, so min() gives "
+            "_CHUNK_TRIALS both ways",
+        "labkit.reliability.month.x__simulate_chunk__mutmut_140":
+            "every trial owns >= 1 interval (counts + 1), so trial id size - 1 is present and "
+            "bincount already returns size bins without minlength",
+        "labkit.reliability.month.x_month_worksheet__mutmut_7": "as simulate_month__mutmut_85",
+        "labkit.reliability.tables.x_interruption_shares__mutmut_17":
+            "Series.astype(None) is astype(float64): pandas_dtype(None) is float64",
+        "labkit.reliability.tables.x_interruption_shares__mutmut_66":
+            "as interruption_shares__mutmut_17",
+    },
     "opex": {
         "labkit.opex.whatif.x_sensitivity__mutmut_100":
             "numpy reads a sort kind case-insensitively: 'STABLE' is 'stable'",
