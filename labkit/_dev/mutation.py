@@ -10,8 +10,10 @@ Usage::
     python -m labkit._dev.mutation [MODULE ...] [--max-children N]
 
 With no MODULE, every entry of :data:`MODULES`. Prints, per module, killed / total and the
-surviving mutants (``mutmut show NAME`` in the scratch folder shows a diff), and writes
-``build/mutation/summary.json``. Mutants listed in :data:`EQUIVALENT` (no input tells them from
+surviving mutants (``mutmut show NAME`` in the scratch folder shows a diff), writes
+``build/mutation/summary.json``, and records each module's score (:func:`record`) in
+``benchmarks/results/mutation.json`` and the table of ``docs/mutation.md`` (one row per module,
+the other rows kept). Mutants listed in :data:`EQUIVALENT` (no input tells them from
 the original; each with its reason) are counted apart: the score is killed / (total -
 equivalent), and an equivalent that a test kills after all is reported, to be removed.
 
@@ -24,6 +26,7 @@ References
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import re
@@ -35,6 +38,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "mutation"
+RESULTS = ROOT / "benchmarks" / "results" / "mutation.json"
+DOC = ROOT / "docs" / "mutation.md"
+_TABLE_HEAD = ("| module | mutants | killed | equivalent | survived | no test | score | date | "
+               "commit | command |")
 
 #: Model module -> (files to mutate, the tests that own it).
 MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -210,6 +217,53 @@ def run(name: str, max_children: int) -> Score:
     return _score(name, work)
 
 
+def _row(s: Score, date: str, commit: str, command: str) -> dict[str, str | int | float]:
+    return {"module": s.module, "mutants": s.total, "killed": s.killed,
+            "equivalent": len(s.equivalent), "survived": len(s.survived),
+            "not_covered": len(s.not_covered), "score": round(s.fraction, 4), "date": date,
+            "commit": commit, "command": command}
+
+
+def _doc_rows(text: str) -> dict[str, list[str]]:
+    """The table rows of ``docs/mutation.md`` by module (cells as written)."""
+    rows: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 10 and cells[1].isdigit():
+            rows[cells[0]] = cells
+    return rows
+
+
+def record(scores: list[Score], command: str, *, doc: Path = DOC, results: Path = RESULTS,
+           date: str | None = None, commit: str | None = None) -> None:
+    """Record ``scores`` in ``results`` (JSON, by module) and the table of ``doc``.
+
+    Rows of other modules are kept; a module's row is replaced by its newest run. The text
+    around the table in ``doc`` is kept (the table is the lines starting with ``|``).
+    """
+    day = date or dt.date.today().isoformat()
+    rev = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                   capture_output=True, text=True, check=False).stdout.strip()
+    old = json.loads(results.read_text(encoding="utf-8")) if results.is_file() else {}
+    old.update({s.module: _row(s, day, rev, command) for s in scores})
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(old, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    text = doc.read_text(encoding="utf-8") if doc.is_file() else "# Mutation scores\n\n"
+    rows = _doc_rows(text)
+    for s in scores:
+        r = _row(s, day, rev, command)
+        rows[s.module] = [s.module, str(s.total), str(s.killed), str(len(s.equivalent)),
+                          str(len(s.survived)), str(len(s.not_covered)),
+                          f"{s.fraction:.1%}", day, rev, f"`{r['command']}`"]
+    table = [_TABLE_HEAD, "|" + "---|" * 10] + [
+        "| " + " | ".join(rows[m]) + " |" for m in MODULES if m in rows]
+    lines = text.splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith("|")]
+    start, stop = (at[0], at[-1] + 1) if at else (len(lines), len(lines))
+    lines[start:stop] = table
+    doc.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the named modules (default: all) and print their scores; 0 on success."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -232,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     BUILD.mkdir(parents=True, exist_ok=True)
     (BUILD / "summary.json").write_text(json.dumps(
         [{**asdict(s), "fraction": s.fraction} for s in scores], indent=1), encoding="utf-8")
+    record(scores, f"make mutation MODULES={' '.join(s.module for s in scores)} "
+                   f"(--max-children {args.max_children})")
     return 0
 
 
