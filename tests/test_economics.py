@@ -476,7 +476,7 @@ def test_breakdown_of_one_and_zero_krw() -> None:
     assert list(one.table().columns) == ["line", "krw_per_year", "share"]
     assert list(one.table()["share"]) == [1.0, 0, 0, 0, 0, 0]
     zero = econ.CostBreakdown(0, 0, 0, 0, 0, 0)
-    with pytest.raises(ValueError, match="the breakdown totals 0 KRW; shares are undefined"):
+    with pytest.raises(ValueError, match="^the breakdown totals 0 KRW; shares are undefined$"):
         zero.shares()
     assert zero.table()["share"].isna().all()
 
@@ -543,3 +543,13 @@ def test_sensitivity_table_columns_ties_and_infinite_ends() -> None:
     names = list(econ.SCENARIO_INPUTS)
     flat = econ.sensitivity(base, {n: (base.input(n), base.input(n)) for n in names})
     assert list(flat["parameter"]) == names
+    # ties of two kinds: four inputs whose one end never breaks even (an API below the energy
+    # per token, a 0.1 % derate, 1 token/s, 10,000 KRW/kWh) swing inf; the rest swing 0.
+    # A stable sort keeps each group in the order given.
+    ends = {"api_price_usd_per_m": (0.001, 0.6), "derate": (0.001, 1.0),
+            "tokens_per_s_per_gpu": (1.0, TPS_GPU), "energy_price_krw_per_kwh": (132.0, 1e4)}
+    mixed = {n: ends.get(n, (base.input(n), base.input(n))) for n in reversed(names)}
+    table = econ.sensitivity(base, mixed)
+    infinite = [n for n in mixed if n in ends]
+    assert list(table["parameter"]) == infinite + [n for n in mixed if n not in ends]
+    assert (table["swing"][:4] == math.inf).all() and (table["swing"][4:] == 0).all()

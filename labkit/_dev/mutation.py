@@ -53,6 +53,11 @@ MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "reliability": (("labkit/reliability/*",), ("tests/test_reliability.py",)),
     "mig": (("labkit/mig/*",), ("tests/test_mig.py", "tests/test_mig_placement.py",
                                 "tests/test_mig_oracle.py")),
+    # lesson 02's planning alone (the layouts a GPU allows and the plans built on them): the
+    # part of "mig" a run fits in when time is short
+    "mig_planning": (("labkit/mig/layout.py", "labkit/mig/planning.py"),
+                     ("tests/test_mig.py", "tests/test_mig_placement.py",
+                      "tests/test_mig_oracle.py")),
     "scheduling": (("labkit/scheduling/*",), ("tests/test_scheduling.py",)),
     "sharing": (("labkit/sharing.py", "labkit/scheduling/one_gpu.py"),
                 ("tests/test_sharing.py",)),
@@ -124,6 +129,10 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "Series.astype(None) is astype(float64): pandas_dtype(None) is float64",
         "labkit.reliability.tables.x_interruption_shares__mutmut_66":
             "as interruption_shares__mutmut_17",
+    },
+    "economics": {
+        "labkit.economics.scenario.x_sensitivity__mutmut_65":
+            "numpy reads a sort kind case-insensitively: 'STABLE' is 'stable'",
     },
     "opex": {
         "labkit.opex.whatif.x_sensitivity__mutmut_100":
