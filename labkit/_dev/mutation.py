@@ -52,12 +52,12 @@ MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "opex": (("labkit/opex/*",), ("tests/test_opex.py",)),
     "reliability": (("labkit/reliability/*",), ("tests/test_reliability.py",)),
     "mig": (("labkit/mig/*",), ("tests/test_mig.py", "tests/test_mig_placement.py",
-                                "tests/test_mig_oracle.py")),
+                                "tests/test_mig_oracle.py", "tests/test_mig_check.py")),
     # lesson 02's planning alone (the layouts a GPU allows and the plans built on them): the
     # part of "mig" a run fits in when time is short
     "mig_planning": (("labkit/mig/layout.py", "labkit/mig/planning.py"),
                      ("tests/test_mig.py", "tests/test_mig_placement.py",
-                      "tests/test_mig_oracle.py")),
+                      "tests/test_mig_oracle.py", "tests/test_mig_check.py")),
     "scheduling": (("labkit/scheduling/*",), ("tests/test_scheduling.py",)),
     "sharing": (("labkit/sharing.py", "labkit/scheduling/one_gpu.py"),
                 ("tests/test_sharing.py",)),

@@ -1,0 +1,93 @@
+"""Layout.check, field by field: what lesson 02's explanations are built from.
+
+Oracle: the H100-80GB and A30 / RTX PRO 6000 MIG geometry as NVIDIA publishes it (MIG user
+guide, "Supported MIG profiles" and ``nvidia-smi mig -lgipp``; data/gpus/*.yaml carry the same
+table with its source): on H100-80GB 3g.40gb starts at memory unit 0 or 4 and spans 4 units, at
+most 2 of them, 3 compute slices each; 1g.10gb starts at 0-6 (unit 7 is never its own), 7 of
+them, 1 slice; 2g.20gb spans 2 units from 0, 2 or 4, 2 slices; 7 compute slices in all. Which
+rule fires is checked against a brute force in tests/test_mig_oracle.py; here every other field
+of the answer, worked out by hand from that table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from labkit.mig import Layout
+
+H100_1G_STARTS = (0, 1, 2, 3, 4, 5, 6)
+FOUR_1G: list[tuple[str, int | None]] = [("1g.10gb", s) for s in range(4)]
+
+CASES: list[tuple[str, list[tuple[str, int | None]], str, Any, dict[str, Any]]] = [
+    # an empty board: 3g.40gb at 0 takes units 0-3, both of its starts are open
+    ("H100-80GB", [], "3g.40gb", 0, dict(
+        ok=True, rule=None, profile="3g.40gb", start=0, chosen_start=0, units=(0, 1, 2, 3),
+        legal_starts=(0, 4), open_starts=(0, 4), blocked_units=(), blockers=(), count=0,
+        max_count=2, compute_needed=3, compute_left=7, message="")),
+    # 2g.20gb at 4 holds units 4, 5: 3g.40gb at 4 (units 4-7) overlaps it; only 0 is open;
+    # 7 - 2 = 5 slices left
+    ("H100-80GB", [("2g.20gb", 4)], "3g.40gb", 4, dict(
+        ok=False, rule="overlap", profile="3g.40gb", start=4, chosen_start=None,
+        units=(4, 5, 6, 7), legal_starts=(0, 4), open_starts=(0,), blocked_units=(4, 5),
+        blockers=("2g.20gb@4",), count=0, max_count=2, compute_needed=3, compute_left=5)),
+    # 3g.40gb cannot start at unit 2: no units, nothing in the way
+    ("H100-80GB", [], "3g.40gb", 2, dict(
+        ok=False, rule="invalid_placement", profile="3g.40gb", start=2, chosen_start=None,
+        units=(), legal_starts=(0, 4), open_starts=(0, 4), blocked_units=(), blockers=(),
+        count=0, max_count=2, compute_needed=3, compute_left=7)),
+    # 1g.10gb at 0 and 2g.20gb at 4 block both 3g.40gb starts: units 0 and 4, 5 are in the
+    # way, named by start; 7 - 1 - 2 = 4 slices left
+    ("H100-80GB", [("1g.10gb", 0), ("2g.20gb", 4)], "3g.40gb", None, dict(
+        ok=False, rule="no_free_placement", profile="3g.40gb", start=None, chosen_start=None,
+        units=(), legal_starts=(0, 4), open_starts=(), blocked_units=(0, 4, 5),
+        blockers=("1g.10gb@0", "2g.20gb@4"), count=0, max_count=2, compute_needed=3,
+        compute_left=4)),
+    # two 3g.40gb already: the cap of 2; 7 - 6 = 1 slice left
+    ("H100-80GB", [("3g.40gb", 0), ("3g.40gb", 4)], "3g.40gb", None, dict(
+        ok=False, rule="profile_cap", profile="3g.40gb", start=None, chosen_start=None,
+        units=(), legal_starts=(0, 4), open_starts=(), blocked_units=(), blockers=(),
+        count=2, max_count=2, compute_needed=3, compute_left=1)),
+    # 3g.40gb at 4 (3 slices) and four 1g.10gb (4 slices): 0 slices left for a fifth 1g
+    ("H100-80GB", [("3g.40gb", 4), *FOUR_1G], "1g.10gb", None,
+     dict(ok=False, rule="compute_slices", profile="1g.10gb", start=None, chosen_start=None,
+          units=(), legal_starts=H100_1G_STARTS, open_starts=(), blocked_units=(),
+          blockers=(), count=4, max_count=7, compute_needed=1, compute_left=0)),
+    # RTX PRO 6000: a +me.all GI holds every media engine, so a plain 1g.24gb may not join it,
+    # and a +me.all GI may not join a plain one
+    ("RTX-PRO-6000", [("1g.24gb+me.all", 0)], "1g.24gb", None, dict(
+        ok=False, rule="media_engines", blocked_units=(), blockers=("1g.24gb+me.all@0",))),
+    ("RTX-PRO-6000", [("1g.24gb", 0)], "2g.48gb+me.all", None, dict(
+        ok=False, rule="media_engines", blocked_units=(), blockers=("1g.24gb@0",))),
+    # A30 has no 1g.10gb (its 1g is 1g.6gb): the profile as given, nothing else known
+    ("A30", [], "1g.10gb", None, dict(
+        ok=False, rule="unknown_profile", profile="1g.10gb", start=None, chosen_start=None,
+        units=(), legal_starts=(), open_starts=(), count=0, max_count=0)),
+    # a start that is no whole number: the profile's starts, to choose from
+    ("H100-80GB", [], "1g.10gb", 2.5, dict(
+        ok=False, rule="invalid_placement", profile="1g.10gb", start=None, chosen_start=None,
+        units=(), legal_starts=H100_1G_STARTS, open_starts=(), count=0, max_count=0,
+        compute_needed=0, compute_left=0, message="start must be a whole number >= 0, got 2.5")),
+]
+
+
+@pytest.mark.parametrize(("model", "placed", "profile", "start", "want"), CASES,
+                         ids=[f"{c[0]}-{c[2]}-{c[4]['rule']}" for c in CASES])
+def test_check_answers_every_field(model: str, placed: list[tuple[str, int | None]],
+                                   profile: str, start: Any, want: dict[str, Any]) -> None:
+    got = Layout(model, placed).check(profile, start)
+    assert {k: getattr(got, k) for k in want} == want
+    if got.ok:
+        assert got.message == ""
+    elif "message" not in want:  # the rule's English message names the profile asked for
+        assert profile in got.message
+
+
+def test_the_driver_chooses_the_last_open_start_for_3g() -> None:
+    # nvidia-smi mig -cgi 3g.40gb on an empty H100 places it at unit 4 (MIG user guide);
+    # with 4-7 taken, at 0
+    empty = Layout("H100-80GB").check("3g.40gb")
+    assert (empty.ok, empty.chosen_start, empty.units) == (True, 4, (4, 5, 6, 7))
+    half = Layout("H100-80GB", [("3g.40gb", 4)]).check("3g.40gb")
+    assert (half.ok, half.chosen_start, half.units, half.count) == (True, 0, (0, 1, 2, 3), 1)
