@@ -1,4 +1,4 @@
-"""Layout.check, field by field: what lesson 02's explanations are built from.
+"""Layout.check field by field (what lesson 02 explains), the presets and first-fit packing.
 
 Oracle: the H100-80GB and A30 / RTX PRO 6000 MIG geometry as NVIDIA publishes it (MIG user
 guide, "Supported MIG profiles" and ``nvidia-smi mig -lgipp``; data/gpus/*.yaml carry the same
@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from labkit.mig import Layout
+from labkit.mig import Layout, PlacementError
+from labkit.mig.planning import pack_profiles, presets
 
 H100_1G_STARTS = (0, 1, 2, 3, 4, 5, 6)
 FOUR_1G: list[tuple[str, int | None]] = [("1g.10gb", s) for s in range(4)]
@@ -91,3 +92,53 @@ def test_the_driver_chooses_the_last_open_start_for_3g() -> None:
     assert (empty.ok, empty.chosen_start, empty.units) == (True, 4, (4, 5, 6, 7))
     half = Layout("H100-80GB", [("3g.40gb", 4)]).check("3g.40gb")
     assert (half.ok, half.chosen_start, half.units, half.count) == (True, 0, (0, 1, 2, 3), 1)
+
+
+# NVIDIA/mig-parted deployments/systemd/config-default: the named layouts for each board
+# (H100-80GB: all-1g.10gb 7 x 1g.10gb, all-2g.20gb 3, all-3g.40gb 2, all-balanced 2 x 1g.10gb +
+# 2g.20gb + 3g.40gb, all-7g.80gb 1; A30: all-1g.6gb 4, all-2g.12gb 2, all-4g.24gb 1,
+# all-balanced 2 x 1g.6gb + 2g.12gb); 4g + 3g is the one mixed layout of a 7-slice board
+PRESETS = {
+    "H100-80GB": {
+        "all-1g.10gb": {"1g.10gb": 7},
+        "all-balanced": {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1},
+        "all-2g.20gb": {"2g.20gb": 3},
+        "all-3g.40gb": {"3g.40gb": 2},
+        "4g.40gb+3g.40gb": {"3g.40gb": 1, "4g.40gb": 1},
+        "all-7g.80gb": {"7g.80gb": 1},
+    },
+    "A30": {
+        "all-1g.6gb": {"1g.6gb": 4},
+        "all-balanced": {"1g.6gb": 2, "2g.12gb": 1},
+        "all-2g.12gb": {"2g.12gb": 2},
+        "all-4g.24gb": {"4g.24gb": 1},
+    },
+}
+
+
+@pytest.mark.parametrize("model", sorted(PRESETS))
+def test_presets_are_mig_parteds_default_layouts(model: str) -> None:
+    got = presets(model)
+    assert list(got) == list(PRESETS[model])
+    assert {name: lay.counts() for name, lay in got.items()} == PRESETS[model]
+
+
+def test_pack_profiles_first_fit_largest_first() -> None:
+    # three 3g.40gb and two 1g.10gb on H100s, largest first: 3g, 3g fill GPU 0 (all 8 units);
+    # the third 3g opens GPU 1, where both 1g.10gb fit beside it (3 + 2 = 5 of 7 slices)
+    gpus = pack_profiles("H100-80GB", ["1g.10gb", "3g.40gb", "1g.10gb", "3g.40gb", "3g.40gb"])
+    assert [g.counts() for g in gpus] == [{"3g.40gb": 2}, {"1g.10gb": 2, "3g.40gb": 1}]
+    assert pack_profiles("H100-80GB", []) == []
+    # 8 x 1g.10gb: 7 on the first GPU, 1 on a second
+    assert [len(g) for g in pack_profiles("H100-80GB", ["1g.10gb"] * 8)] == [7, 1]
+
+
+def test_pack_profiles_refuses_unknown_profiles_and_too_many() -> None:
+    with pytest.raises(PlacementError) as err:
+        pack_profiles("A30", ["1g.10gb"])
+    assert err.value.rule == "unknown_profile"
+    # at most 8 GPUs of 16 instances each: 129 is too many
+    with pytest.raises(PlacementError) as err:
+        pack_profiles("H100-80GB", ["1g.10gb"] * 129)
+    assert err.value.rule == "does_not_fit"
+    assert str(err.value) == "129 GPU instances is too many"
