@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from labkit.mig import Layout, PlacementError
+from labkit.mig.layout import default_ci_profile, resolve_model
 from labkit.mig.planning import pack_profiles, presets
+from labkit.validate import InputError
 
 H100_1G_STARTS = (0, 1, 2, 3, 4, 5, 6)
 FOUR_1G: list[tuple[str, int | None]] = [("1g.10gb", s) for s in range(4)]
@@ -142,3 +144,66 @@ def test_pack_profiles_refuses_unknown_profiles_and_too_many() -> None:
         pack_profiles("H100-80GB", ["1g.10gb"] * 129)
     assert err.value.rule == "does_not_fit"
     assert str(err.value) == "129 GPU instances is too many"
+
+
+def test_errors_name_the_model_profile_and_what_is_missing() -> None:
+    with pytest.raises(InputError) as bad_model:
+        resolve_model("X100")
+    assert (bad_model.value.field, bad_model.value.value) == ("model", "X100")
+    assert "H100-80GB" in bad_model.value.limit
+    assert str(bad_model.value).startswith("unknown GPU model 'X100'; known: A100-40GB, ")
+    lay = Layout("H100-80GB")
+    for not_a_profile in (True, "9g.99gb"):  # a bool is no profile ID
+        with pytest.raises(PlacementError) as err:
+            lay.profile(not_a_profile)  # type: ignore[arg-type]
+        assert err.value.rule == "unknown_profile"
+        assert str(err.value) == (
+            f"H100-80GB has no GPU instance profile {not_a_profile!r}; profiles: 1g.10gb, "
+            "1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb")
+
+
+def test_layout_repr_and_remove_messages() -> None:
+    empty = Layout("H100-80GB")
+    assert repr(empty) == "Layout('H100-80GB': empty)"
+    two = Layout("H100-80GB", [("2g.20gb", 4), ("3g.40gb", 0)])
+    assert repr(two) == "Layout('H100-80GB': 3g.40gb@0, 2g.20gb@4)"  # by start
+    with pytest.raises(ValueError, match=r"^no GPU instance '3g.40gb' at 4 in Layout\('H100-80GB': "
+                                         r"empty\)$"):
+        empty.remove("3g.40gb", 4)
+    with pytest.raises(ValueError, match=r"^no GPU instance '3g.40gb' in Layout\('H100-80GB': "
+                                         r"empty\)$"):
+        empty.remove("3g.40gb")
+    with pytest.raises(ValueError, match=r"^no GPU instance 2.5 in "):
+        empty.remove(2.5)  # type: ignore[arg-type]
+
+
+def test_small_queries_by_hand() -> None:
+    lay = Layout("H100-80GB", [("3g.40gb", 0)])
+    assert lay.legal_starts("3g.40gb") == (0, 4) and lay.legal_starts("1g.20gb") == (0, 2, 4, 6)
+    assert list(lay) == list(lay.instances) and len(lay) == 1
+    assert not lay.is_maximal() and Layout("H100-80GB", [("7g.80gb", 0)]).is_maximal()
+    # the full-size CI: 1g -> 0, 2g -> 1, 3g -> 2, 4g -> 3, 7g -> 4 (NVML CI profile IDs)
+    assert {p.name: default_ci_profile(p) for p in lay.spec.profiles} == {
+        "1g.10gb": 0, "1g.10gb+me": 0, "1g.20gb": 0, "2g.20gb": 1, "3g.40gb": 2, "4g.40gb": 3,
+        "7g.80gb": 4}
+    # 7 x 1g.10gb strand unit 7: one unit of 81,559 MiB / 8 (nvidia-smi's total)
+    frag = Layout("H100-80GB", [("1g.10gb", s) for s in range(7)]).fragmentation()
+    assert frag.stranded_units == (7,) and frag.unit_mib == 81_559 / 8
+    assert frag.stranded_mib == pytest.approx(10_194.875)
+
+
+def test_from_profiles_limits_and_the_drivers_default_start() -> None:
+    # 16 instances pass the count limit (and meet the cap of 7), 17 do not
+    with pytest.raises(PlacementError) as cap:
+        Layout.from_profiles("H100-80GB", ["1g.10gb"] * 16)
+    assert cap.value.rule == "profile_cap"
+    with pytest.raises(PlacementError) as many:
+        Layout.from_profiles("H100-80GB", ["1g.10gb"] * 17)
+    assert (many.value.rule, str(many.value)) == ("does_not_fit",
+                                                  "17 GPU instances is too many")
+    # 3 + 3 + 1 = 7 slices, but two 3g.40gb take all 8 units
+    with pytest.raises(PlacementError) as full:
+        Layout.from_profiles("H100-80GB", ["3g.40gb", "1g.10gb", "3g.40gb"])
+    assert str(full.value) == "3g.40gb, 3g.40gb, 1g.10gb do not fit on one H100-80GB"
+    # one 3g.40gb goes where nvidia-smi puts it by default: unit 4
+    assert [gi.start for gi in Layout.from_profiles("H100-80GB", ["3g.40gb"])] == [4]
