@@ -152,8 +152,16 @@ def test_errors_name_the_model_profile_and_what_is_missing() -> None:
     assert (bad_model.value.field, bad_model.value.value) == ("model", "X100")
     assert "H100-80GB" in bad_model.value.limit
     assert str(bad_model.value).startswith("unknown GPU model 'X100'; known: A100-40GB, ")
+    with pytest.raises(InputError) as not_a_name:
+        resolve_model(42)  # type: ignore[arg-type]
+    assert (not_a_name.value.field, not_a_name.value.value, str(not_a_name.value)) == (
+        "model", 42, "model must be a name, got 42")
+    with pytest.raises(InputError) as no_mig:
+        resolve_model("L40S")  # NVIDIA L40S has no MIG
+    assert (no_mig.value.field, no_mig.value.value, str(no_mig.value)) == (
+        "model", "L40S", "L40S has no MIG (no GPU instance profiles)")
     lay = Layout("H100-80GB")
-    for not_a_profile in (True, "9g.99gb"):  # a bool is no profile ID
+    for not_a_profile in (True, False, "9g.99gb"):  # a bool is no profile ID (7g.80gb is ID 0)
         with pytest.raises(PlacementError) as err:
             lay.profile(not_a_profile)  # type: ignore[arg-type]
         assert err.value.rule == "unknown_profile"
