@@ -66,6 +66,11 @@ MODULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 _ZIP_SAME_LENGTH = ("keys and demand hold one entry per month (demand is reduced over the same "
                     "month starts), so strict=True never fires")
 
+_MIG_EQUIVALENT = {
+    "labkit.mig.layout.xǁLayoutǁcheck__mutmut_105":
+        "PlacementCheck.message defaults to \"\": dropping message=\"\" builds the same check",
+}
+
 #: Module -> {mutant name: why no input can tell it from the original}. Only true equivalents
 #: (the same result for every input), never "hard to test"; a mutant name is mutmut's
 #: (``labkit.tariff.bill.x_monthly_bill__mutmut_12``), so an entry follows the code it names.
@@ -134,6 +139,8 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "labkit.economics.scenario.x_sensitivity__mutmut_65":
             "numpy reads a sort kind case-insensitively: 'STABLE' is 'stable'",
     },
+    "mig_planning": _MIG_EQUIVALENT,
+    "mig": _MIG_EQUIVALENT,
     "opex": {
         "labkit.opex.whatif.x_sensitivity__mutmut_100":
             "numpy reads a sort kind case-insensitively: 'STABLE' is 'stable'",
