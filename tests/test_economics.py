@@ -254,6 +254,15 @@ def owned(**changes: object) -> econ.OwnedCluster:
 
 
 C = case1_cluster
+
+
+def _lesson(**changes: float) -> dict[str, float]:
+    """Lesson 05's own inputs (case 1), for BreakEvenScenario.from_inputs."""
+    lesson = {"server_capex_usd": SERVER_USD, "fx_krw_per_usd": FX, "api_price_usd_per_m": 0.6,
+              "tokens_per_s_per_gpu": TPS_GPU, "derate": 1.0}
+    return {**lesson, **changes}
+
+
 BAD_INPUTS = [
     # (call, field, rule): the cluster's fields, then every function, once per kind of error
     (lambda: owned(server_capex_krw=-1), "server_capex_krw", "non_negative"),
@@ -308,6 +317,40 @@ BAD_INPUTS = [
     (lambda: econ.BreakEvenScenario.from_inputs(fx_krw_per_usd=1_400), "server_capex_usd",
      "required"),
     (lambda: scenario_from_defaults().input("colour"), "parameter", "choice"),
+    # every other validated field by name, once
+    (lambda: econ.api_cost_krw(0, -1, 1, 1), "tokens_out", "non_negative"),
+    (lambda: econ.api_cost_krw(0, 0, -1, 1), "price_in_krw_per_m", "non_negative"),
+    (lambda: econ.blended_price(-1, 1), "price_in", "non_negative"),
+    (lambda: econ.blended_price(1, -1), "price_out", "non_negative"),
+    (lambda: econ.monthly_demand_tokens(1, -1, 1), "requests_per_day", "non_negative"),
+    (lambda: econ.monthly_demand_tokens(1, 1, -1), "tokens_per_request", "non_negative"),
+    (lambda: econ.monthly_demand_tokens(1, 1, 1, -1), "days_per_month", "non_negative"),
+    (lambda: econ.monthly_demand_tokens(1, 1, 1, 31.5), "days_per_month", "at_most"),
+    (lambda: econ.monthly_capacity_tokens(C(), 0), "tokens_per_s_per_gpu", "positive"),
+    (lambda: econ.monthly_capacity_tokens(C(), TPS_GPU, 0), "derate", "fraction"),
+    (lambda: econ.monthly_capacity_tokens(C(), TPS_GPU, 1, 31 * 86_400 + 1), "seconds_per_month",
+     "at_most"),
+    (lambda: econ.owned_cost_krw_per_month(C(), -1, TPS_GPU), "tokens_per_month", "non_negative"),
+    (lambda: econ.rent_cost_krw(-1, 1, TPS_GPU), "tokens", "non_negative"),
+    (lambda: econ.rent_cost_krw(1, -1, TPS_GPU), "rent_krw_per_gpu_hour", "non_negative"),
+    (lambda: econ.rent_cost_krw(1, 1, 0), "tokens_per_s_per_gpu", "positive"),
+    (lambda: econ.capital_recovery_factor(-0.1, 4), "cost_of_capital", "fraction"),
+    (lambda: econ.CostBreakdown(-1, 0, 0, 0, 0, 0), "capital_krw", "non_negative"),
+    (lambda: C().tokens_per_year(TPS_GPU, -0.1), "utilization", "fraction"),
+    (lambda: replace(scenario_from_defaults(), server_capex_usd=-1), "server_capex_usd",
+     "non_negative"),
+    (lambda: replace(scenario_from_defaults(), api_price_usd_per_m=-1), "api_price_usd_per_m",
+     "non_negative"),
+    (lambda: replace(scenario_from_defaults(), tokens_per_s_per_gpu=0), "tokens_per_s_per_gpu",
+     "positive"),
+    (lambda: econ.BreakEvenScenario.from_inputs(colour=1), "parameter", "choice"),
+    (lambda: econ.BreakEvenScenario.from_inputs(**_lesson(server_capex_usd=-1)),
+     "server_capex_usd", "non_negative"),
+    (lambda: econ.BreakEvenScenario.from_inputs(**_lesson(fx_krw_per_usd=0)), "fx_krw_per_usd",
+     "positive"),
+    (lambda: scenario_from_defaults().with_input("colour", 1), "parameter", "choice"),
+    (lambda: econ.sensitivity(scenario_from_defaults(), {"pue": (math.nan, 2.0)}), "pue",
+     "finite"),
 ]
 
 
@@ -359,3 +402,154 @@ def test_scenario_inputs_are_the_cluster_fields_plus_the_lesson_inputs() -> None
     assert dear.api_price_krw_per_m == pytest.approx(0.6 * 1_500)
     same = econ.BreakEvenScenario.from_inputs(**{n: s.input(n) for n in econ.SCENARIO_INPUTS})
     assert same == s
+
+
+MESSAGES = [
+    # (call, value, limit, the message): the error's details, not only its field
+    (lambda: econ.monthly_demand_tokens(1, 1, 1, 31.5), 31.5, 31.0,
+     "days_per_month must be <= 31 days (31), got 31.5"),
+    (lambda: econ.monthly_capacity_tokens(C(), TPS_GPU, 1, 2_678_401), 2_678_401.0, 2_678_400.0,
+     "seconds_per_month must be <= 31 days (2.6784e+06), got 2678401.0"),
+    (lambda: econ.owned_cost_krw_per_month(C(), 1e15, TPS_GPU), 1e15,
+     TPS_GPU * 8 * econ.SECONDS_PER_MONTH,
+     "tokens_per_month must be <= monthly capacity (8.17473e+10), got 1000000000000000.0"),
+    (lambda: replace(scenario_from_defaults(), owned="a cluster"), "a cluster", None,  # type: ignore[arg-type, dict-item]  # bad input, on purpose
+     "owned must be an OwnedCluster"),
+    (lambda: econ.BreakEvenScenario.from_inputs(fx_krw_per_usd=1_400), None, None,
+     "server_capex_usd is required"),
+]
+
+
+@pytest.mark.parametrize(("call", "value", "limit", "message"), MESSAGES)
+def test_bad_input_names_its_value_limit_and_message(
+        call: object, value: object, limit: object, message: str) -> None:
+    with pytest.raises(InputError) as err:
+        call()  # type: ignore[operator]
+    assert err.value.value == value and str(err.value) == message
+    assert err.value.limit == pytest.approx(limit) if limit is not None else err.value.limit is None
+
+
+# -- edges the mutation run found untested (make mutation) --------------------------------------
+# the energy of one more token at full utilization, by hand: busy minus idle power of one
+# server, 10.2 kW x (1 - 0.3) x PUE 1.5, for a year, over the tokens of that year
+M_HAND = 10.2 * 0.7 * 1.5 * 8_760 * ENERGY / (TPS_GPU * 8 * 31_536_000)  # ~12.64e-6 KRW
+
+
+def test_monthly_sizes_at_their_bounds_and_defaults() -> None:
+    assert econ.monthly_demand_tokens(1, 1, 1) == 30  # 30 days by default
+    assert econ.monthly_demand_tokens(1, 1, 1, 31) == 31  # 31 days allowed
+    month_31 = econ.monthly_capacity_tokens(C(), 1.0, seconds_per_month=31 * 86_400)
+    assert month_31 == 8 * 31 * 86_400  # 8 GPUs at 1 token/s
+    # a derated cluster makes less: derate 0.5 halves the capacity a month may use
+    half_cap = econ.monthly_capacity_tokens(C(), TPS_GPU, 0.5)
+    with pytest.raises(InputError):
+        econ.owned_cost_krw_per_month(C(), half_cap * 1.01, TPS_GPU, 0.5)
+
+
+def test_owned_cost_at_a_derate_uses_the_derated_energy_per_token() -> None:
+    c = C()
+    n = 1e9
+    owned = econ.owned_cost_krw_per_month(c, n, TPS_GPU, 0.5)
+    assert owned - econ.fixed_cost_krw_per_month(c) == pytest.approx(n * M_HAND / 0.5, rel=1e-9)
+
+
+def test_break_even_at_free_energy_and_a_free_api_is_never() -> None:
+    free = C(energy_price_krw_per_kwh=0)
+    # price 0 = marginal cost 0: owning never breaks even (not a division by zero)
+    assert econ.break_even_tokens_per_month(free, 0.0, TPS_GPU) == math.inf
+    # rent 0 against no energy: renting costs no more than the owned energy, never
+    assert econ.rent_vs_own_break_even_utilization(free, 0.0) == math.inf
+
+
+def test_rent_vs_own_with_a_small_denominator() -> None:
+    # no energy, staff, maintenance, base charge or facility: the fixed cost is the capital,
+    # 420,000,000 / 4 = 105,000,000 a year; rent x 8 GPUs x 8,760 h = 0.5 KRW a year
+    bare = owned(energy_price_krw_per_kwh=0)
+    u = econ.rent_vs_own_break_even_utilization(bare, 0.5 / 70_080)
+    assert u == pytest.approx(105_000_000 / 0.5, rel=1e-9)
+
+
+def test_breakdown_of_one_and_zero_krw() -> None:
+    one = econ.CostBreakdown(1, 0, 0, 0, 0, 0)
+    assert one.shares() == {"capital": 1.0, "energy": 0.0, "base_charge": 0.0, "staff": 0.0,
+                            "maintenance": 0.0, "facility": 0.0}
+    assert list(one.table().columns) == ["line", "krw_per_year", "share"]
+    assert list(one.table()["share"]) == [1.0, 0, 0, 0, 0, 0]
+    zero = econ.CostBreakdown(0, 0, 0, 0, 0, 0)
+    with pytest.raises(ValueError, match="^the breakdown totals 0 KRW; shares are undefined$"):
+        zero.shares()
+    assert zero.table()["share"].isna().all()
+
+
+def test_owned_cluster_stores_the_validated_values_and_nothing_else() -> None:
+    # ints for the money and power fields become floats, whole floats for counts become ints
+    given: dict[str, object] = dict(
+        servers=2.0, depreciation_years=4, cost_of_capital=0, max_it_power_kw=10,
+        idle_power_fraction=0, pue=1, energy_price_krw_per_kwh=132,
+        base_charge_krw_per_kw_month=0, staff_krw_per_year=0, maintenance_fraction_per_year=0,
+        facility_krw_per_year=0)
+    c = econ.OwnedCluster(420_000_000, 8.0, **given)  # type: ignore[arg-type]
+    assert set(vars(c)) == {f.name for f in fields(econ.OwnedCluster)} - {"_"}
+    for f in fields(econ.OwnedCluster):
+        if f.name != "_":
+            want = int if f.name in ("gpus_per_server", "servers") else float
+            assert type(getattr(c, f.name)) is want, f.name
+    assert owned(gpus_per_server=1).gpus == 1  # a one-GPU server
+
+
+def test_power_and_tokens_by_hand() -> None:
+    two = C(servers=2)
+    assert two.it_power_kw(0.5) == pytest.approx(10.2 * 2 * (0.3 + 0.7 * 0.5))  # 13.26 kW
+    c = C()
+    assert c.tokens_per_year(TPS_GPU, 0.0) == 0.0
+    assert c.tokens_per_year(TPS_GPU, 0.5) == pytest.approx(TPS_GPU * 8 * 31_536_000 * 0.5)
+    # at half utilization: 142,000,000 fixed lines + 15.3 kW x base x 12 + energy of
+    # 10.2 x (0.3 + 0.7 x 0.5) x 1.5 x 8,760 = 87,118.2 kWh
+    annual = 142_000_000 + 15.3 * BASE_ALL_IN * 12 + 87_118.2 * ENERGY
+    assert c.cost_per_million_tokens(TPS_GPU, 0.5) == pytest.approx(
+        annual / (TPS_GPU * 8 * 31_536_000 * 0.5) * 1e6, rel=1e-9)
+    # per calendar GPU-hour: 160,866,503 / (8 x 8,760) = 2,295.5 at u = 1
+    assert c.cost_per_calendar_gpu_hour(1.0) == pytest.approx(160_866_503 / 70_080, rel=MONEY)
+    assert c.cost_per_calendar_gpu_hour(0.4) == pytest.approx(153_424_896 / 70_080, rel=MONEY)
+
+
+def test_scenario_break_even_with_a_derate_and_its_utilization() -> None:
+    s = econ.BreakEvenScenario.from_inputs(**_lesson(derate=0.5), **{
+        f: getattr(C(), f) for f in econ.CLUSTER_INPUTS})
+    f_month = econ.fixed_cost_krw_per_month(s.cluster())
+    # N* = F / (P - m / derate), P = 0.6 USD x 1,400 per 1M
+    n_star = f_month / (840 / 1e6 - M_HAND / 0.5)
+    assert s.break_even_tokens_per_month() == pytest.approx(n_star, rel=1e-9)
+    capacity = TPS_GPU * 0.5 * 8 * econ.SECONDS_PER_MONTH
+    assert s.break_even_utilization() == pytest.approx(n_star / capacity, rel=1e-9)
+
+
+def test_sensitivity_table_columns_ties_and_infinite_ends() -> None:
+    base = scenario_from_defaults()
+    # API prices below the energy per token (~0.009 USD per 1M) at both ends: inf and inf,
+    # a swing of 0
+    table = econ.sensitivity(base, {"api_price_usd_per_m": (0.001, 0.005),
+                                    "pue": (1.1, 2.0)})
+    assert list(table.columns) == ["parameter", "low", "high", "result_low", "result_high",
+                                   "swing"]
+    assert list(table.index) == [0, 1]
+    row = table.set_index("parameter").loc["api_price_usd_per_m"]
+    assert row["result_low"] == row["result_high"] == math.inf and row["swing"] == 0.0
+    pue = table.set_index("parameter").loc["pue"]
+    low = replace(base, owned=replace(base.owned, pue=1.1)).break_even_tokens_per_month()
+    high = replace(base, owned=replace(base.owned, pue=2.0)).break_even_tokens_per_month()
+    assert pue["swing"] == pytest.approx(high - low) and (pue["low"], pue["high"]) == (1.1, 2.0)
+    # every input at its own value: all swings 0, kept in the order given (a stable sort)
+    names = list(econ.SCENARIO_INPUTS)
+    flat = econ.sensitivity(base, {n: (base.input(n), base.input(n)) for n in names})
+    assert list(flat["parameter"]) == names
+    # ties of two kinds: four inputs whose one end never breaks even (an API below the energy
+    # per token, a 0.1 % derate, 1 token/s, 10,000 KRW/kWh) swing inf; the rest swing 0.
+    # A stable sort keeps each group in the order given.
+    ends = {"api_price_usd_per_m": (0.001, 0.6), "derate": (0.001, 1.0),
+            "tokens_per_s_per_gpu": (1.0, TPS_GPU), "energy_price_krw_per_kwh": (132.0, 1e4)}
+    mixed = {n: ends.get(n, (base.input(n), base.input(n))) for n in reversed(names)}
+    table = econ.sensitivity(base, mixed)
+    infinite = [n for n in mixed if n in ends]
+    assert list(table["parameter"]) == infinite + [n for n in mixed if n not in ends]
+    assert (table["swing"][:4] == math.inf).all() and (table["swing"][4:] == 0).all()

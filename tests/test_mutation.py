@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,25 @@ def test_every_module_names_files_and_tests_that_exist() -> None:
     for name, mutants in mutation.EQUIVALENT.items():
         for mutant, reason in mutants.items():
             assert reason.strip(), f"{name}: {mutant} needs its reason"
+
+
+def test_record_replaces_a_modules_row_and_keeps_the_others(tmp_path: Path) -> None:
+    doc, results = tmp_path / "mutation.md", tmp_path / "mutation.json"
+    doc.write_text("# Scores\n\nintro\n\n| old table |\n\nafter\n", encoding="utf-8")
+    first = mutation.Score("tariff", 9, 10, ("a",), ())
+    mutation.record([first], "make mutation MODULES=tariff", doc=doc, results=results,
+                    date="2026-12-01", commit="abc1234")
+    second = mutation.Score("goodput", 4, 4, (), ())
+    mutation.record([second], "make mutation MODULES=goodput", doc=doc, results=results,
+                    date="2026-12-02", commit="def5678")
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith("# Scores\n\nintro\n\n| module |") and text.endswith("\nafter\n")
+    # MODULES order: goodput before tariff; 9 killed of 10 = 90.0 %
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[1:] == [
+        "| goodput | 4 | 4 | 0 | 0 | 0 | 100.0% | 2026-12-02 | def5678 | "
+        "`make mutation MODULES=goodput` |",
+        "| tariff | 10 | 9 | 0 | 1 | 0 | 90.0% | 2026-12-01 | abc1234 | "
+        "`make mutation MODULES=tariff` |"]
+    saved = json.loads(results.read_text(encoding="utf-8"))
+    assert set(saved) == {"goodput", "tariff"} and saved["tariff"]["score"] == 0.9

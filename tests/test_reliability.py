@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -224,6 +225,9 @@ MONTHS = [  # n_gpus, hours, gpu_mtbf_h, tau, delta, R, maintenance, S
     (4_096, 720, GPU_MTBF_H, 0.5, 15 / 3600, 23 / 60, 8, 670 / 640),  # the worksheet's month
     (16_384, 720, GPU_MTBF_H, 2.0, 0.3, 1.0, 0, 1.0),  # interruptions often cut segments
     (64, 100, 500, 3, 1, 2, 10, 1.1),  # long segments, many interruptions per segment
+    # a 2 h month of a job failing once an hour: much of it hangs on the interruptions just
+    # before and just after the month (the restart it starts in, the segment cut after it)
+    (1, 2, 1.0, 1.0, 0.25, 0.5, 0, 1.0),
 ]
 
 
@@ -380,6 +384,9 @@ BAD_CALLS = [
     ("maintenance_h", lambda: rel.expected_month(8, 720, 1e4, 1, 0, 0, 720)),
     ("maintenance_h", lambda: rel.expected_month(8, 720, 1e4, 1, 0, 0, -1)),
     ("straggler_slowdown", lambda: rel.expected_month(8, 720, 1e4, 1, 0, 0, 0, 0.9)),
+    ("straggler_slowdown", lambda: rel.expected_month(8, 720, 1e4, 1, 0, 0, 0, NAN)),
+    ("checkpoint_cost", lambda: rel.daly_interval(0, 10)),
+    ("checkpoint_cost", lambda: rel.optimal_interval(0, 10)),
     ("trials", lambda: rel.simulate_month(8, 720, 1e4, 1, 0, 0, 0, 0, 0)),
     ("trials", lambda: rel.simulate_month(8, 720, 1e4, 1, 0, 0, 0, 10**9, 0)),
     ("trials", lambda: rel.simulate_month(8, 720, 1e4, 1, 0, 0, 0, 10.5, 0)),  # type: ignore[arg-type]
@@ -414,6 +421,28 @@ LIMIT_CALLS = [
      "trial must be < 3, got 3"),
     (lambda: rel.month_worksheet(_THREE, -1, 720), "trial", "integer", -1, 0,
      "trial must be a whole number >= 0, got -1"),
+    # 10**7 GPUs at a 10 h MTBF: 10**6 interruptions an hour, 7.2e8 a month; at most
+    # floor(1e6 x 10 / 720) = 13,888 GPUs
+    (lambda: rel.simulate_month(10**7, 720, 10, 1e-3, 0, 0, 0, 1, 0), "n_gpus", "at_most",
+     10**7, 13_888, "n_gpus=10000000 means 720,000,000 interruptions per month, more than the "
+     "simulation's 1,000,000; at most 13,888 GPUs at this MTBF"),
+    (lambda: rel.young_interval(10, 10), "checkpoint_cost", "at_most", 10, 10.0,
+     "checkpoint_cost must be < mtbf (10), got 10"),
+    # 1,000 GPUs at 1,000 h each: a job MTBF of 1 h
+    (lambda: rel.expected_ettr(1_000, 1_000, 1, 1.0), "checkpoint_write_h", "at_most", 1.0, 1.0,
+     "checkpoint_write_h must be < the job MTBF (1 h), got 1.0"),
+    (lambda: rel.expected_month(8, 720, 1e4, 1, 0, 0, 720), "maintenance_h", "at_most", 720,
+     720.0, "maintenance_h must be < hours (720), got 720"),
+    (lambda: rel.expected_month(8, 720, 1e4, 1, 0, 0, 0, 0.9), "straggler_slowdown",
+     "at_least", 0.9, 1.0, "straggler_slowdown must be >= 1, got 0.9"),
+    (lambda: rel.rate_per_1000_node_days(1e4, 0), "gpus_per_node", "integer", 0, 1,
+     "gpus_per_node must be a whole number >= 1, got 0"),
+    (lambda: rel.interruption_shares(pd.DataFrame({"interruptions": [1]})), "printed_pct",
+     "other", None, None, "table has no 'printed_pct' column"),
+    (lambda: rel.interruption_shares(pd.DataFrame({"interruptions": [-1, 3],
+                                                   "printed_pct": [0, 0]})),
+     "interruptions", "non_negative", -1.0, None,
+     "interruption counts must be >= 0 and sum to more than 0"),
 ]
 
 
@@ -442,3 +471,91 @@ def test_meta_ettr_by_hand() -> None:
     assert rel.expected_ettr(8, 1e4, 1, method="meta") == pytest.approx(0.9996)
     # tau = 2, delta = 0.5: (1 - 8e-4 x (0 + 1)) / (1 + 0.5 / 2) = 0.9992 / 1.25 = 0.79936
     assert rel.expected_ettr(8, 1e4, 2, 0.5, method="meta") == pytest.approx(0.79936)
+
+
+# -- edges the mutation run found untested (make mutation) --------------------------------------
+def test_overhead_without_a_write_or_restart_is_dalys_formula() -> None:
+    # Daly's complete model with delta = 0 and R = 0 (the default): M/tau (e^(tau/M) - 1) - 1;
+    # tau = 1, M = 10: 10 x (e^0.1 - 1) - 1 = 10 x 0.1051709181 - 1 = 0.051709181
+    assert rel.overhead(1, 0, 10) == pytest.approx(0.051709181, rel=1e-8)
+
+
+def test_overhead_past_the_overflow_guard_is_infinite() -> None:
+    # tau = 800 M: log(M/tau) + log(e^800 - 1) = 800 - 6.68 = 793 > 700 -> inf (exp would overflow)
+    assert rel.overhead(800, 0, 1) == math.inf
+    # M = tau = 1, no write: log(1) + R + log(e - 1); the guard reports inf from log 700 on
+    lx = math.log(math.expm1(1))
+    at_700 = 700 - lx
+    assert math.log(1.0) + at_700 / 1 + lx == 700.0  # the float sum the guard sees
+    assert rel.overhead(1, 0, 1, at_700) == math.inf
+    assert rel.overhead(1, 0, 1, 700.5 - lx) == math.inf
+    below = rel.overhead(1, 0, 1, 699 - lx)  # exp(699) - 1, finite
+    assert math.isfinite(below) and below == pytest.approx(math.exp(699), rel=1e-12)
+
+
+def test_overhead_for_intervals_past_thirty_mtbfs_keeps_full_precision() -> None:
+    # tau = 31 M (the overflow-safe branch of log(e^x - 1)): M/tau (e^31 - 1) - 1, to 2e-14
+    assert rel.overhead(31, 0, 1) == pytest.approx(math.expm1(31) / 31 - 1, rel=2e-14)
+
+
+def _expm1_minus_x_exact(x: float) -> Fraction:
+    """e^x - 1 - x for the float x, by its Taylor series in exact rationals (|x| <= 1e-2)."""
+    q, term, total = Fraction(x), Fraction(1), Fraction(0)
+    for k in range(1, 30):
+        term = term * q / k
+        if k >= 2:
+            total += term
+    return total
+
+
+# x = lambda T at 1e-3 (expm1(x) - x, good to ~1e-12 here) and below it (the code's 3-term
+# series, whose first dropped term x^5/120 is x^3/60 = 1.2e-11 of the whole at 9e-4)
+@pytest.mark.parametrize(("tau", "tol"), [(1.0, 5e-12), (0.9, 5e-11), (0.5, 5e-11)])
+def test_expected_month_rewind_for_small_lambda_t_matches_the_exact_series(
+        tau: float, tol: float) -> None:
+    # one GPU at a 1,000 h MTBF: lambda = 1/1000, so x = lambda tau; no write, no restart:
+    # rewind share = A (e^x - 1 - x)/lambda / wall, wall = tau + (e^x - 1 - x)/lambda
+    lam = 1 / 1000.0
+    x = lam * tau
+    rewind = _expm1_minus_x_exact(x) / Fraction(lam)
+    expected = float(720 * rewind / (Fraction(tau) + rewind))
+    ws = rel.expected_month(1, 720, 1000, tau, 0, 0, 0)
+    assert ws.losses[Loss.REWIND] == pytest.approx(expected, rel=tol)
+    assert ws.losses[Loss.STRAGGLER] == 0.0  # straggler_slowdown defaults to 1: no straggler line
+
+
+def test_simulate_month_bounds_are_inclusive() -> None:
+    # 1,000 GPUs at a 1 h MTBF over 1,000 h: exactly 1,000,000 interruptions a month, allowed
+    one = rel.simulate_month(1_000, 1_000, 1, 1e-4, 0, 0, 0, 1, 0)
+    assert len(one) == 1
+    # MAX_TRIALS months at a tiny failure rate are allowed too
+    assert len(rel.simulate_month(1, 10, 1e12, 1.0, 0, 0, 0, rel.MAX_TRIALS, 0)) == rel.MAX_TRIALS
+
+
+def test_simulate_month_chunks_by_interruptions() -> None:
+    # 600,000 GPUs at 720 h: 600,000 interruptions a month; a chunk holds <= 1,000,000 of them,
+    # so floor(1e6 / 6e5) = 1 trial per chunk
+    seen: list[tuple[int, int]] = []
+    rel.simulate_month(600_000, 720, 720, 1e-3, 0, 0, 0, 2, 0,
+                       progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 2), (2, 2)]
+
+
+def test_interruption_shares_accepts_zero_counts_and_other_digits() -> None:
+    # a component with no interruption, one with 1: 0 % and 100 %
+    table = rel.interruption_shares(pd.DataFrame({"interruptions": [0, 1],
+                                                  "printed_pct": [0.0, 100.0]}))
+    assert list(table["computed_pct"]) == [0.0, 100.0] and table["pct_matches"].all()
+    assert table.attrs["total"] == 1
+    # 1/3 and 2/3 printed to 2 decimals: 33.33, 66.67 (33.3, 66.7 do not match at 2 decimals)
+    thirds = pd.DataFrame({"interruptions": [1, 2], "printed_pct": [33.33, 66.67]})
+    assert rel.interruption_shares(thirds, digits=2)["pct_matches"].all()
+    assert not rel.interruption_shares(thirds.assign(printed_pct=[33.3, 66.7]),
+                                       digits=2)["pct_matches"].any()
+    # printed to whole percent: 33, 67
+    assert rel.interruption_shares(thirds.assign(printed_pct=[33, 67]), digits=0)[
+        "pct_matches"].all()
+    # the printed total is the sum to a millionth (float noise dropped): 50.00000012 +
+    # 49.99999997 = 100.00000009 -> 100.0
+    noisy = thirds.assign(printed_pct=[50.00000012, 49.99999997])
+    assert rel.interruption_shares(noisy).attrs["printed_total_pct"] == 100.0
