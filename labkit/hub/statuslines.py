@@ -59,4 +59,6 @@ def _namespace_lines(ns: Mapping[str, Any]) -> list[str]:
 def isolation_lines(facts: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Return the teacher's lines for :func:`isolation_facts`' document (disk, /tmp, /proc,
     cgroups), in Korean."""
+    if not facts:  # nothing probed (a status of a hub that never ran its probes)
+        return []
     return [_disk_line(facts["disk"]), *_namespace_lines(facts["namespace"])]
