@@ -167,7 +167,7 @@ def _rerun(committed: nbformat.NotebookNode) -> dict[str, Any]:
             cell.outputs = [new_output("display_data", {WIDGET_VIEW: {"model_id": f"m{n}"},
                                                         "text/plain": "VBox()"})]
         cell.metadata["execution"] = {"iopub.status.idle": "2026-12-01T14:00:00.000Z"}
-    nb.metadata.setdefault("kernelspec", {})["display_name"] = "Python 3 (ipykernel)"
+    nb.metadata.setdefault("kernelspec", {})["display_name"] = "Python 3.13 (other kernel)"
     nb.metadata.setdefault("language_info", {})["version"] = "3.13.1"
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
     return json.loads(nbformat.writes(nb))
@@ -191,7 +191,8 @@ def test_hook_keeps_the_committed_counts_and_kernelspec(tmp_path: Path) -> None:
     presave.make_pre_save_hook([course])(model=model, path="notebooks/01_observe.ipynb",
                                          contents_manager=SimpleNamespace(root_dir=str(tmp_path)))
     saved = model["content"]
-    assert saved.metadata["kernelspec"]["display_name"] == "Python 3"
+    assert saved.metadata["kernelspec"] == committed.metadata["kernelspec"]
+    assert saved.metadata["kernelspec"]["display_name"] == "Python 3 (ipykernel)"  # the file's
     assert saved.metadata["language_info"] == committed.metadata["language_info"]
     for i in _marked_with_output(committed):
         assert saved.cells[i].execution_count == committed.cells[i].execution_count
