@@ -328,8 +328,17 @@ def test_catalog_problems_on_a_tiny_catalog(other: dict[str, str], expected: lis
 
 @pytest.mark.parametrize("lang", sorted(set(messages.CATALOGS) - {messages.DEFAULT_LANGUAGE}))
 def test_every_other_language_has_every_key_of_the_default(lang: str) -> None:
-    """Runs once a second catalog exists in messages.CATALOGS (none yet: no cases)."""
-    assert catalog_problems(messages.KO, messages.CATALOGS[lang]) == []
+    """Runs once a second catalog exists in messages.CATALOGS (none yet: no cases).
+
+    The message leads with what is wrong in the keys that exist (a placeholder that differs
+    breaks ``t()`` at run time) and counts the missing ones, so a new translator sees both."""
+    problems = catalog_problems(messages.KO, messages.CATALOGS[lang])
+    missing = [p for p in problems if p.startswith("missing key")]
+    wrong = [p for p in problems if not p.startswith("missing key")]
+    assert not problems, (
+        f"catalog {lang!r}: {len(wrong)} wrong, {len(missing)} of {len(messages.KO)} keys "
+        f"missing\n" + "\n".join(wrong[:20]) + ("\nfirst missing: " + ", ".join(missing[:5])
+                                                 if missing else ""))
 
 
 def test_t_uses_the_chosen_language_and_falls_back_to_korean(
