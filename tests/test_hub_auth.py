@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
@@ -80,7 +81,11 @@ def _authenticator(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any,
 
 def _login(auth: Any, name: str, password: str, ip: str = "10.1.1.1") -> Any:
     handler = _Handler(request=SimpleNamespace(remote_ip=ip))
-    return asyncio.run(auth.authenticate(handler, {"username": name, "password": password}))
+    login = auth.authenticate(handler, {"username": name, "password": password})
+    # a thread of its own: in a full run Playwright's sync loop keeps running in the main
+    # thread (tests/conftest.py's one chromium), where asyncio.run refuses to start
+    with ThreadPoolExecutor(1) as worker:
+        return worker.submit(asyncio.run, login).result()
 
 
 def test_wrong_passwords_for_a_classmate_never_refuse_the_right_one(

@@ -151,6 +151,18 @@ def test_a_free_number_box_passes_any_number_to_the_model() -> None:
     assert app.calls == [1.0, -3.0] and "0 이상" in app.fields["x"].error.value
 
 
+@pytest.mark.parametrize("typed", [1e308, -1e17, 1e16])
+@in_fresh_thread
+def test_a_free_number_box_refuses_sizes_no_lesson_needs(typed: float) -> None:
+    """Issue 17 (stop 20 trial): 1e308 typed into lesson 04's MTBF box printed 300 digits."""
+    app = Echo(number_field("x", "엑스", 1.0))
+    app.fields["x"].control.set_state({"value": typed})
+    assert app.calls == [1.0] and app.result == 2.0  # the model never saw it; last good kept
+    assert "값이 너무 큽니다" in app.fields["x"].error.value
+    app.fields["x"].control.set_state({"value": 9.999e15})  # just under 1경: the model's call
+    assert app.calls == [1.0, 9.999e15]
+
+
 @in_fresh_thread
 def test_straggler_s_of_1000_after_raising_max_is_refused() -> None:
     """Issue 17: a client raised the straggler slider's max and pushed S = 1,000."""

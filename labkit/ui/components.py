@@ -226,6 +226,8 @@ class Field:
         if not math.isfinite(value):  # NaN and infinities: say so, not "at most max"
             return error_text(InputError(self.key, "finite", value, ""))
         low, high = getattr(self.control, "min", None), getattr(self.control, "max", None)
+        if high is None and abs(value) >= MAX_MAGNITUDE:  # a free box: no lesson needs 1경
+            return error_text(InputError(self.key, "too_big", value, ""))
         if high is not None and not value <= high:
             return error_text(InputError(self.key, "at_most", value, "", limit=float(high)))
         if low is not None and not value >= low:
@@ -302,6 +304,12 @@ def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
         field.from_client = False
     if restore:
         control.send_state(sorted(set(restore)))
+
+
+#: The largest size a free number box takes (1경 = 10^16, the answer parser's bound,
+#: :data:`labkit.answers.MAX_MAGNITUDE`): "1e308" typed into a box is refused beside it instead
+#: of reaching a model that would print a 300-digit number (issue 17's trial, stop 20).
+MAX_MAGNITUDE = 10**16
 
 
 def number_field(

@@ -15,11 +15,22 @@ from typing import Any
 import pytest
 
 from labkit.i18n import t
+from tests.hub import hubclient
 from tests.hub.conftest import ROOT_REASON, STUDENT_A, STUDENT_B, Hub
-from tests.hub.test_hub_security import servers  # noqa: F401  (the module-scoped fixture)
 
 pytestmark = [pytest.mark.hub,
               pytest.mark.skipif(os.geteuid() != 0, reason=ROOT_REASON)]
+
+@pytest.fixture(scope="module")
+def servers(hub: Hub, students: dict[str, Any]) -> dict[str, Any]:
+    """A's and B's servers running (started here, or already by an earlier module).
+
+    Not test_hub_security's fixture: that one proves the concurrent spawn limit with two spawns
+    at once, and in a full run it would find these servers already running (400, 400)."""
+    for name in (STUDENT_A, STUDENT_B):
+        hubclient.start_server(students[name])
+    return {"a": students[STUDENT_A], "b": students[STUDENT_B]}
+
 
 #: English words that may stand on a Korean page: product names and the status line's HTTP.
 NAMES = {"JupyterLab", "HTTP"}
@@ -46,7 +57,7 @@ def _english(text: str) -> list[str]:
     (f"user/{STUDENT_A}/voila/render/labkit/no-such-lesson.ipynb", 404,
      "serve.notfound.title"),
 ])
-def test_a_students_error_pages_are_korean(hub: Hub, servers: dict[str, Any],  # noqa: F811
+def test_a_students_error_pages_are_korean(hub: Hub, servers: dict[str, Any],
                                            path: str, status: int, key: str | None) -> None:
     a = servers["a"]
     reply = a.session.get(hub.base + path, timeout=60)

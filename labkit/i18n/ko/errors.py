@@ -15,6 +15,7 @@ STRINGS: dict[str, str] = {
     "error.interval.open_closed": "{low} 초과 {high} 이하",
     "error.interval.closed": "{low} 이상 {high} 이하",
     "error.at_most": "{limit} 이하여야 합니다 (입력: {value}).",
+    "error.too_big": "값이 너무 큽니다. 이 과정의 값은 1경(10,000조)보다 작습니다 (입력: {value}).",
     "error.at_least": "{limit} 이상이어야 합니다 (입력: {value}).",
     "error.bound.max": "최댓값({limit})입니다. 이 슬라이더는 {limit}보다 큰 값을 받지 않고 {limit}에 맞춥니다.",
     "error.bound.min": "최솟값({limit})입니다. 이 슬라이더는 {limit}보다 작은 값을 받지 않고 {limit}에 맞춥니다.",
