@@ -10,6 +10,7 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
@@ -300,3 +301,34 @@ def test_a_save_on_a_full_home_answers_in_korean_and_keeps_the_file(tmp_path: Pa
             assert not list(home.glob(".Trash*"))  # the deleted file went nowhere (no trash)
     finally:
         subprocess.run(["umount", "-l", str(home)], check=False)
+
+
+def test_a_checkpoint_on_a_full_disk_answers_in_korean(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop 20's hub trial: JupyterLab asks for a checkpoint when it opens a notebook; on a full
+    home that failed as "Unhandled error". The file checkpoints' copy raising ENOSPC (as the
+    kernel does) must come back as the Korean 507."""
+    import asyncio
+
+    from jupyter_server.services.contents.filecheckpoints import AsyncFileCheckpoints
+    from tornado.web import HTTPError
+
+    async def full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(AsyncFileCheckpoints, "create_checkpoint", full)
+    manager = presave.CourseContentsManager(root_dir=str(tmp_path))
+    (tmp_path / "mine.ipynb").write_text("{}", encoding="utf-8")
+    with ThreadPoolExecutor(1) as worker:  # Playwright's loop may run in the main thread
+        outcome = worker.submit(
+            lambda: asyncio.run(_caught(manager.create_checkpoint("mine.ipynb")))).result()
+    assert isinstance(outcome, HTTPError), outcome
+    assert (outcome.status_code, outcome.log_message) == (presave.INSUFFICIENT_STORAGE,
+                                                          t("hub.save.disk_full"))
+
+
+async def _caught(call: Any) -> object:
+    try:
+        return await call
+    except Exception as err:  # the error is the result under test
+        return err

@@ -209,3 +209,15 @@ class CourseContentsManager(AsyncLargeFileManager):  # type: ignore[misc]
                 raise
             self.log.warning("labkit: %s not saved, the disk is full: %s", path, full)
             raise disk_full_error() from err
+
+    async def create_checkpoint(self, path: str) -> dict[str, Any]:
+        """Checkpoint as jupyter_server does (JupyterLab asks for one when it opens a notebook);
+        on a full disk the Korean :func:`disk_full_error` instead of "Unhandled error"."""
+        try:
+            return dict(await super().create_checkpoint(path))
+        except Exception as err:
+            full = disk_full_cause(err)
+            if full is None:
+                raise
+            self.log.warning("labkit: no checkpoint of %s, the disk is full: %s", path, full)
+            raise disk_full_error() from err
