@@ -63,6 +63,25 @@ def test_report_is_one_korean_page_with_sources(app: Any) -> None:
     assert 'download="우리학교_AI서버_결정.html"' in app.report.value
 
 
+def test_a_figure_the_school_changed_is_cited_as_the_schools_own(app: Any) -> None:
+    """Stop 20's trial: after the price was changed the footnote still cited the default's
+    source (a DGX H100 estimate)."""
+    import dataclasses
+
+    _reset(app)
+    defaults = re.findall(r"<li>([^<]*)</li>", report_html(app.result))
+    default_note = next(n for n in defaults if n.startswith("서버 가격"))
+    assert "우리 학교가 편집기에 넣은 값" not in default_note  # the default cites its source
+    mine = dataclasses.replace(app.result,
+                               case=dataclasses.replace(app.result.case,
+                                                        server_price_usd=100_000.0))
+    notes = re.findall(r"<li>([^<]*)</li>", report_html(mine))
+    price = next(n for n in notes if n.startswith("서버 가격"))
+    assert "우리 학교가 편집기에 넣은 값" in price and price != default_note
+    fx = [n for n in notes if n.startswith("환율")]
+    assert fx and fx == [n for n in defaults if n.startswith("환율")]  # unchanged: its source
+
+
 def test_09_prediction_and_tasks(app: Any) -> None:
     _reset(app)
     p = ui.predict.ask(app, "09.cheapest")

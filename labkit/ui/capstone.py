@@ -93,7 +93,12 @@ def recommendation_lines(d: Decision) -> list[str]:
 
 def _footnotes(case: SchoolCase) -> list[str]:
     sources = school_data.case_sources()
-    notes = [f"{t(f'school.f.{k}')}: {src} ({as_of})" for k, (src, as_of) in sources.items()
+    default = school_data.load_default_case()
+    # a figure the school changed is its own, not the default's source (stop 20's trial)
+    notes = [f"{t(f'school.f.{k}')}: "
+             + (f"{src} ({as_of})" if getattr(case, k) == getattr(default, k)
+                else t("capstone.report.school_value"))
+             for k, (src, as_of) in sources.items()
              if k in ("server_price_usd", "fx_krw_per_usd", "pue", "contract_kw", "tariff_class",
                       "api_usd_per_m_tokens", "rent_usd_per_gpu_hour", "students")]
     tariff = load_tariff(case.tariff_class)

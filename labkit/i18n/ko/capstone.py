@@ -41,6 +41,7 @@ STRINGS: dict[str, str] = {
     "capstone.report.decision": "결정과 이유",
     "capstone.report.sharing": "수업 시간 나눠 쓰기",
     "capstone.report.sources": "출처",
+    "capstone.report.school_value": "우리 학교가 편집기에 넣은 값 (기본값의 출처는 쓰지 않습니다)",
     "capstone.report.tariff_source": "전기 요금: {source} (적용일 {date})",
     "capstone.report.model_source": "계산: labkit 수업 모형 (07 차시의 운영비 모형, 05 차시의 임대·API 모형, 02 차시의 GPU 나눠 쓰기 모형). 처리량은 MLPerf 추론(Inference) v5.0 결과의 절반(작업 부하 보정)으로 잡았습니다.",
     "capstone.key.item": "항목",
