@@ -245,38 +245,38 @@ def _state_dir(arg: str | None) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Return the command line's parser (``serve``, ``roster``, ``status``, ``plan``, ``k8s``)."""
-    parser = argparse.ArgumentParser(prog="python -m labkit.hub", description=__doc__,
+    """Return the command line's parser (``serve``, ``roster``, ``status``, ``plan``, ``k8s``);
+    its descriptions in the teacher's language (``hub.cli.help.*``)."""
+    def h(key: str) -> str:
+        return t(f"hub.cli.help.{key}")
+
+    parser = argparse.ArgumentParser(prog="python -m labkit.hub", description=h("description"),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--state-dir", default=None, help="the hub's private state directory")
+    parser.add_argument("--state-dir", default=None, help=h("state_dir"))
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="start the class hub (as root)")
-    serve.add_argument("--roster")
-    serve.add_argument("--teacher")
-    serve.add_argument("--host")
-    serve.add_argument("--port", type=int)
-    serve.add_argument("--cull-timeout", type=int, help="stop idle servers after S seconds")
-    serve.add_argument("--mem-limit-mib", type=int)
-    serve.add_argument("--cpu-limit", type=float)
+    serve = sub.add_parser("serve", help=h("serve"), description=h("serve"))
+    serve.add_argument("--roster", help=h("roster_file"))
+    serve.add_argument("--teacher", help=h("teacher"))
+    serve.add_argument("--host", help=h("host"))
+    serve.add_argument("--port", type=int, help=h("port"))
+    serve.add_argument("--cull-timeout", type=int, help=h("cull_timeout"))
+    serve.add_argument("--mem-limit-mib", type=int, help=h("mem_limit"))
+    serve.add_argument("--cpu-limit", type=float, help=h("cpu_limit"))
     serve.add_argument("--gpu-policy", choices=("auto", "mig", "whole", "shared"),
-                       help="each student's GPU share (labkit.hub.gpushare)")
-    serve.add_argument("--disk-limit-mib", type=int,
-                       help="each student's home image (labkit.hub.disk), MiB")
-    serve.add_argument("--tmp-limit-mib", type=int,
-                       help="each student's private /tmp (labkit.hub.isolation), MiB")
-    serve.add_argument("--rebuild-env", action="store_true",
-                       help="rebuild the students' environment even while servers use it")
-    roster = sub.add_parser("roster", help="import FILE | list | reset NAME | remove NAME...")
+                       help=h("gpu_policy"))
+    serve.add_argument("--disk-limit-mib", type=int, help=h("disk_limit"))
+    serve.add_argument("--tmp-limit-mib", type=int, help=h("tmp_limit"))
+    serve.add_argument("--rebuild-env", action="store_true", help=h("rebuild_env"))
+    roster = sub.add_parser("roster", help=h("roster"), description=h("roster"))
     roster.add_argument("action", choices=("import", "list", "reset", "remove"))
-    roster.add_argument("names", nargs="*", default=[])
-    roster.add_argument("--all", action="store_true", help="remove: every student")
-    roster.add_argument("--stop", action="store_true",
-                        help="remove: stop a running server first")
-    roster.add_argument("--yes", action="store_true", help="remove: really delete")
-    status_cmd = sub.add_parser("status", help="what the hub enforces, who can log in")
-    status_cmd.add_argument("--json", action="store_true", help="print JSON (for scripts)")
-    sub.add_parser("plan", add_help=False, help="the class MIG layout (labkit.hub.plan)")
-    sub.add_parser("k8s", add_help=False, help="zero-to-jupyterhub values (labkit.hub.k8s)")
+    roster.add_argument("names", nargs="*", default=[], help=h("names"))
+    roster.add_argument("--all", action="store_true", help=h("all"))
+    roster.add_argument("--stop", action="store_true", help=h("stop"))
+    roster.add_argument("--yes", action="store_true", help=h("yes"))
+    status_cmd = sub.add_parser("status", help=h("status"), description=h("status"))
+    status_cmd.add_argument("--json", action="store_true", help=h("json"))
+    sub.add_parser("plan", add_help=False, help=h("plan"))
+    sub.add_parser("k8s", add_help=False, help=h("k8s"))
     return parser
 
 
