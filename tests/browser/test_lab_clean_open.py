@@ -48,7 +48,11 @@ def test_an_opened_lesson_is_not_modified(browser: object, lab_url: str, name: s
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})  # type: ignore[attr-defined]
     try:
         page = ctx.new_page()
-        page.goto(f"{lab_url}lab/tree/{name}?token={TOKEN}", timeout=RENDER_TIMEOUT_MS)
+        # a workspace of its own, reset: JupyterLab restores the server-side workspace, so the
+        # previous test's notebook would come back as the current tab over this one
+        workspace = f"clean-{name.split('_')[0]}"
+        page.goto(f"{lab_url}lab/workspaces/{workspace}/tree/{name}?token={TOKEN}&reset",
+                  timeout=RENDER_TIMEOUT_MS)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=RENDER_TIMEOUT_MS)
         # the kernel started and answered (JupyterLab writes the kernelspec then)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
