@@ -42,7 +42,7 @@ from typing import Any
 from urllib.parse import quote
 
 from labkit.data.roster import RosterEntry, RosterLike
-from labkit.hub.results import exercise_title, reported_results
+from labkit.hub.results import exercise_title, parse_when, reported_results
 from labkit.i18n import t
 
 __all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
@@ -159,16 +159,6 @@ class StudentRow:
     rejected: int = 0
 
 
-def _when(text: Any) -> _dt.datetime | None:
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        when = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=_dt.UTC)
-
-
 def _state(user: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any]]:
     server = ((user or {}).get("servers") or {}).get("") or {}
     if user is None or (not server and not user.get("last_activity")):
@@ -256,8 +246,8 @@ def _student_row(entry: RosterLike, user: Mapping[str, Any] | None,
                  report: Mapping[str, Any] | str | None,
                  now: _dt.datetime | None = None) -> StudentRow:
     state, server = _state(user)
-    times = [w for w in (_when((user or {}).get("last_activity")),
-                         _when(server.get("last_activity"))) if w is not None]
+    times = [w for w in (parse_when((user or {}).get("last_activity")),
+                         parse_when(server.get("last_activity"))) if w is not None]
     live = state == "online"
     row = StudentRow(entry.username, entry.display_name or entry.username, state,
                      max(times) if times else None, _hub_share(server) if live else None)

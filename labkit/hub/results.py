@@ -28,7 +28,7 @@ from typing import Any
 
 from labkit.i18n import t
 
-__all__ = ["CLOCK_SKEW_S", "LESSON_OF", "exercise_title", "known_exercises",
+__all__ = ["CLOCK_SKEW_S", "LESSON_OF", "exercise_title", "known_exercises", "parse_when",
            "reported_results"]
 
 #: The lesson of each exercise-key prefix (the notebooks that show them: ``notebooks/NN_*``);
@@ -92,7 +92,9 @@ def _short(question: str, width: int = 24) -> str:
     return plain if len(plain) <= width else plain[:width].rstrip() + "…"
 
 
-def _when(text: Any) -> _dt.datetime | None:
+def parse_when(text: Any) -> _dt.datetime | None:
+    """An ISO 8601 time as JupyterHub and the progress records write it (``Z`` allowed) in UTC
+    when it has no zone; None for anything else."""
     if not isinstance(text, str) or not text:
         return None
     try:
@@ -107,7 +109,7 @@ def _valid_record(rec: object, known: frozenset[str],
     """Return (exercise, time, verdict) of a well-formed record, None for a forged-looking one."""
     if not isinstance(rec, Mapping):
         return None
-    key, correct, when = rec.get("exercise"), rec.get("correct"), _when(rec.get("time"))
+    key, correct, when = rec.get("exercise"), rec.get("correct"), parse_when(rec.get("time"))
     answer = rec.get("answer", "")
     if not isinstance(key, str) or key not in known or when is None:
         return None
