@@ -1,24 +1,9 @@
 """Load the files in ``data/`` and validate them: the only place in labkit that reads files.
 
-This package holds the generic loaders; ``labkit.data.<lesson>`` modules hold each file
-family's schema (a pydantic model built from :mod:`labkit.data.schema`) and the typed loaders
-built on it. Validation is the schema's: :func:`load_csv` checks each row against a
-:class:`~labkit.data.schema.Row` model, :func:`load_document` a YAML file against a
-:class:`~labkit.data.schema.Document` model; dates are strict ``YYYY-MM-DD``
-(:func:`parse_iso_date`).
-
-Conventions (see README, "Data files"):
-
-- CSV: optional ``# key: value`` lines at the top (``title``, ``source``, ``as_of``, ``license``,
-  ...), then a header row of snake_case columns with unit suffixes, then rows. Every row must have
-  a ``source`` and an ``as_of``: either as columns or, for the whole file, in the ``#`` header.
-  The ``#`` lines are stripped here, not by pandas ``comment='#'`` (which would also cut a ``#``
-  inside a quoted field).
-- YAML / JSON: a mapping with top-level ``source`` and ``as_of`` (or a ``_meta`` mapping that
-  holds them).
-
-Every problem raises :class:`DataError` (a ``ValueError``) naming the file and, where there is
-one, the line.
+``labkit.data.<lesson>`` modules hold each file family's schema and typed loaders; the generic
+loaders, the file conventions (``source`` and ``as_of`` on every row or file) and the
+validation rules are described in :mod:`labkit.data.loaders`. Every problem raises
+:class:`DataError` (a ``ValueError``) naming the file and, where there is one, the line.
 
 The loaders live in :mod:`labkit.data.loaders` and are re-exported here on first use (PEP 562
 ``__getattr__``; :class:`DataError` is defined here), so that importing one light submodule
