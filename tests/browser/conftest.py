@@ -10,6 +10,7 @@ import contextlib
 import os
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 from labkit.serve import CONFIG_DIR, voila_command
 from labkit.serve.processes import ServerDidNotStart, stop_process, wait_until_answers
 
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("LABKIT_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(os.environ.get("LABKIT_ARTIFACTS", Path(__file__).parents[2] / "test-artifacts"))
 # Flags from the stack notes: this machine's closed network refuses chromium's background calls.
@@ -55,6 +57,27 @@ def running_server(argv: list[str], *, cwd: Path, env: dict[str, str], log_path:
         yield
     finally:
         stop_process(proc, timeout_s=15)
+
+
+@contextlib.contextmanager
+def running_lab(root: Path, token: str) -> Iterator[str]:
+    """JupyterLab with `make lab`'s options over ``root`` on loopback; yield its base URL.
+
+    Its runtime files and log go beside ``root`` (``root.parent``)."""
+    port = _free_port()
+    argv = [str(Path(sys.executable).with_name("jupyter")), "lab",
+            "--config=labkit/serve/config/jupyter_server_config.py",
+            f"--ServerApp.root_dir={root}", "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}", "--ServerApp.open_browser=False",
+            f"--IdentityProvider.token={token}"]
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(root.parent / "runtime")}
+    url = f"http://127.0.0.1:{port}/"
+    with running_server(argv, cwd=ROOT, env=env, log_path=root.parent / "lab.log",
+                        ready_url=f"{url}api/status?token={token}", what="jupyter lab",
+                        timeout_s=90):
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -4,15 +4,13 @@ kernel starts (``metadata.kernelspec`` as the installed kernel names itself)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import RENDER_TIMEOUT_MS, _free_port, running_server
+from tests.browser.conftest import RENDER_TIMEOUT_MS, running_lab
 
 pytestmark = pytest.mark.browser
 
@@ -27,19 +25,7 @@ def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("lab")
     for name in LESSONS:
         shutil.copy(ROOT / "notebooks" / name, root / name)
-    port = _free_port()
-    argv = [str(Path(sys.executable).with_name("jupyter")), "lab",
-            "--config=labkit/serve/config/jupyter_server_config.py",
-            f"--ServerApp.root_dir={root}", "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}", "--ServerApp.open_browser=False",
-            f"--IdentityProvider.token={TOKEN}"]
-    if os.geteuid() == 0:
-        argv.append("--allow-root")
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(root.parent / "runtime")}
-    url = f"http://127.0.0.1:{port}/"
-    with running_server(argv, cwd=ROOT, env=env, log_path=root.parent / "lab.log",
-                        ready_url=f"{url}api/status?token={TOKEN}", what="jupyter lab",
-                        timeout_s=90):
+    with running_lab(root, TOKEN) as url:
         yield url
 
 

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, RENDER_TIMEOUT_MS, _free_port, running_server
+from tests.browser.conftest import ARTIFACTS, RENDER_TIMEOUT_MS, running_lab
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
 TOKEN = "lab-korean-test"
 
@@ -29,20 +27,7 @@ def test_the_venv_selects_korean_for_jupyterlab() -> None:
 def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """JupyterLab started with `make lab`'s options, over an empty folder."""
     root = tmp_path_factory.mktemp("lab")
-    port = _free_port()
-    argv = [str(Path(sys.executable).with_name("jupyter")), "lab",
-            "--config=labkit/serve/config/jupyter_server_config.py",
-            f"--ServerApp.root_dir={root}", "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}", "--ServerApp.open_browser=False",
-            f"--IdentityProvider.token={TOKEN}"]
-    if os.geteuid() == 0:
-        argv.append("--allow-root")
-    log_path = root.parent / "lab.log"
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(root.parent / "runtime")}
-    url = f"http://127.0.0.1:{port}/"
-    with running_server(argv, cwd=ROOT, env=env, log_path=log_path,
-                        ready_url=f"{url}api/status?token={TOKEN}", what="jupyter lab",
-                        timeout_s=90):
+    with running_lab(root, TOKEN) as url:
         yield url
 
 
