@@ -42,6 +42,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from labkit.answers import MAX_MAGNITUDE
 from labkit.i18n import error_text, t
 from labkit.validate import InputError
 
@@ -226,7 +227,9 @@ class Field:
         if not math.isfinite(value):  # NaN and infinities: say so, not "at most max"
             return error_text(InputError(self.key, "finite", value, ""))
         low, high = getattr(self.control, "min", None), getattr(self.control, "max", None)
-        if high is None and abs(value) >= MAX_MAGNITUDE:  # a free box: no lesson needs 1경
+        # a free box takes what the answer parser takes (below 1경): "1e308" typed into one is
+        # refused here, not printed by a model as a 300-digit number (issue 17's trial, stop 20)
+        if high is None and abs(value) >= MAX_MAGNITUDE:
             return error_text(InputError(self.key, "too_big", value, ""))
         if high is not None and not value <= high:
             return error_text(InputError(self.key, "at_most", value, "", limit=float(high)))
@@ -304,12 +307,6 @@ def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
         field.from_client = False
     if restore:
         control.send_state(sorted(set(restore)))
-
-
-#: The largest size a free number box takes (1경 = 10^16, the answer parser's bound,
-#: :data:`labkit.answers.MAX_MAGNITUDE`): "1e308" typed into a box is refused beside it instead
-#: of reaching a model that would print a 300-digit number (issue 17's trial, stop 20).
-MAX_MAGNITUDE = 10**16
 
 
 def number_field(
