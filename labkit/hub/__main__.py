@@ -225,7 +225,7 @@ def status_text(doc: dict[str, Any]) -> str:
           else t("hub.cli.status.no_cpu_cap")),
         t("hub.cli.status.disk_values", disk=limits["disk_limit_mib"],
           tmp=limits["tmp_limit_mib"]),
-        *(isolation_lines(doc["isolation"]) if doc.get("isolation") else []),
+        *isolation_lines(doc.get("isolation") or {}),
         t("hub.cli.status.cull", s=doc["cull_timeout_s"]),
         t("hub.cli.status.gpu", policy=doc["gpu_policy"]),
         t("hub.cli.status.students", n=len(doc["students"])),
