@@ -94,9 +94,10 @@ TERMS = {
     "PowerShell", "labkit",
     "NVIDIA", "Llama", "Meta", "Lenovo", "MLPerf", "Epoch", "Xid", "Young", "Daly",
     "StepFun", "InfiniteHBD",  # the fault trace's publisher and name (lesson 04)
+    "TensorRT-LLM", "vLLM",  # LLM serving software MLPerf systems run (lesson 06's labels)
     "me",  # the MIG profile suffix "+me" / "-me" (media extensions)
     "exp",  # the exponential function in a formula
-    "tokens/s", "kWh", "kW", "GiB", "MiB", "Hz",
+    "kWh", "kW", "GiB", "MiB", "Hz",  # throughput is "토큰/초" (tokens/s only in parentheses)
     # SI unit symbols (not words): what NVML and nvidia-smi report in
     "MHz", "kJ", "mJ", "mW", "ms", "MB/s", "KB/s", "B/s",
     "PCIe", "QoS",  # acronyms in their own mixed case

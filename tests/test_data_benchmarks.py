@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -81,5 +82,49 @@ def _first_row(text: str, old: str, new: str) -> str:
 def test_mlperf_loader_rejects_bad_rows(tmp_path: Path, old: str, new: str,
                                         message: str) -> None:
     path = _copy(tmp_path, "mlperf_inference_llm.csv", lambda t: _first_row(t, old, new))
+    with pytest.raises(DataError, match=message):
+        load_mlperf(path)
+
+
+# --- people's labels: what lesson 06 shows instead of the submitted system ids ---------------
+
+#: Labels written by hand from MLCommons' system descriptions for a few submitted ids
+#: (submitter, system id) -> what a student reads.
+LABELS = {
+    ("NVIDIA", "DGX-H100_H100-SXM-80GBx8_TRT"): "DGX H100 · H100 SXM ×8 · TensorRT-LLM",
+    ("RedHat", "IBM_Cloud_gx3-48x240x2l40s_vLLM"): "IBM 클라우드 gx3 가상 서버 · L40S ×1 · vLLM",
+    ("Krai", "xe9680_h100_x8_vllm_092 (model: llama3_1-70b-fp8_dyn)"):
+        "XE9680 · H100 ×8 · vLLM 0.9.2 · Llama 3.1 70B FP8(동적 양자화)",
+    ("Cisco", "HGX-H100_H100-SXM-80GBx16_TRT"): "HGX H100 2대 · H100 SXM ×16 · TensorRT-LLM",
+}
+
+
+def test_every_mlperf_row_has_a_peoples_label() -> None:
+    frame = load_mlperf()
+    for (submitter, system), label in LABELS.items():
+        rows = frame[(frame["submitter"] == submitter) & (frame["system"] == system)]
+        assert len(rows) and set(rows["label"]) == {label}
+    for row in frame.itertuples():
+        # no id left in what is shown: no snake_case, no "x8"-style counts, the count as ×N
+        assert "_" not in row.label and not re.search(r"\dx\d|\bx\d+\b", row.label), row.label
+        assert f"×{row.total_accel}" in row.label, (row.label, row.total_accel)
+    systems = frame.groupby(["submitter", "system"])["label"].nunique()
+    assert (systems == 1).all()
+    assert not frame.groupby(["submitter", "label"])["system"].nunique().gt(1).any()
+
+
+_DGX = "DGX H100 · H100 SXM ×8 · TensorRT-LLM"
+_H200 = "H200 SXM ×8 · TensorRT-LLM"
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda t: _first_row(t, f",{_DGX},", ",,"), "'label' is empty"),
+    (lambda t: _first_row(t, f",{_DGX},", ",DGX H100,"), "row 2: .* differs from row 1"),
+    (lambda t: t.replace(f",{_DGX},", f",{_H200},"),
+     "row 3: .* is already DGX-H100_H100-SXM-80GBx8_TRT"),
+], ids=["empty", "two-labels-one-system", "one-label-two-systems"])
+def test_mlperf_loader_rejects_bad_labels(  # type: ignore[no-untyped-def]
+        tmp_path: Path, edit, message: str) -> None:
+    path = _copy(tmp_path, "mlperf_inference_llm.csv", edit)
     with pytest.raises(DataError, match=message):
         load_mlperf(path)

@@ -93,3 +93,16 @@ def test_next_line_names_the_next_lesson_that_exists(path: Path) -> None:
 ])
 def test_markdown_prose_keeps_the_units_a_student_reads(source: str, slips: int) -> None:
     assert len(register_slips(markdown_prose(source))) == slips
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_throughput_is_written_in_korean_with_the_english_unit_once(path: Path) -> None:
+    # issue 17's trial: "tokens/s" in 05/06's text beside "토큰/초" in the widgets; one Korean
+    # unit, the English one in parentheses at most once, the first time
+    prose = "\n".join(markdown_prose(source) for _, source in _markdown(path))
+    bare = [m.start() for m in re.finditer(r"tokens/s", prose)
+            if not prose[:m.start()].endswith("(")]
+    assert not bare, [prose[max(0, i - 20):i + 10] for i in bare]
+    assert prose.count("(tokens/s)") <= 1
+    if "(tokens/s)" in prose:  # beside the first 토큰/초
+        assert prose.find("토큰/초(tokens/s)") == prose.find("토큰/초") >= 0

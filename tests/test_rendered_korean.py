@@ -93,13 +93,10 @@ ALLOWED: dict[str, dict[str, str]] = {
         "SXM/PCIe": "H100 SXM/PCIe: NVIDIA's form factors",
     },
     "06_benchmarks": {
-        # MLPerf Inference rows as MLCommons publishes them
-        # (data/economics/mlperf_inference_llm.csv): submitters (organisation names) and their
-        # systems' and models' published identifiers
+        # MLPerf Inference rows (data/economics/mlperf_inference_llm.csv): submitters as
+        # MLCommons publishes them (organisation names); systems are shown by their labels
         **dict.fromkeys(["ASUSTeK", "Cisco", "Fujitsu", "Google", "Krai", "Nebius", "RedHat"],
                         "an MLPerf submitter's name (proper name)"),
-        **dict.fromkeys(["b200_x8", "xe9680_h100_x8_vllm_092", "llama3_1", "fp8_trtllm",
-                         "fp8_dyn"], "an open-division system or model id as MLPerf publishes it"),
     },
     "07_opex_lab": {},
     "08_orchestration": {},

@@ -60,7 +60,13 @@ def test_load_tariff_reads_kepco_class_names_and_flags_unverified(gap: T.Tariff)
     assert gap.base_krw_per_kw_month == 5550
     assert gap.energy_krw_per_kwh[T.Season.SUMMER][T.Band.PEAK] == 123.3
     assert gap.verified is False and gap.effective_date == "2026-06-01"
-    assert "kwise" in gap.source and gap.as_of == "2026-11-30"
+    # what a student reads is a Korean description; the transcription's URL stays in the file
+    assert gap.source.startswith("한국전력 전기요금표(2026-06-01 시행)의 공개 정리본")
+    assert "kwise" not in gap.source and "github" not in gap.source and gap.as_of == "2026-11-30"
+    text = (Path(__file__).resolve().parents[1] / "data" / "tariffs" /
+            "kepco_2026-06-01.yaml").read_text(encoding="utf-8")
+    assert ("https://github.com/bakjeucar-boop/kwise/blob/0198b753/data/tariff_kr_20260601.json"
+            in text)
     assert not gap.tou and gap.bands == ()
 
 

@@ -142,3 +142,17 @@ def test_claim_same_date_preset_is_the_3_16_of_the_text() -> None:
 def test_rack_chart_legend_sits_inside_the_figure() -> None:
     legend = ui.rack_app().chart.figure.layout.legend
     assert legend.orientation == "h" and legend.xanchor == "right" and legend.x == 1
+
+
+def test_claim_dropdowns_and_table_show_labels_not_submitted_ids() -> None:
+    # issue 17's trial: the dropdowns showed "NVIDIA DGX-H100_H100-SXM-80GBx8_TRT"; a student
+    # reads the system as people write it (the data file's label)
+    claim = ui.claim_app()
+    options = [label for label, _ in claim.fields["claimant"].control.options]
+    shown = " ".join(options) + " " + ui.mlperf_table().to_string()
+    for submitted in ("DGX-H100_H100-SXM-80GBx8_TRT", "IBM_Cloud_gx3", "xe9680_h100_x8_vllm_092",
+                      "b200_x8", "llama3_1", "fp8_trtllm", "_TRT"):
+        assert submitted not in shown
+    assert any(o.startswith("v5.0 · NVIDIA DGX H100 · H100 SXM ×8 · TensorRT-LLM · ")
+               for o in options)
+    assert "RedHat IBM 클라우드 gx3 가상 서버 · L40S ×1 · vLLM" in " ".join(options)

@@ -29,13 +29,15 @@ MLPERF_PATH = "economics/mlperf_inference_llm.csv"
 class MlperfRow(EconomicsRow):
     """A row of ``mlperf_inference_llm.csv``: one MLPerf Inference LLM result (lesson 06).
 
-    ``total_accel`` must be ``accel_per_node x nodes``.
+    ``total_accel`` must be ``accel_per_node x nodes``. ``system`` is the id as submitted;
+    ``label`` is the same system as people read it (what the lesson shows).
     """
 
     version: Text
     division: Annotated[str, one_of(DIVISIONS)]
     submitter: Text
     system: Text
+    label: Text
     accelerator: Text
     accel_per_node: PositiveInt
     nodes: PositiveInt
@@ -70,7 +72,8 @@ def load_mlperf(path: str | Path = MLPERF_PATH,
     -------
     pandas.DataFrame
         One row per result (39 in the shipped file): ``version``, ``as_of``, ``division``,
-        ``submitter``, ``system``, ``accelerator``, ``accel_per_node``, ``nodes``,
+        ``submitter``, ``system``, ``label`` (the system as people read it), ``accelerator``,
+        ``accel_per_node``, ``nodes``,
         ``total_accel``, ``benchmark``, ``scenario``, ``slo``, ``result`` [tokens/s],
         ``result_per_accel``, ``power_w_system`` [W, NaN if not measured],
         ``tokens_per_joule``, ``precision``, ``sparsity``, ``availability``, ``source``,
@@ -79,13 +82,15 @@ def load_mlperf(path: str | Path = MLPERF_PATH,
     Raises
     ------
     labkit.data.DataError
-        Naming the file and line for a schema error, or a row whose ``total_accel`` is not
-        ``accel_per_node x nodes``.
+        Naming the file and line for a schema error, a row whose ``total_accel`` is not
+        ``accel_per_node x nodes``, or a label that is empty, differs between rows of one
+        system, or names two systems of one submitter.
 
     Used in: notebooks/06_benchmarks.ipynb
     """
     frame = load_csv(path, MlperfRow)
     name = frame.attrs["path"]
+    _check_labels(frame, name)
     power = load_power(power_path)
     tdp = power[(power["kind"] == "accelerator") & (power["basis"] == "tdp")
                 & power["mlperf_accelerator"].notna()]
@@ -93,6 +98,27 @@ def load_mlperf(path: str | Path = MLPERF_PATH,
     frame["tdp_w"] = [ratings.get(a, math.nan) for a in frame["accelerator"]]
     frame.attrs["path"] = name
     return frame
+
+
+def _check_labels(frame: pd.DataFrame, name: str) -> None:
+    """Raise DataError unless each submitted system has one label and no two share one.
+
+    A system is (submitter, system id): NVIDIA's and Nebius' ``H200-SXM-141GBx8_TRT`` are two
+    submissions and may read alike; within one submitter a label names one system.
+    """
+    first: dict[tuple[str, str], tuple[int, str]] = {}
+    owner: dict[tuple[str, str], str] = {}
+    for i, (submitter, system, label) in enumerate(
+            zip(frame["submitter"], frame["system"], frame["label"], strict=True)):
+        line = f"{name}: row {i + 1}"
+        seen = first.setdefault((submitter, system), (i + 1, label))
+        if seen[1] != label:
+            raise DataError(f"{line}: label {label!r} of {submitter} {system} differs from "
+                            f"row {seen[0]}'s {seen[1]!r} (one label per system)")
+        other = owner.setdefault((submitter, label), system)
+        if other != system:
+            raise DataError(f"{line}: label {label!r} of {submitter} {system} is already "
+                            f"{other}'s (a label names one system)")
 
 
 def benchmark_results(frame: pd.DataFrame | None = None) -> list[BenchmarkResult]:

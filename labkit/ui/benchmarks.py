@@ -70,15 +70,14 @@ def _mlperf() -> tuple[pd.DataFrame, tuple[model.BenchmarkResult, ...]]:
     return frame, tuple(benchmark_results(frame))
 
 
-#: The English notes data/economics/mlperf_inference_llm.csv keeps after an open-division row's
-#: system ("(model: …)") and benchmark ("(open: … substituted)"), and their catalog keys.
-_DATA_NOTES = ((re.compile(r"\(model: (?P<model>[^()]+)\)"), "econ.mlperf.model"),
-               (re.compile(r"\(open: (?P<model>[^()]+) substituted\)"),
-                "econ.mlperf.open_substituted"))
+#: The English note data/economics/mlperf_inference_llm.csv keeps after an open-division row's
+#: benchmark ("(open: … substituted)"), and its catalog key (a system is shown by its label).
+_DATA_NOTES = ((re.compile(r"\(open: (?P<model>[^()]+) substituted\)"),
+                "econ.mlperf.open_substituted"),)
 
 
 def _data_words(text: str) -> str:
-    """Return a system or benchmark name from the MLPerf table with its English note in Korean."""
+    """Return a benchmark name from the MLPerf table with its English note in Korean."""
     for pattern, key in _DATA_NOTES:
         match = pattern.search(text)
         if match is not None:
@@ -87,10 +86,10 @@ def _data_words(text: str) -> str:
 
 
 def _row_label(row: pd.Series) -> str:
-    # submitter, system and benchmark as MLPerf publishes them (proper names); the scenario,
-    # sparsity and unit in Korean
+    # submitter and benchmark as MLPerf publishes them (proper names), the system by its
+    # people's label (the data file's ``label``); the scenario, sparsity and unit in Korean
     sparse = " " + t("econ.col.sparsity") if row["sparsity"] else ""
-    return (f"{row['version']} · {row['submitter']} {_data_words(row['system'])} · "
+    return (f"{row['version']} · {row['submitter']} {row['label']} · "
             f"{_data_words(row['benchmark'])} · "
             f"{t('econ.slo.' + row['slo'])} · {row['precision']}{sparse} · "
             f"{row['total_accel']}개 · {row['result']:,.0f} {t('econ.unit.tokens_per_s')}")
@@ -104,8 +103,7 @@ def mlperf_table() -> fmt.Table:
     availability, division and submitter.
     """
     frame, _ = _mlperf()
-    frame = frame.assign(system=frame["system"].map(_data_words),
-                         benchmark=frame["benchmark"].map(_data_words))
+    frame = frame.assign(system=frame["label"], benchmark=frame["benchmark"].map(_data_words))
     words = {"Offline": t("econ.slo.Offline"), "Server": t("econ.slo.Server"),
              "Interactive": t("econ.slo.Interactive"), "available": t("econ.avail.available"),
              "preview": t("econ.avail.preview"), "closed": t("econ.div.closed"),
@@ -373,11 +371,12 @@ class RackApp(LiveApp[model.RackClaimCheck]):
 
     def __init__(self, defaults: Defaults) -> None:
         d = defaults
+        per_s = t("econ.unit.tokens_per_s")
         fields = [
             default_slider(d["demand_tokens_per_s"], "demand_tokens_per_s",
-                    t("econ.f.demand_tokens_per_s"), digits=0, unit="tokens/s"),
+                    t("econ.f.demand_tokens_per_s"), digits=0, unit=per_s),
             default_slider(d["old_tokens_per_s_per_server"], "old_tokens_per_s_per_server",
-                    t("econ.f.old_tokens_per_s_per_server"), digits=0, unit="tokens/s"),
+                    t("econ.f.old_tokens_per_s_per_server"), digits=0, unit=per_s),
             default_slider(d["claimed_speedup"], "claimed_speedup", t("econ.f.claimed_speedup"),
                     digits=1, unit="배"),
             default_slider(d["workload_speedup"], "workload_speedup", t("econ.f.workload_speedup"),
@@ -389,7 +388,7 @@ class RackApp(LiveApp[model.RackClaimCheck]):
             default_slider(d["rack_kw"], "rack_kw", t("econ.f.rack_kw"), digits=0, unit="kW"),
             default_slider(d["feed_limit_tokens_per_s_per_server"],
                     "feed_limit_tokens_per_s_per_server", t("econ.f.feed_limit"), digits=0,
-                    unit="tokens/s"),
+                    unit=per_s),
         ]
         last: dict[str, str | None] = {"key": None}
         for f in fields:  # observed before LiveApp's own recompute, so compute sees the key
