@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labkit.ui import benchmarks, economics, goodput, mig, opex, orchestration, reliability
 from labkit.ui import format as fmt
@@ -90,12 +92,38 @@ def test_lesson_06_mlperf_shows_throughput_before_the_details() -> None:
 @pytest.mark.parametrize(("value", "digits", "shown"), [
     (300_000, None, "300,000"), (132.197, None, "132.2"), (6254.85, None, "6,255"),
     (0.888889, None, "0.889"), (1.50, None, "1.5"),
-    (0.0, None, "0"), (-0.0001, None, "0"), (3.0e5, 2, "300,000.00"), (math.nan, None, ""),
+    (0.0, None, "0"), (-0.0001, None, "0"), (3.0e5, 2, "300,000"), (math.nan, None, ""),
+    (4.0, 1, "4"), (7.0, 2, "7"), (-0.0, 2, "0"), (2.5, 2, "2.50"), (-12.0, None, "-12"),
     (2.5e-7, None, "0"), (1e21, 0, "1,000,000,000,000,000,000,000"),
 ])
 def test_number_never_uses_scientific_notation(value: float, digits: int | None,
                                                shown: str) -> None:
     assert fmt.number(value, digits) == shown
+
+
+def _significant_digits(text: str) -> int:
+    return len(text.replace(",", "").replace(".", "").lstrip("-").lstrip("0"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=-10**15, max_value=10**15), st.one_of(st.none(),
+                                                                    st.integers(0, 4)))
+def test_a_whole_number_is_written_without_a_decimal_point(n: int, digits: int | None) -> None:
+    # issue 17's trial: whole-number cells read "4.0" and "7.00"
+    shown = fmt.number(float(n), digits)
+    assert "." not in shown
+    assert int(shown.replace(",", "")) == n  # the same number, grouped by thousands
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(min_value=-1e9, max_value=1e9, allow_nan=False).filter(
+    lambda x: not float(x).is_integer() and abs(x) >= 1e-3))
+def test_a_fraction_keeps_at_most_four_significant_digits(x: float) -> None:
+    shown = fmt.number(x)
+    whole = len(str(round(abs(x)))) if abs(x) >= 1 else 0  # 999,999,999.5 -> 1,000,000,000
+    assert "e" not in shown.lower()
+    assert _significant_digits(shown) <= max(4, whole)  # the whole part is never cut
+    assert float(shown.replace(",", "")) == pytest.approx(x, rel=6e-4, abs=6e-4)
 
 
 @pytest.mark.parametrize(("value", "shown"), [

@@ -37,8 +37,16 @@ def hours(h: float, digits: int = 0) -> str:
     return "n/a" if _bad(h) else f"{h:,.{digits}f} h"
 
 
+def _integral(x: float) -> bool:
+    """Whether ``x`` is a whole number (4.0: a count or a cell a person reads as '4')."""
+    return float(x).is_integer()
+
+
 def count(n: float, digits: int = 0) -> str:
-    """5201.3 -> '5,201.3' (digits=1)."""
+    """5201.3 -> '5,201.3' (digits=1): fixed decimals, as a live reading keeps them (70.0 W).
+
+    A table cell goes through :func:`number`, which writes a whole number as one (4.0 -> '4').
+    """
     return "n/a" if _bad(n) else f"{n:,.{digits}f}"
 
 
@@ -81,10 +89,13 @@ def number(x: float, digits: int | None = None) -> str:
     ``digits=None`` keeps at most :data:`PEOPLE_DIGITS` significant digits (never fewer than
     the whole part, never more than 3 decimals) and drops trailing zeros: 300000 -> '300,000',
     132.197 -> '132.2', 6,254.85 -> '6,255', 0.888889 -> '0.889', 1.50 -> '1.5';
-    ``digits=n`` rounds to n decimals.
+    ``digits=n`` rounds to n decimals. A whole number is written without a decimal point
+    either way (4.0 -> '4', 7.0 with ``digits=2`` -> '7': issue 17's "4.0"/"7.00" cells).
     """
     if _bad(x):
         return ""
+    if _integral(x):
+        return "0" if x == 0 else f"{x:,.0f}"
     if digits is not None:
         return f"{x:,.{digits}f}"
     if x == 0:
