@@ -106,3 +106,45 @@ def test_throughput_is_written_in_korean_with_the_english_unit_once(path: Path) 
     assert prose.count("(tokens/s)") <= 1
     if "(tokens/s)" in prose:  # beside the first 토큰/초
         assert prose.find("토큰/초(tokens/s)") == prose.find("토큰/초") >= 0
+
+
+#: A publication's title as a reference list writes it: in italics or in double quotes.
+TITLE = re.compile(r"\*[^*\n]+\*|\"[^\"\n]+\"")
+
+
+def reference_titles_outside_parentheses(source: str) -> list[str]:
+    """English titles in a markdown cell's reference list ("**참고 자료**") not in parentheses.
+
+    A reference leads with a Korean description; the original title follows in parentheses
+    (a proper name): ``- Meta의 Llama 3 기술 보고서(*The Llama 3 Herd of Models*, 2024)``.
+    """
+    _, found, refs = source.partition("**참고 자료**")
+    wrong = []
+    for line in refs.splitlines() if found else ():
+        if not line.lstrip().startswith("- "):
+            continue
+        line = CODE_SPAN.sub(" ", line)
+        for m in TITLE.finditer(line):
+            before = line[:m.start()]
+            inside = before.count("(") > before.count(")")
+            if not inside and not re.search(r"[가-힣]", m.group(0)):
+                wrong.append(m.group(0))
+    return wrong
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_reference_lists_lead_with_korean_and_keep_titles_in_parentheses(path: Path) -> None:
+    wrong = {f"cell {i}": titles for i, source in _markdown(path)
+             if (titles := reference_titles_outside_parentheses(source))}
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(("line", "wrong"), [
+    ("- Kokolis et al., *Revisiting Reliability*, HPCA 2025.", ["*Revisiting Reliability*"]),
+    ("- 신뢰성 연구(Kokolis 외, *Revisiting Reliability*, HPCA 2025).", []),
+    ("- SemiAnalysis, \"GPU Cloud Economics Explained\" (2023-12).",
+     ["\"GPU Cloud Economics Explained\""]),
+    ("- NVIDIA, *DGX H100/H200 사용자 안내서*: 10.2 kW.", []),
+])
+def test_the_reference_rule(line: str, wrong: list[str]) -> None:
+    assert reference_titles_outside_parentheses(f"**참고 자료**\n{line}\n") == wrong

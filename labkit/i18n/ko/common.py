@@ -14,6 +14,7 @@ STRINGS: dict[str, str] = {
     "common.incorrect": "다시 생각해 보세요. {hint}",
     "common.kept_last": "마지막으로 올바른 결과를 그대로 보여 줍니다.",
     "common.exercise": "문제 {n}",
+    "common.table.item": "항목",
     "common.table.yes": "예",
     "common.table.no": "아니요",
     "common.na_reason": "n/a — {reason}",

@@ -85,7 +85,8 @@ class FillerApp(LiveApp[_Pair]):
         labels = [t("orch.metric.occupancy"), t("orch.metric.value_per_gpu"),
                   t("orch.metric.net_value"), t("orch.filler.real_wait")]
         a, b = col(result.base), col(result.other)
-        head = (f"<tr><th></th><th style='padding:0 12px'>{t('orch.filler.without')}</th>"
+        head = (f"<tr><th>{t('common.table.item')}</th>"
+                f"<th style='padding:0 12px'>{t('orch.filler.without')}</th>"
                 f"<th style='padding:0 12px'>{t('orch.filler.with')}</th></tr>")
         body = "".join(f"<tr><td>{html.escape(k)}</td><td style='text-align:right'>{x}</td>"
                        f"<td style='text-align:right'><b>{y}</b></td></tr>"
@@ -162,7 +163,8 @@ class MigClassApp(LiveApp[_Pair]):
         labels = [t("orch.mig.class_gpu_h"), t("orch.mig.class_wait"), t("orch.mig.ft_wait"),
                   t("orch.metric.value_per_gpu")]
         a, b = col(result.base), col(result.other)
-        head = (f"<tr><th></th><th style='padding:0 12px'>{t('orch.mig.mode.mig')}</th>"
+        head = (f"<tr><th>{t('common.table.item')}</th>"
+                f"<th style='padding:0 12px'>{t('orch.mig.mode.mig')}</th>"
                 f"<th style='padding:0 12px'>{t('orch.mig.mode.whole')}</th></tr>")
         body = "".join(f"<tr><td>{html.escape(k)}</td><td style='text-align:right'>{x}</td>"
                        f"<td style='text-align:right'>{y}</td></tr>"
@@ -224,13 +226,14 @@ class PolicyLabApp(LiveApp[model.SimulationResult]):
             result.schedule["end_h"] - result.schedule["start_h"]))
         used = held.groupby(held["tenant"].fillna(""))["gpu_h"].sum()
         head = "".join(f"<th style='padding:0 10px'>{html.escape(c)}</th>" for c in (
-            "", t("orch.lab.quota_col"), t("orch.lab.used_col"), t("orch.waits.mean"),
+            t("common.table.item"), t("orch.lab.quota_col"), t("orch.lab.used_col"),
+            t("orch.waits.mean"),
             t("orch.waits.p95")))
         body = ""
         for name in TENANTS:
             q = self.fields[f"quota_{name}"].value
             body += (f"<tr><td>{html.escape(_tenant(name))}</td>"
-                     f"<td style='text-align:right'>{fmt.count(q, 1)}</td>"
+                     f"<td style='text-align:right'>{fmt.number(q)}</td>"
                      f"<td style='text-align:right'>{fmt.count(float(used.get(name, 0.0)), 1)}</td>"
                      f"<td style='text-align:right'><b>"
                      f"{fmt.hours(float(w['mean_wait_h'].get(name, 0.0)), 2)}</b></td>"
@@ -296,7 +299,8 @@ class SpecializationApp(LiveApp[_Grid]):
 
     def render(self, result: _Grid) -> None:
         day = self.day
-        head = (f"<tr><th></th><th style='padding:0 12px'>{t('orch.spec.no_lending')}</th>"
+        head = (f"<tr><th>{t('common.table.item')}</th>"
+                f"<th style='padding:0 12px'>{t('orch.spec.no_lending')}</th>"
                 f"<th style='padding:0 12px'>{t('orch.spec.with_lending')}</th></tr>")
         body = ""
         for spec in (False, True):
