@@ -273,11 +273,35 @@ def raw_ticks(fig: go.Figure) -> list[str]:
     return found
 
 
+#: A header cell with nothing in it, as an HTML table in a widget writes it.
+EMPTY_TH = re.compile(r"<th\b[^>]*>\s*</th>")
+
+
+def empty_headers(value: Any) -> list[str]:
+    """Tables in ``value`` with a header cell a student reads as blank: a people's table with an
+    empty header, a DataFrame whose index pandas draws under a blank corner, or an HTML table
+    in a widget with an empty ``<th>`` (issue 17: 01's, 08's and 09's tables)."""
+    if isinstance(value, fmt.Table):
+        return [f"table {list(value.headers)}"] if any(not h.strip() for h in value.headers) else []
+    if isinstance(value, pd.DataFrame):
+        named = not isinstance(value.index, pd.RangeIndex) or value.index.name is not None
+        return [f"DataFrame with index {value.index.name!r}"] if named else []
+    found, stack = [], [value] if isinstance(value, widgets.Widget) else []
+    while stack:
+        w = stack.pop()
+        if isinstance(w, widgets.HTML) and EMPTY_TH.search(w.value):
+            found.append(f"HTML table {_strip(w.value)[:60]!r}")
+        stack.extend(getattr(w, "children", ()))
+    return found
+
+
 def problems(lesson: str, shown: list[Any], *, sources: bool = False) -> dict[str, list[str]]:
     """What a student should not see in ``shown``; ``sources``: only the tables' sources."""
     allowed = ALLOWED.get(lesson, {})
     found: dict[str, list[str]] = {}
     for value in shown:
+        if not sources and (blank := empty_headers(value)):
+            found.setdefault("empty header", []).extend(blank)
         for where, text in texts(value):
             if (where == SOURCE) != sources:
                 continue
@@ -338,6 +362,17 @@ def test_a_rendered_lesson_cites_its_sources_in_korean(lesson: str, lab_gpu: Non
                                          ("null", 3)])
 def test_the_scanner_finds_what_it_should(text: str, n: int) -> None:
     assert sum(len(v) for v in problems("03_goodput", [widgets.HTML(text)]).values()) == n
+
+
+@pytest.mark.parametrize(("value", "n"), [
+    (pd.DataFrame({"값": [1]}, index=pd.Index(["a"], name="항목")), 1),
+    (pd.DataFrame({"값": [1]}), 0),
+    (widgets.VBox([widgets.HTML("<table><tr><th></th><th>값</th></tr></table>")]), 1),
+    (widgets.HTML("<table><tr><th>항목</th><th>값</th></tr></table>"), 0),
+    (fmt.rows_table([("a", "1")], ["", "값"]), 1),
+])
+def test_the_scanner_finds_empty_headers(value: Any, n: int) -> None:
+    assert len(empty_headers(value)) == n
 
 
 @pytest.mark.parametrize(("text", "raw"), [

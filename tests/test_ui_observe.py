@@ -292,26 +292,29 @@ def test_replay_ignores_forged_trace_names_and_slider_values() -> None:
 def test_reference_table_rows_and_names() -> None:
     table = ui.reference_table()
     assert len(table) == len(ob.CATALOG)
-    row = table.loc["GPU 사용률 (util.gpu)"]
-    assert list(row) == ["DCGM_FI_DEV_GPU_UTIL (203)", "nvmlDeviceGetUtilizationRates(h).gpu",
-                         "utilization.gpu", "% / % / %", "비율 0–1"]
-    assert table.loc["SM 활동 (SM active)"].iloc[2] == "—"
+    assert table.headers[0] == "지표"  # every column has a Korean header, no index column
+    row = list(table.row("GPU 사용률 (util.gpu)").values())[1:]
+    assert row == ["DCGM_FI_DEV_GPU_UTIL (203)", "nvmlDeviceGetUtilizationRates(h).gpu",
+                   "utilization.gpu", "% / % / %", "비율 0–1"]
+    assert list(table.row("SM 활동 (SM active)").values())[3] == "—"
 
 
 def test_trace_summary_shows_the_lie() -> None:
     table = ui.trace_summary()
-    assert list(table.index) == ["쉬는 중", "건강한 학습", "집합 통신 대기", "스레드 하나짜리 커널",
-                                 "데이터 로더 대기", "전력 한도 (번인)"]
-    tiny = table.loc["스레드 하나짜리 커널"]
-    train = table.loc["건강한 학습"]
-    assert tiny.iloc[0] == "100 %" and tiny.iloc[1] == "1 %" and tiny.iloc[-1] == "예"
-    assert train.iloc[-1] == "아니오"
-    assert table.loc["집합 통신 대기"].iloc[-1] == "예"
+    assert [r[0] for r in table.rows] == ["쉬는 중", "건강한 학습", "집합 통신 대기",
+                                          "스레드 하나짜리 커널", "데이터 로더 대기",
+                                          "전력 한도 (번인)"]
+    tiny = list(table.row("스레드 하나짜리 커널").values())[1:]
+    train = list(table.row("건강한 학습").values())[1:]
+    assert tiny[0] == "100 %" and tiny[1] == "1 %" and tiny[-1] == "예"
+    assert train[-1] == "아니오"
+    assert list(table.row("집합 통신 대기").values())[-1] == "예"
 
 
 def test_unit_pitfalls_table() -> None:
     table = ui.unit_pitfalls()
-    values = list(table.iloc[:, 1])
+    assert all(h.strip() for h in table.headers)
+    values = [r[2] for r in table.rows]
     assert values[:3] == ["4.0 W", "123.5 kJ", "71.4 W"]
     assert values[3] == values[4] == "37.5 %"
 

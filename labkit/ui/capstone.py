@@ -15,7 +15,6 @@ from datetime import date
 from typing import Any
 
 import ipywidgets as widgets
-import pandas as pd
 import plotly.graph_objects as go
 
 from labkit import capstone
@@ -240,7 +239,7 @@ class DecisionApp(LiveApp[Decision]):
         self.report.value = link.value
 
 
-def key_numbers() -> pd.DataFrame:
+def key_numbers() -> fmt.Table:
     """Return the default case's decision as a small Korean table (deterministic text).
 
     The default case (``data/school/case.yaml``), not a saved copy, so the checked numbers are
@@ -256,8 +255,7 @@ def key_numbers() -> pd.DataFrame:
              (t("capstone.key.cheapest"), t(f"capstone.option.{d.cheapest}")),
              (t("capstone.key.share"), t(f"capstone.mode.{d.share_mode}") if d.share_mode
               else "—")]
-    column = t("capstone.key.item")
-    return pd.DataFrame(rows, columns=[column, t("capstone.key.value")]).set_index(column)
+    return fmt.rows_table(rows, [t("capstone.key.item"), t("capstone.key.value")])
 
 
 def decision_app() -> DecisionApp:

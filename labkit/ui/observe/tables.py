@@ -6,7 +6,6 @@ Used in: notebooks/01_observe.ipynb
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from labkit import observe as model
 from labkit.i18n import KO, t
@@ -28,7 +27,7 @@ def unit_word(unit: str | None) -> str:
     return t(key) if key in KO else unit
 
 
-def reference_table() -> pd.DataFrame:
+def reference_table() -> fmt.Table:
     """Return the DCGM field <-> NVML call <-> nvidia-smi name table in Korean, with units."""
     ref = model.reference_table()
     rows = []
@@ -42,10 +41,10 @@ def reference_table() -> pd.DataFrame:
         rows.append((t(f"observe.metric.{key}"), dcgm, call, row["smi_field"] or "—", units,
                      unit))
     cols = [t(f"observe.ref.{c}") for c in ("metric", "dcgm", "nvml", "smi", "units", "labkit")]
-    return pd.DataFrame(rows, columns=cols).set_index(cols[0])
+    return fmt.rows_table(rows, cols, text_columns=len(cols))
 
 
-def trace_summary(name: str = DEFAULT_TRACE) -> pd.DataFrame:
+def trace_summary(name: str = DEFAULT_TRACE) -> fmt.Table:
     """Return the mean readings of each scenario segment of a shipped trace, and the verdict.
 
     Columns: util.gpu, SM activity, tensor, DRAM [%], power [W], SM clock [MHz], and whether
@@ -73,10 +72,10 @@ def trace_summary(name: str = DEFAULT_TRACE) -> pd.DataFrame:
                      verdict[busy.on]))
     cols = [t(f"observe.summary.{c}") for c in ("segment", "util", "sm", "tensor", "dram",
                                                 "power", "clock", "busy")]
-    return pd.DataFrame(rows, columns=cols).set_index(cols[0])
+    return fmt.rows_table(rows, cols)
 
 
-def unit_pitfalls() -> pd.DataFrame:
+def unit_pitfalls() -> fmt.Table:
     """Return the unit traps as a table: raw readings and what they are in labkit's units.
 
     NVML power 4034 (mW) is 4.0 W, not 4034 W; NVML energy 123,456,789 (mJ) is 123.5 kJ;
@@ -95,4 +94,4 @@ def unit_pitfalls() -> pd.DataFrame:
         shown = f"{raw:,.0f}" if float(raw).is_integer() else f"{raw:,g}"
         rows.append((where, f"{shown} {unit_word(unit)}", value_text(key, Reading(raw * scale))))
     cols = [t(f"observe.units.{c}") for c in ("source", "raw", "value")]
-    return pd.DataFrame(rows, columns=cols).set_index(cols[0])
+    return fmt.rows_table(rows, cols)
