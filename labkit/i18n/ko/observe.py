@@ -169,7 +169,7 @@ STRINGS: dict[str, str] = {
     "observe.upload.hint": "최대 {limit}까지 올릴 수 있습니다. 서버에 저장하지 않고 메모리에서만 읽습니다.",
     "observe.upload.broken": "파일이 끝까지 전달되지 않았습니다. 다시 골라 주세요.",
     "observe.upload.suffix.choice": "이 형식의 파일은 받을 수 없습니다: {value} (받는 형식: {limit}).",
-    "observe.replay.trace_label": "재생할 로그 (data/traces)",
+    "observe.replay.trace_label": "재생할 로그 (함께 제공된 기록)",
     "observe.replay.upload": "로그 올리기",
     "observe.replay.fields_label": "헤더 없는(noheader) nvidia-smi 로그의 필드 목록",
     "observe.replay.time_label": "시각",
