@@ -133,7 +133,8 @@ def grade(exercise: Exercise, text: str) -> Grade:
     except AnswerError as err:
         return Grade(None, t(f"answers.error.{err.reason}", text=_typed(err.text),
                              unit=exercise.unit or t("answers.no_unit"),
-                             typed=_typed(err.typed)), "")
+                             typed=_typed(err.typed), asked_what=err.asked_what,
+                             typed_what=err.typed_what), "")
     if reading.ratio and abs(reading.literal - exercise.answer) <= exercise.tolerance:
         # "0.8" to a % question whose answer is 0.8 %: the student meant percent
         reading = replace(reading, value=reading.literal, ratio=False)

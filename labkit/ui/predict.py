@@ -222,7 +222,8 @@ class PredictWidget(widgets.VBox):
             value = read_quantity(typed, unit).value
         except AnswerError as err:
             self.error.value = _warn(t(f"answers.error.{err.reason}", text=err.text,
-                                       unit=unit or t("answers.no_unit"), typed=err.typed))
+                                       unit=unit or t("answers.no_unit"), typed=err.typed,
+                                       asked_what=err.asked_what, typed_what=err.typed_what))
             return None
         message = self.pred.out_of_range(value)
         if message is not None:
