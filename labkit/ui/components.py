@@ -41,6 +41,7 @@ from typing import Any, Generic, TypeVar, cast
 import ipywidgets as widgets
 import plotly.graph_objects as go
 import plotly.io as pio
+from traitlets import TraitError
 
 from labkit.answers import MAX_MAGNITUDE
 from labkit.i18n import error_text, t
@@ -54,6 +55,7 @@ __all__ = [
     "FigureOutput",
     "LiveApp",
     "find_by_class",
+    "guard",
     "number_field",
     "set_plot_template",
     "slider_field",
@@ -78,6 +80,9 @@ BURSTY_CONTROLS: tuple[type[widgets.Widget], ...] = (
 )
 #: The only traits a browser may change on a Field's control.
 CLIENT_TRAITS = frozenset({"value", "index"})
+#: Controls with a typed readout clamped to ``min``/``max`` in the browser.
+SLIDERS: tuple[type[widgets.Widget], ...] = (
+    widgets.FloatSlider, widgets.IntSlider, widgets.FloatLogSlider)
 
 
 def styled_figure(**layout: Any) -> go.Figure:
@@ -211,8 +216,14 @@ class Field:
         #: True while a state update from the browser is being applied to the control.
         self.from_client = False
         #: The bound (min or max) a browser last set the control to, else None (see
-        #: :meth:`show_bound`).
+        #: :meth:`show_bound`). A slider with a readout that starts at its max starts with the
+        #: note: the browser clamps a typed 99999999 to the max and, the value being unchanged,
+        #: sends nothing the kernel could answer (issue 17: 06's precision slider at 2.00).
+        #: A start at the min (0 restarts, trial 0) is the natural origin and gets none.
         self.at_bound: float | None = None
+        if (isinstance(control, SLIDERS) and getattr(control, "readout", False)
+                and control.value == control.max):
+            self.at_bound = control.value
         # ``set_state`` is ipywidgets' public entry for state sent by a browser (Widget.set_state,
         # called by _handle_msg for every "update" message); wrapping it on this instance filters
         # what the browser may change before anything is set.
@@ -254,6 +265,15 @@ class Field:
         """Remove any message."""
         self.error.value = ""
 
+    def watch(self) -> None:
+        """For a control outside a :class:`LiveApp`: on every value change clear the message
+        and show the bound note where due (a LiveApp does this in its recompute)."""
+        def refresh(_change: Any) -> None:
+            self.clear_error()
+            self.show_bound()
+        self.control.observe(refresh, names="value")
+        self.show_bound()
+
     def client_value(self, value: Any) -> None:
         """Note a value a browser sets: at the control's min or max, :meth:`show_bound` says
         so (the browser's readout clamps what was typed to the range before sending it)."""
@@ -274,13 +294,58 @@ class Field:
         self.error.value = f'<span style="color:#555">ⓘ {note}</span>'
 
 
+#: Controls that pick one of a list (``options``); a browser sends the option's ``index``.
+SELECTIONS: tuple[type[widgets.Widget], ...] = (
+    widgets.Dropdown, widgets.Select, widgets.RadioButtons, widgets.ToggleButtons,
+    widgets.SelectionSlider)
+
+
+def _option_values(options: Any) -> list[Any]:
+    """The values of a selection's ``options`` as ipywidgets reads them (labels, (label,
+    value) pairs or a mapping label -> value)."""
+    if isinstance(options, Mapping):
+        return list(options.values())
+    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+
+
+def _choice_message(control: widgets.Widget, sync_data: dict[str, Any]) -> str | None:
+    """The Korean message if a browser picks what a selection control does not list."""
+    if not isinstance(control, SELECTIONS):
+        return None
+    values = _option_values(control.options)
+    if "index" in sync_data:
+        index = sync_data["index"]
+        if index is None and getattr(control, "allow_none", False):
+            return None
+        if not (isinstance(index, int) and not isinstance(index, bool)
+                and 0 <= index < len(values)):
+            return t("error.option", value=_shown(index))
+    # ipywidgets' views send only the index; a client sending these gets the same answer
+    if "value" in sync_data and sync_data["value"] not in values:
+        return t("error.option", value=_shown(sync_data["value"]))
+    return None
+
+
+def _shown(value: Any) -> str:
+    """What a browser sent, short and escaped, for a message beside the control."""
+    import html
+
+    return html.escape(repr(value) if not isinstance(value, str) else value)[:40]
+
+
 def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
                        sync_data: dict[str, Any]) -> None:
-    """Apply a browser's state update to ``field.control``: ``value``/``index`` only, and a
-    value only within the server's bounds; send the server's state back for the rest."""
+    """Apply a browser's state update to ``field.control``: ``value``/``index`` only, a value
+    only within the server's bounds, an index only of a listed option; send the server's
+    state back for the rest. Nothing a browser sends raises out of here."""
     control = field.control
     allowed = {k: v for k, v in sync_data.items() if k in CLIENT_TRAITS}
     restore = [k for k in sync_data if k not in CLIENT_TRAITS and k in control.keys]
+    choice = _choice_message(control, allowed)
+    if choice is not None:
+        restore += list(allowed)
+        allowed = {}
+        field.set_error(choice)
     if "value" in allowed:
         value = allowed["value"]
         from_json = control.trait_metadata("value", "from_json")
@@ -303,10 +368,30 @@ def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
     try:
         if allowed:
             original(allowed)
+    except TraitError:  # a value of the wrong type ("abc" to a slider): refused, in Korean
+        restore += list(allowed)
+        field.set_error(error_text(InputError(field.key, "number", allowed.get(
+            "value", allowed.get("index")), "")))
     finally:
         field.from_client = False
     if restore:
         control.send_state(sorted(set(restore)))
+
+
+def guard(control: widgets.ValueWidget, key: str) -> widgets.HTML:
+    """Guard a control built outside the fields (a replay's time slider, a preset list) as a
+    :class:`Field` guards its own; return the message slot to put beside the control.
+
+    A browser may then change only its ``value``/``index``: a new ``min``/``max``/``options``
+    is put back, a value past the bounds, a non-number or an option the list does not hold is
+    refused with the Korean message in the returned slot, a value at a bound gets the bound
+    note; the control keeps its last good value (so whatever reads it never sees the refused
+    one).
+    """
+    field = Field(key, "", control)
+    field.watch()
+    control.add_class(f"lk-guarded-{key}")
+    return field.error
 
 
 def number_field(

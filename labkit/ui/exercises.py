@@ -19,7 +19,8 @@ from labkit.data.progress import record_result
 from labkit.i18n import t
 from labkit.ui import format as fmt
 
-__all__ = ["Exercise", "Grade", "check_answer", "exercise_set", "grade", "parse_number",
+__all__ = ["Exercise", "Grade", "answer_error_text", "check_answer", "exercise_set", "grade",
+           "parse_number",
            "understood"]
 
 
@@ -126,15 +127,23 @@ def understood(text: str, unit: str) -> str:
     return _understood(read_quantity(text, unit))
 
 
+def answer_error_text(err: AnswerError, unit: str) -> str:
+    """The Korean text of an answer that could not be read in ``unit`` (HTML-escaped): why,
+    and for a count of another thing what was asked ("토큰 수가 아니라 … 물었습니다")."""
+    shown_unit = unit or t("answers.no_unit")
+    if err.reason == "kind":
+        return t("answers.error.kind", typed_what=err.typed_what, asked_what=err.asked_what,
+                 unit=shown_unit, text=_typed(err.text))
+    return t(f"answers.error.{err.reason}", text=_typed(err.text), unit=shown_unit,
+             typed=_typed(err.typed))
+
+
 def grade(exercise: Exercise, text: str) -> Grade:
     """Check a typed answer in the exercise's unit; never raises on what a student types."""
     try:
         reading = read_quantity(text, exercise.unit)
     except AnswerError as err:
-        return Grade(None, t(f"answers.error.{err.reason}", text=_typed(err.text),
-                             unit=exercise.unit or t("answers.no_unit"),
-                             typed=_typed(err.typed), asked_what=err.asked_what,
-                             typed_what=err.typed_what), "")
+        return Grade(None, answer_error_text(err, exercise.unit), "")
     if reading.ratio and abs(reading.literal - exercise.answer) <= exercise.tolerance:
         # "0.8" to a % question whose answer is 0.8 %: the student meant percent
         reading = replace(reading, value=reading.literal, ratio=False)
