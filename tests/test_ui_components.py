@@ -382,3 +382,16 @@ def test_a_field_refuses_a_value_of_the_wrong_type_in_korean() -> None:
     app = Echo(Field("x", "엑스", widgets.IntSlider(value=1, min=0, max=4)))
     app.fields["x"].control.set_state({"value": "abc"})
     assert app.fields["x"].control.value == 1 and "숫자여야" in app.fields["x"].error.value
+
+
+@pytest.mark.parametrize(("value", "unit", "shown"), [
+    (52_500_000, "원", "원 <span style=\"color:#555\">(= 5,250만 원)</span>"),
+    (300_000, "USD", "USD <span style=\"color:#555\">(= 30만 USD)</span>"),
+    (12_345, "h", "h"),  # the box's digits read well enough
+    (5, "장", "장"), (float("nan"), "h", "h"), (1e308, "h", "h"),
+])
+def test_a_free_number_box_reads_a_long_value_back_in_peoples_format(
+        value: float, unit: str, shown: str) -> None:
+    field = number_field("x", "엑스", 1.0, unit=unit)
+    field.control.value = value
+    assert field.unit_html.value == shown

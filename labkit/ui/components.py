@@ -204,8 +204,12 @@ class Field:
         self.error = widgets.HTML("", layout=widgets.Layout(min_width="0"))
         self.error.add_class("lk-error")
         self.label = widgets.HTML(f"<b>{label}</b>", layout=widgets.Layout(width="250px"))
+        self.unit = unit
+        #: The unit after the control; a free number box also reads its value back there in
+        #: people's format when it is long ("52500000" -> "원 (= 5,250만 원)", issue 17).
+        self.unit_html = widgets.HTML(unit)
         self.box = widgets.HBox(
-            [self.label, control, widgets.HTML(unit), self.error],
+            [self.label, control, self.unit_html, self.error],
             layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
         )
         self.default = control.value
@@ -256,6 +260,20 @@ class Field:
             return raw
         v = raw / self.scale if self.scale != 1 else raw
         return round(v, 9) if math.isfinite(v) else v
+
+    def read_back(self, *_: Any) -> None:
+        """Show the control's value in people's format after the unit where the box shows
+        it as bare digits (5,250만 where the number box shows 52500000)."""
+        from labkit.ui.format import readable
+
+        value = self.control.value
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        shown = readable(float(value)) if number and math.isfinite(value) else ""
+        if not (number and 10**4 <= abs(value) < MAX_MAGNITUDE and shown[-1:] in "만억조"):
+            self.unit_html.value = self.unit
+            return
+        words = f"{shown} {self.unit}".strip()
+        self.unit_html.value = f'{self.unit} <span style="color:#555">(= {words})</span>'
 
     def set_error(self, message: str) -> None:
         """Show ``message`` beside the control."""
@@ -404,7 +422,10 @@ def number_field(
     """
     control = widgets.FloatText(value=value, step=step, continuous_update=False,
                                 layout=widgets.Layout(width=width))
-    return Field(key, label, control, unit=unit, scale=scale)
+    field = Field(key, label, control, unit=unit, scale=scale)
+    field.read_back()
+    control.observe(field.read_back, names="value")
+    return field
 
 
 def slider_field(
