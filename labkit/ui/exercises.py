@@ -218,4 +218,6 @@ def exercise_set(exercises: Sequence[Exercise]) -> widgets.VBox:
     """Return a box with every exercise: question, answer box, check button, feedback."""
     box = widgets.VBox([_one(i, ex) for i, ex in enumerate(exercises, start=1)])
     box.add_class("lk-exercises")
+    #: The exercises shown, in order (tests walk every lesson's questions through these).
+    box.exercises = tuple(exercises)
     return box
