@@ -138,6 +138,10 @@ def test_every_control_of_a_lesson_refuses_what_a_hostile_browser_sends(
             message = _message(row)
             if not any("가" <= ch <= "힣" for ch in message):
                 failures.append(f"{name} {state}: no Korean message beside the control")
+            elif isinstance(control, FREE) and state.get("value") in (1e308, -1e308) and (
+                    "1경" not in message or "e+" in message):
+                # a free box refuses 1경 or more itself (labkit.answers.MAX_MAGNITUDE), in words
+                failures.append(f"{name} {state}: {message[-120:]}")
             after = _snapshot(control)
             if {k: v for k, v in after.items() if k != "value"} != {
                     k: v for k, v in before.items() if k != "value"} or not _within(control):
