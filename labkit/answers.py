@@ -45,8 +45,8 @@ import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["KIND_NAMES", "MAX_CHARS", "MAX_MAGNITUDE", "Amount", "AnswerError", "Reading", "parse_amount",
-           "parse_quantity", "read_quantity", "sibling_units"]
+__all__ = ["KIND_NAMES", "MAX_CHARS", "MAX_MAGNITUDE", "Amount", "AnswerError", "Reading",
+           "parse_amount", "parse_quantity", "read_quantity", "sibling_units"]
 
 # Korean number words: 표준국어대사전 (만 10^4, 억 10^8, 조 10^12; 십 10, 백 100, 천 1000).
 # Exact arithmetic (fractions) so that "89.2억" is 8.92e9 and "0.861" to a % question is 86.1,
@@ -120,7 +120,8 @@ _MESSAGES = {
     "two_numbers": "숫자가 둘 이상 있습니다 (입력: {text}). 답은 하나만 적으세요.",
     "unit": "알 수 없는 단위입니다: {typed} (입력: {text}). 숫자만 적으면 {unit} 단위로 읽습니다.",
     "mismatch": "이 문제는 {unit} 단위로 답합니다. {typed} 단위는 바꿀 수 없습니다 (입력: {text}).",
-    "kind": "{typed_what}가 아니라 {asked_what}를 물었습니다. {unit} 단위로 답하세요 (입력: {text}).",
+    "kind": ("{typed_what}가 아니라 {asked_what}를 물었습니다. {unit} 단위로 답하세요 "
+             "(입력: {text})."),
     "finite": "너무 크거나 유한하지 않은 값입니다 (입력: {text}).",
     "too_big": "값이 너무 큽니다 (입력: {text}). 이 과정의 답은 1경(10,000조)보다 작습니다.",
     "too_long": "답이 너무 깁니다. 숫자 하나와 단위만 적으세요 (입력: {text}…).",

@@ -233,3 +233,13 @@ def test_every_question_takes_its_units_and_refuses_another_dimension(
             problems.append(f"{pred.key} in {other}: {widget.error.value[:120]}")
     assert exercises or predictions or lesson == "01_observe"
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("text", "unit", "said"), [
+    ("-0", "h", "-0 = 0 h로 읽었습니다."),  # -0 is 0, said so
+    # what a box shows reads back
+    ("5,250만 원", "원", "5,250만 원 = 52,500,000원으로 읽었습니다."),
+    ("30만 USD", "USD", "30만 USD = 30만 USD로 읽었습니다."),
+])
+def test_echoes_of_zero_and_peoples_numbers(text: str, unit: str, said: str) -> None:
+    assert understood(text, unit) == said

@@ -12,7 +12,12 @@ outside the server's ``min``/``max`` is refused with a Korean message under the 
 the browser's view put back). A slider's readout clamps a typed value to its range in the
 browser before sending it, so a value arriving exactly at a bound from the browser gets the
 Korean bound note beside the slider ("최댓값(100)입니다 ..."): 500 typed into a 0-100 readout
-is never shown as 100 without a word. The models still check every input themselves.
+is never shown as 100 without a word; a slider that starts at its max shows that note from
+the start (a typed 99999999 clamped to the unchanged max sends nothing). A selection takes
+only an index of its list, a value of the wrong type is refused in Korean
+(:mod:`labkit.ui.client_state`). A control built outside the fields (a replay's time slider,
+a preset list) gets the same guard and its own message slot from :func:`guard`. The models
+still check every input themselves.
 
 Value changes from the browser are debounced where a browser sends them in bursts: stepping a
 slider or a dropdown with the arrow keys sends one message per key; the app recomputes once,
@@ -41,10 +46,10 @@ from typing import Any, Generic, TypeVar, cast
 import ipywidgets as widgets
 import plotly.graph_objects as go
 import plotly.io as pio
-from traitlets import TraitError
 
 from labkit.answers import MAX_MAGNITUDE
 from labkit.i18n import error_text, t
+from labkit.ui.client_state import guarded_set_state
 from labkit.validate import InputError
 
 __all__ = [
@@ -78,8 +83,6 @@ BURSTY_CONTROLS: tuple[type[widgets.Widget], ...] = (
     widgets.FloatSlider, widgets.IntSlider, widgets.FloatLogSlider, widgets.SelectionSlider,
     widgets.Dropdown, widgets.Select, widgets.RadioButtons, widgets.ToggleButtons,
 )
-#: The only traits a browser may change on a Field's control.
-CLIENT_TRAITS = frozenset({"value", "index"})
 #: Controls with a typed readout clamped to ``min``/``max`` in the browser.
 SLIDERS: tuple[type[widgets.Widget], ...] = (
     widgets.FloatSlider, widgets.IntSlider, widgets.FloatLogSlider)
@@ -232,7 +235,7 @@ class Field:
         # called by _handle_msg for every "update" message); wrapping it on this instance filters
         # what the browser may change before anything is set.
         control.set_state = functools.partial(  # type: ignore[method-assign]
-            _guarded_set_state, self, control.set_state)
+            guarded_set_state, self, control.set_state)
 
     def refuse(self, value: Any) -> str | None:
         """Return the Korean message if ``value`` (control units) lies outside the control's
@@ -310,90 +313,6 @@ class Field:
         key = "error.bound.max" if self.at_bound == high else "error.bound.min"
         note = t(key, limit=readable(float(self.at_bound)))
         self.error.value = f'<span style="color:#555">ⓘ {note}</span>'
-
-
-#: Controls that pick one of a list (``options``); a browser sends the option's ``index``.
-SELECTIONS: tuple[type[widgets.Widget], ...] = (
-    widgets.Dropdown, widgets.Select, widgets.RadioButtons, widgets.ToggleButtons,
-    widgets.SelectionSlider)
-
-
-def _option_values(options: Any) -> list[Any]:
-    """The values of a selection's ``options`` as ipywidgets reads them (labels, (label,
-    value) pairs or a mapping label -> value)."""
-    if isinstance(options, Mapping):
-        return list(options.values())
-    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
-
-
-def _choice_message(control: widgets.Widget, sync_data: dict[str, Any]) -> str | None:
-    """The Korean message if a browser picks what a selection control does not list."""
-    if not isinstance(control, SELECTIONS):
-        return None
-    values = _option_values(control.options)
-    if "index" in sync_data:
-        index = sync_data["index"]
-        if index is None and getattr(control, "allow_none", False):
-            return None
-        if not (isinstance(index, int) and not isinstance(index, bool)
-                and 0 <= index < len(values)):
-            return t("error.option", value=_shown(index))
-    # ipywidgets' views send only the index; a client sending these gets the same answer
-    if "value" in sync_data and sync_data["value"] not in values:
-        return t("error.option", value=_shown(sync_data["value"]))
-    return None
-
-
-def _shown(value: Any) -> str:
-    """What a browser sent, short and escaped, for a message beside the control."""
-    import html
-
-    return html.escape(repr(value) if not isinstance(value, str) else value)[:40]
-
-
-def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
-                       sync_data: dict[str, Any]) -> None:
-    """Apply a browser's state update to ``field.control``: ``value``/``index`` only, a value
-    only within the server's bounds, an index only of a listed option; send the server's
-    state back for the rest. Nothing a browser sends raises out of here."""
-    control = field.control
-    allowed = {k: v for k, v in sync_data.items() if k in CLIENT_TRAITS}
-    restore = [k for k in sync_data if k not in CLIENT_TRAITS and k in control.keys]
-    choice = _choice_message(control, allowed)
-    if choice is not None:
-        restore += list(allowed)
-        allowed = {}
-        field.set_error(choice)
-    if "value" in allowed:
-        value = allowed["value"]
-        from_json = control.trait_metadata("value", "from_json")
-        if from_json is not None:
-            try:
-                value = from_json(value, control)
-            except (TypeError, ValueError):
-                pass
-        message = field.refuse(value)
-        if message is not None:
-            del allowed["value"]
-            restore.append("value")
-            field.set_error(message)
-    if control.disabled if hasattr(control, "disabled") else False:
-        restore += list(allowed)  # a disabled control takes nothing from the browser
-        allowed = {}
-    if "value" in allowed:
-        field.client_value(value)  # before the recompute that shows the bound note
-    field.from_client = True
-    try:
-        if allowed:
-            original(allowed)
-    except TraitError:  # a value of the wrong type ("abc" to a slider): refused, in Korean
-        restore += list(allowed)
-        field.set_error(error_text(InputError(field.key, "number", allowed.get(
-            "value", allowed.get("index")), "")))
-    finally:
-        field.from_client = False
-    if restore:
-        control.send_state(sorted(set(restore)))
 
 
 def guard(control: widgets.ValueWidget, key: str) -> widgets.HTML:

@@ -205,6 +205,8 @@ class PredictWidget(widgets.VBox):
             if read is None:
                 return False
             guess = read
+            if abs(read) >= 10**4:  # "52500000" reads back as "5,250만" before the unit (원)
+                self.answer.value = fmt.readable(read)
         self.error.value = ""
         self.guess = guess
         self.answer.disabled = True
