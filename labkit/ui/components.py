@@ -300,7 +300,8 @@ class Field:
         so (the browser's readout clamps what was typed to the range before sending it)."""
         low, high = getattr(self.control, "min", None), getattr(self.control, "max", None)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        self.at_bound = value if number and value in (low, high) else None
+        typed = getattr(self.control, "readout", True)  # no readout: nothing typed, no note
+        self.at_bound = value if number and typed and value in (low, high) else None
 
     def show_bound(self) -> None:
         """Show the Korean bound note beside the control while it holds the bound a browser
