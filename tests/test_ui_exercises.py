@@ -243,3 +243,21 @@ def test_every_question_takes_its_units_and_refuses_another_dimension(
 ])
 def test_echoes_of_zero_and_peoples_numbers(text: str, unit: str, said: str) -> None:
     assert understood(text, unit) == said
+
+
+@pytest.mark.parametrize(("typed", "shown"), [
+    ("52500000", "5,250만"), ("5,250만 원", "5,250만"), ("52,500,000원", "5,250만"),
+    ("9999", "9999"),  # short: left as typed
+])
+def test_a_checked_long_answer_reads_back_in_peoples_format(typed: str, shown: str) -> None:
+    """Issue 17: long numbers read back unformatted; what the box then shows reads the same."""
+    box = exercise_set([Exercise("opex.ex1", 52_500_000, 1.0, "원")])
+    _question, row, feedback = box.children[0].children
+    answer, _unit, button = row.children
+    answer.value = typed
+    button.click()
+    assert answer.value == shown
+    if shown != typed:
+        assert "✔" in feedback.value
+        button.click()  # checked again as shown: still right
+        assert "✔" in feedback.value and answer.value == shown

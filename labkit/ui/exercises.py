@@ -70,11 +70,14 @@ class Grade:
         (HTML: what the student typed is escaped).
     understood : str
         Korean "30분 = 0.5 h로 읽었습니다." (empty when the answer could not be read; HTML).
+    value : float or None
+        The answer read in the exercise's unit (None when it could not be read).
     """
 
     ok: bool | None
     verdict: str
     understood: str
+    value: float | None = None
 
 
 def parse_number(text: str) -> float:
@@ -149,13 +152,14 @@ def grade(exercise: Exercise, text: str) -> Grade:
         reading = replace(reading, value=reading.literal, ratio=False)
     said = _understood(reading)
     if abs(reading.value - exercise.answer) <= exercise.tolerance:
-        return Grade(True, t("common.correct", explanation=t(f"{exercise.key}.explain")), said)
+        return Grade(True, t("common.correct", explanation=t(f"{exercise.key}.explain")), said,
+                     reading.value)
     if reading.ratio:
         hint = t("answers.hint.ratio", typed=_typed(reading.text),
                  value=fmt.readable(reading.value))
     else:
         hint = _other_unit_hint(exercise, reading) or t(f"{exercise.key}.hint")
-    return Grade(False, t("common.incorrect", hint=hint), said)
+    return Grade(False, t("common.incorrect", hint=hint), said, reading.value)
 
 
 def _other_unit_hint(exercise: Exercise, reading: Reading) -> str | None:
@@ -203,6 +207,9 @@ def _one(n: int, ex: Exercise) -> widgets.Widget:
     def on_check(*_: object) -> None:
         g = grade(ex, answer.value)
         _record(ex, answer.value, g.ok)
+        if g.value is not None and abs(g.value) >= 10**4 and not ex.unit.startswith(("만", "억",
+                                                                                    "조")):
+            answer.value = fmt.readable(g.value)  # "52500000" reads back as "5,250만" (원)
         color = {True: "#1b7f3b", False: "#b00020", None: "#b00020"}[g.ok]
         mark = {True: "✔", False: "✘", None: "⚠"}[g.ok]
         said = (f' <span class="lk-understood" style="color:#555">{g.understood}</span>'
