@@ -23,6 +23,11 @@ Rules
 - Units convert within one dimension only: time (h, 분, 초, 일), counts (개, 장, 대, 토큰, GPU …),
   percent, 배, power (W, kW, MW), energy (Wh, kWh, MWh), won, dollars. Won and dollars never
   convert into each other (the exchange rate is part of the question).
+- A count names what it counts where its counter word does: tokens (토큰), devices (장, 대,
+  GPU), people (명), racks (랙), occurrences (회, 번). "89.2억 토큰" typed for a question in 장
+  is refused (reason ``"kind"``: "토큰 수가 아니라 GPU·서버 장수(대수)를 물었습니다"), not read
+  as 89.2억 GPUs and graded wrong. 개, the general counter, fits any count; a question asked
+  in 개 takes any counter but 토큰.
 
 Errors are :class:`AnswerError`, a ``ValueError`` whose message is Korean and whose
 ``reason`` (``"empty"``, ``"too_long"``, ``"no_number"``, ``"two_numbers"``, ``"unit"``,
@@ -40,8 +45,8 @@ import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["MAX_CHARS", "MAX_MAGNITUDE", "Amount", "AnswerError", "Reading", "parse_amount",
-           "parse_quantity", "read_quantity", "sibling_units"]
+__all__ = ["KIND_NAMES", "MAX_CHARS", "MAX_MAGNITUDE", "Amount", "AnswerError", "Reading",
+           "parse_amount", "parse_quantity", "read_quantity", "sibling_units"]
 
 # Korean number words: 표준국어대사전 (만 10^4, 억 10^8, 조 10^12; 십 10, 백 100, 천 1000).
 # Exact arithmetic (fractions) so that "89.2억" is 8.92e9 and "0.861" to a % question is 86.1,
@@ -70,6 +75,20 @@ _add("time", Fraction(1, 3600), "초", "s", "sec", "secs", "second", "seconds")
 _add("time", 24.0, "일", "d", "day", "days", "날")
 _add("count", 1.0, "개", "장", "대", "명", "회", "번", "토큰", "token", "tokens", "gpu", "gpus",
      "랙", "rack", "racks")
+# What a count counts, where a counter word names it: 89.2억 토큰 is not 89.2억 GPUs. 개 is the
+# general counter (no kind): "89억 개" of tokens and "4개" of GPUs are both Korean usage, but a
+# question asked in 개 counts things, not tokens. (표준국어대사전: 장 for flat things such as
+# cards, 대 for machines, 명 for people, 회/번 for occurrences.)
+_KINDS: dict[str, str] = {
+    **dict.fromkeys(("토큰", "token", "tokens"), "tokens"),
+    **dict.fromkeys(("장", "대", "gpu", "gpus"), "devices"),
+    "명": "people",
+    **dict.fromkeys(("랙", "rack", "racks"), "racks"),
+    **dict.fromkeys(("회", "번"), "events"),
+}
+#: What each kind of count is called in a message ("토큰 수가 아니라 GPU 장수를 물었습니다").
+KIND_NAMES = {"tokens": "토큰 수", "devices": "GPU·서버 장수(대수)", "people": "사람 수",
+              "racks": "랙 수", "events": "횟수", "things": "개수"}
 _add("percent", 1.0, "%", "퍼센트", "프로", "pct")
 _add("times", 1.0, "배", "x", "×")
 _add("power", 1.0, "w", "와트")
@@ -101,6 +120,8 @@ _MESSAGES = {
     "two_numbers": "숫자가 둘 이상 있습니다 (입력: {text}). 답은 하나만 적으세요.",
     "unit": "알 수 없는 단위입니다: {typed} (입력: {text}). 숫자만 적으면 {unit} 단위로 읽습니다.",
     "mismatch": "이 문제는 {unit} 단위로 답합니다. {typed} 단위는 바꿀 수 없습니다 (입력: {text}).",
+    "kind": ("{typed_what}가 아니라 {asked_what}를 물었습니다. {unit} 단위로 답하세요 "
+             "(입력: {text})."),
     "finite": "너무 크거나 유한하지 않은 값입니다 (입력: {text}).",
     "too_big": "값이 너무 큽니다 (입력: {text}). 이 과정의 답은 1경(10,000조)보다 작습니다.",
     "too_long": "답이 너무 깁니다. 숫자 하나와 단위만 적으세요 (입력: {text}…).",
@@ -115,7 +136,8 @@ class AnswerError(ValueError):
     reason : str
         ``"empty"``, ``"too_long"`` (over :data:`MAX_CHARS`), ``"no_number"``,
         ``"two_numbers"``, ``"unit"`` (unknown unit),
-        ``"mismatch"`` (a known unit of another dimension), ``"finite"`` or ``"too_big"``
+        ``"mismatch"`` (a known unit of another dimension), ``"kind"`` (a count of another
+        thing: tokens typed for a GPU question), ``"finite"`` or ``"too_big"``
         (:data:`MAX_MAGNITUDE` or more).
     text : str
         What was typed (cut to 40 characters).
@@ -123,15 +145,22 @@ class AnswerError(ValueError):
         The unit asked for.
     typed : str
         The unit as typed, where the reason is about a unit, else ``""``.
+    asked_what, typed_what : str
+        For ``"kind"``: what the question counts and what the answer counted, in Korean
+        (:data:`KIND_NAMES`: ``"GPU·서버 장수(대수)"``, ``"토큰 수"``), else ``""``.
     """
 
-    def __init__(self, reason: str, text: str, unit: str, typed: str = "") -> None:
+    def __init__(self, reason: str, text: str, unit: str, typed: str = "", *,
+                 asked_what: str = "", typed_what: str = "") -> None:
         self.reason = reason
         self.text = text[:40]
         self.unit = unit
         self.typed = typed
+        self.asked_what = asked_what
+        self.typed_what = typed_what
         super().__init__(_MESSAGES[reason].format(text=self.text, unit=unit or "숫자",
-                                                  typed=typed))
+                                                  typed=typed, asked_what=asked_what,
+                                                  typed_what=typed_what))
 
 
 @dataclass(frozen=True)
@@ -296,6 +325,29 @@ def _amounts(s: str, raw: str, unit: str) -> list[Amount]:
     return out
 
 
+def _kind(unit: str) -> str | None:
+    """What a count unit counts (:data:`_KINDS`), None for 개 and non-count units."""
+    return _KINDS.get(_normalize(unit).casefold())
+
+
+def _check_kind(amount: Amount, raw: str, unit: str) -> None:
+    """Refuse a count of one thing typed for a question counting another (tokens for GPUs).
+
+    The typed 개 fits any count; a question asked in 개 counts things, not tokens.
+    """
+    asked_unit = _normalize(unit)
+    if asked_unit[:1] in _BIG and len(asked_unit) > 1:
+        asked_unit = asked_unit[1:].strip()
+    asked, typed = _kind(asked_unit), _kind(amount.unit)
+    if asked_unit.casefold() == "개":
+        asked = "things"
+    if typed is None or asked is None or typed == asked or (asked == "things"
+                                                            and typed != "tokens"):
+        return
+    raise AnswerError("kind", raw, unit, amount.unit, asked_what=KIND_NAMES[asked],
+                      typed_what=KIND_NAMES[typed])
+
+
 def _asked(unit: str) -> tuple[Fraction, str | None, Fraction]:
     """The asked unit as (multiplier, dimension or None for a bare number, factor)."""
     u = _normalize(unit)
@@ -324,6 +376,8 @@ def _in_asked(amount: Amount, raw: str, unit: str,
         return amount.exact / 100  # "70.7%" to a unitless (fraction) question
     if typed_dimension != dimension:
         raise AnswerError("mismatch", raw, unit, amount.unit)
+    if dimension == "count":
+        _check_kind(amount, raw, unit)
     return amount.exact * typed_factor / factor / mult
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from labkit.answers import (
@@ -76,6 +76,17 @@ from labkit.answers import (
     ("약 천만 원", "원", 10_000_000),
     ("약 ₩5,000", "원", 5000),
     ("9" * 15, "", 999_999_999_999_999),  # just under 1경: still read
+    # a count question takes its own counter, the general 개, or a bare number (issue 17)
+    ("4장", "장", 4),
+    ("4개", "장", 4),
+    ("4", "장", 4),
+    ("4대", "장", 4),
+    ("4 GPU", "장", 4),
+    ("30명", "명", 30),
+    ("30개", "명", 30),
+    ("89억 개", "토큰", 8.9e9),  # tokens are counted in 개 too
+    ("89.2억", "억 토큰", 89.2),
+    ("2랙", "개", 2),
 ])
 def test_parse_quantity_reads_answers_as_written(text: str, unit: str, value: float) -> None:
     assert parse_quantity(text, unit) == value
@@ -125,12 +136,27 @@ def test_reading_says_what_was_typed() -> None:
     ("한 시간", "h", "no_number"),  # 한 is "one" here, not "about": read as written, refused
     ("쯤", "일", "no_number"),
     ("9" * 201, "h", "too_long"),  # a browser can send a megabyte: refused before parsing
+    # issue 17: a token amount for a GPU question was read as 89.2억 GPUs and graded wrong
+    ("89.2억 토큰", "장", "kind"),
+    ("8 GPU", "토큰", "kind"),
+    ("4명", "장", "kind"),
+    ("4장", "명", "kind"),
+    ("3토큰", "개", "kind"),  # a question in 개 counts things, not tokens
+    ("2회", "랙", "kind"),
+    ("10장", "억 토큰", "kind"),
 ])
 def test_bad_answers_raise_a_korean_value_error(text: str, unit: str, reason: str) -> None:
     with pytest.raises(ValueError) as info:
         parse_quantity(text, unit)
     assert isinstance(info.value, AnswerError) and info.value.reason == reason
     assert any("가" <= ch <= "힣" for ch in str(info.value)), str(info.value)
+
+
+def test_a_count_of_another_thing_says_what_was_asked() -> None:
+    with pytest.raises(AnswerError) as info:
+        parse_quantity("89.2억 토큰", "장")
+    assert str(info.value).startswith("토큰 수가 아니라 GPU·서버 장수(대수)를 물었습니다.")
+    assert (info.value.asked_what, info.value.typed_what) == ("GPU·서버 장수(대수)", "토큰 수")
 
 
 def test_long_but_readable_numbers_are_exact() -> None:
@@ -183,3 +209,26 @@ def test_decimal_man_and_eok_round_trip(whole: int, tenth: int) -> None:
 def test_time_units_convert_both_ways(minutes: int, unit: str) -> None:
     per_minute = {"h": 1 / 60, "분": 1.0, "초": 60.0}[unit]
     assert parse_quantity(f"{minutes}분", unit) == pytest.approx(minutes * per_minute, rel=1e-15)
+
+
+#: One unit per dimension or kind of count, each read back in itself; any two of different
+#: rows cannot be each other (the parser's oracle: these are different things).
+UNITS_APART = ["원", "달러", "토큰", "장", "명", "랙", "회", "h", "kW", "kWh", "배"]
+
+
+@given(st.integers(min_value=0, max_value=10**15), st.sampled_from(UNITS_APART),
+       st.sampled_from(["", " "]))
+def test_any_number_in_korean_words_reads_back_in_its_unit(n: int, unit: str,
+                                                            gap: str) -> None:
+    assert parse_quantity(f"{_korean(n)}{gap}{unit}", unit) == float(n)
+    assert parse_quantity(_korean(n), unit) == float(n)  # a bare number is in the asked unit
+
+
+@given(st.integers(min_value=1, max_value=10**12), st.sampled_from(UNITS_APART),
+       st.sampled_from(UNITS_APART))
+def test_a_unit_of_another_dimension_raises_in_korean(n: int, typed: str, asked: str) -> None:
+    assume(typed != asked)
+    with pytest.raises(ValueError) as info:
+        parse_quantity(f"{_korean(n)} {typed}", asked)
+    assert isinstance(info.value, AnswerError) and info.value.reason in ("mismatch", "kind")
+    assert any("가" <= ch <= "힣" for ch in str(info.value)), str(info.value)

@@ -368,8 +368,10 @@ def test_error_text_translates_rule_and_uses_specific_message() -> None:
 
 
 @pytest.mark.parametrize(("value", "shown"), [
-    (1e308, "1e+308"), (10**308, "1e+308"), (3, "3"), (-1.5, "-1.5"),
-    (10**400, "1" + "0" * 22 + "…"), ("x" * 1000, "x" * 23 + "…"),
+    # 1경 or more (labkit.answers.MAX_MAGNITUDE) in words, never "1e+308" (issue 17)
+    (1e308, "1경 이상"), (10**308, "1경 이상"), (-1e308, "−1경 이하"), (3, "3"), (-1.5, "-1.5"),
+    (10**400, "1경 이상"), ("x" * 1000, "x" * 23 + "…"), (9e15, "9,000,000,000,000,000"),
+    (-0.0, "0"),
 ])
 def test_error_text_echoes_a_huge_input_short(value: object, shown: str) -> None:
     text = messages.error_text(InputError("n", "at_most", value, "too big", limit=200))

@@ -156,3 +156,19 @@ def test_claim_dropdowns_and_table_show_labels_not_submitted_ids() -> None:
     assert any(o.startswith("v5.0 · NVIDIA DGX H100 · H100 SXM ×8 · TensorRT-LLM · ")
                for o in options)
     assert "RedHat IBM 클라우드 gx3 가상 서버 · L40S ×1 · vLLM" in " ".join(options)
+
+
+def test_the_precision_slider_says_it_is_at_its_max_and_keeps_its_unit_beside_it() -> None:
+    """Issue 17's trial: 99999999 typed into the readout showed 2.00 with no note (the slider
+    starts at its max, so the clamped value changed nothing and reached no kernel); the unit
+    line ("배 (2 = 이론 최대, …)") wrapped below the slider."""
+    claim = ui.claim_app()
+    field = claim.fields["precision_gain"]
+    assert "최댓값(2)입니다" in field.error.value and "⚠" not in field.error.value
+    field.control.set_state({"max": 100.0, "value": 99_999_999.0})  # a client past the range
+    assert (field.control.value, field.control.max) == (2.0, 2.0)
+    assert "이하여야" in field.error.value
+    field.control.set_state({"value": 1.5})
+    assert field.error.value == "" and claim.result is not None
+    # label 250 px + slider + the unit's ~230 px fit one 800-px output row
+    assert field.control.layout.width == "300px" and "이론 최대" in field.unit_html.value

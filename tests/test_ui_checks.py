@@ -512,3 +512,19 @@ def test_prediction_never_breaks_the_linked_app(room: Any) -> None:
     room.fields["pue"].control.value = 1.8  # the app still updates past the broken callback
     assert room.result is not None and room.result.design.pue == 1.8
     assert p.compare.value == ""
+
+
+@pytest.mark.parametrize(("typed", "guess", "shown"), [
+    ("52500000", 52_500_000, "5,250만"),  # issue 17: long numbers read back unformatted
+    ("800000원", 800_000, "80만"),
+    ("-0", 0, "-0"),  # read as 0, the box left as typed
+    ("9000", 9000, "9000"),
+])
+def test_a_locked_prediction_shows_a_long_number_in_peoples_format(
+        room: Any, typed: str, guess: float, shown: str) -> None:
+    p = ui.predict.PredictWidget(room, checks.PREDICTIONS["07.july_bill"])
+    p.answer.value = typed
+    assert p.commit() and p.guess == guess and p.answer.value == shown
+    again = ui.predict.PredictWidget(room, checks.PREDICTIONS["07.july_bill"])
+    again.answer.value = p.answer.value  # what the box shows reads back as the same value
+    assert again.commit() and again.guess == guess

@@ -328,3 +328,70 @@ def test_a_shown_figure_carries_plotlys_own_template(name: str,
 def test_an_unknown_template_is_refused() -> None:
     with pytest.raises(ValueError, match="no template 'plotly_pink'"):
         components.set_plot_template("plotly_pink")
+
+
+# --- controls outside the fields, lists and wrong types (issue 17, stop 21) -----------------
+
+
+@in_fresh_thread
+def test_a_slider_that_starts_at_its_max_says_so_before_anything_is_typed() -> None:
+    """The browser clamps 99999999 typed into a readout at 2.00 to 2.00 and, the value being
+    unchanged, sends nothing: the note must already be there (06's precision slider)."""
+    app = Echo(slider_field("x", "엑스", 10.0, min=0.0, max=10.0, step=0.5))
+    assert "최댓값(10)입니다" in app.fields["x"].error.value
+    app.fields["x"].control.set_state({"value": 5.0})
+    assert app.fields["x"].error.value == ""
+    at_min = Echo(slider_field("x", "엑스", 0.0, min=0.0, max=10.0, step=0.5))
+    assert at_min.fields["x"].error.value == ""  # the natural origin: nothing to say
+
+
+@pytest.mark.parametrize("state", [{"index": 3}, {"index": -1}, {"index": "abc"},
+                                   {"index": True}, {"value": "없는 값"},
+                                   {"_options_labels": ["x"] * 9, "index": 8}])
+def test_a_guarded_dropdown_takes_only_a_listed_option(
+        state: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    control = widgets.Dropdown(options=[("하나", 1), ("둘", 2), ("셋", 3)], value=2)
+    note = components.guard(control, "pick")
+    sent = _sent(control, monkeypatch)
+    control.set_state(state)  # never raises
+    assert (control.value, control.index, len(control.options)) == (2, 1, 3)
+    assert "목록에 없는 선택입니다" in note.value and sent
+    control.set_state({"index": 0})  # a listed one is taken, and the note goes
+    assert control.value == 1 and note.value == ""
+
+
+@pytest.mark.parametrize(("state", "words"), [
+    ({"value": 1e308}, "이하여야"), ({"value": float("nan")}, "유한한"),
+    ({"value": "abc"}, "숫자여야"), ({"max": 1e308, "value": 50}, "이하여야"),
+    ({"min": -1e308, "value": -50}, "이상이어야"),
+])
+def test_a_guarded_plain_slider_refuses_beside_itself(state: dict[str, Any],
+                                                      words: str) -> None:
+    control = widgets.IntSlider(value=3, min=0, max=10)
+    seen: list[int] = []
+    control.observe(lambda c: seen.append(c["new"]), names="value")
+    note = components.guard(control, "time")
+    control.set_state(state)
+    assert (control.value, control.min, control.max) == (3, 0, 10) and not seen
+    assert words in note.value
+    control.set_state({"value": 10})  # at the max: the bound note
+    assert "최댓값(10)입니다" in note.value and seen == [10]
+
+
+def test_a_field_refuses_a_value_of_the_wrong_type_in_korean() -> None:
+    app = Echo(Field("x", "엑스", widgets.IntSlider(value=1, min=0, max=4)))
+    app.fields["x"].control.set_state({"value": "abc"})
+    assert app.fields["x"].control.value == 1 and "숫자여야" in app.fields["x"].error.value
+
+
+@pytest.mark.parametrize(("value", "unit", "shown"), [
+    (52_500_000, "원", "원 <span style=\"color:#555\">(= 5,250만 원)</span>"),
+    (300_000, "USD", "USD <span style=\"color:#555\">(= 30만 USD)</span>"),
+    (12_345, "h", "h"),  # the box's digits read well enough
+    (5, "장", "장"), (float("nan"), "h", "h"), (1e308, "h", "h"),
+])
+def test_a_free_number_box_reads_a_long_value_back_in_peoples_format(
+        value: float, unit: str, shown: str) -> None:
+    field = number_field("x", "엑스", 1.0, unit=unit)
+    field.control.value = value
+    assert field.unit_html.value == shown

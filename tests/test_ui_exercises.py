@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from labkit.ui.exercises import Exercise, check_answer, exercise_set, grade, understood
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_thirty_minutes_to_an_hours_question_is_half_an_hour() -> None:
@@ -147,3 +151,113 @@ def test_every_lessons_exercises_build_in_units_the_parser_reads(lesson: str) ->
 @pytest.mark.parametrize("unit", ["h", "%", "배", "분", "억 토큰", "원", "kW", "개", "장", ""])
 def test_the_lessons_units_take_an_answer_with_the_unit_typed(unit: str) -> None:
     assert grade(Exercise("goodput.ex1", 2.0, 0.0, unit), f"2 {unit}".strip()).ok is True
+
+
+# --- every exercise and prediction of every lesson, as the notebooks build them (issue 17) ---
+
+#: A unit of another dimension for each asked unit's dimension: the right number typed in it
+#: must be refused in Korean, not graded.
+_OTHER = {"h": "원", "분": "원", "초": "원", "일": "원", "원": "h", "달러": "h"}
+
+
+def _lesson_questions(lesson: str) -> tuple[list[Exercise], list[Any]]:
+    import ipywidgets as widgets
+
+    from labkit.ui.predict import PredictWidget
+    from tests.test_rendered_korean import run_lesson
+
+    shown = run_lesson(ROOT / "notebooks" / f"{lesson}.ipynb")
+    exercises: list[Exercise] = []
+    predictions: list[Any] = []
+    stack = [w for w in shown if isinstance(w, widgets.Widget)]
+    while stack:
+        w = stack.pop()
+        exercises.extend(getattr(w, "exercises", ()))
+        if isinstance(w, PredictWidget):
+            predictions.append(w)
+        stack.extend(getattr(w, "children", ()))
+    return exercises, predictions
+
+
+def _typed_forms(value: float, unit: str) -> list[str]:
+    """The right answer as a student may type it: with its unit, with the general counter
+    for a count, bare."""
+    number = f"{value:.12g}"
+    forms = [f"{number} {unit}".strip(), f"{number}{unit}", number]
+    if unit in ("장", "대", "명"):
+        forms.append(f"{number}개")
+    if unit == "개":
+        forms.append(f"{number}장")
+    return forms
+
+
+@pytest.fixture(scope="module")
+def lab_gpu() -> None:
+    import labkit.gpu as gpu
+
+    gpu.connect("sim:H100-80GB")
+
+
+@pytest.mark.parametrize("lesson", sorted(
+    p.stem for p in (ROOT / "notebooks").glob("0[1-9]_*.ipynb")))
+def test_every_question_takes_its_units_and_refuses_another_dimension(
+        lesson: str, lab_gpu: None) -> None:
+    exercises, predictions = _lesson_questions(lesson)
+    problems = []
+    for ex in exercises:
+        for typed in _typed_forms(ex.answer, ex.unit):
+            g = grade(ex, typed)
+            if g.ok is not True:
+                problems.append(f"{ex.key} {typed!r}: {g.ok} {g.verdict[:120]}")
+        other = _OTHER.get(ex.unit, "h") if ex.unit else "h"
+        g = grade(ex, f"{ex.answer:.12g} {other}")
+        if g.ok is not None or "단위" not in g.verdict:
+            problems.append(f"{ex.key} in {other}: {g.ok} {g.verdict[:120]}")
+        # a count of another thing: tokens for GPUs, GPUs for tokens
+        thing = {"장": "토큰", "개": "토큰", "대": "토큰", "명": "토큰"}.get(
+            ex.unit, "장" if ex.unit.endswith("토큰") else "")
+        if thing:
+            g = grade(ex, f"{ex.answer:.12g} {thing}")
+            if g.ok is not None or "아니라" not in g.verdict:
+                problems.append(f"{ex.key} in {thing}: {g.ok} {g.verdict[:120]}")
+    for widget in predictions:
+        pred = widget.pred
+        actual = pred.actual(widget.source)
+        if pred.choices or not isinstance(actual, float | int):
+            continue
+        for typed in _typed_forms(float(actual), pred.unit)[:2]:
+            if widget._read(typed) is None:
+                problems.append(f"{pred.key} {typed!r}: {widget.error.value[:120]}")
+        other = _OTHER.get(pred.unit, "h") if pred.unit else "h"
+        if widget._read(f"{actual:.12g} {other}") is not None or "단위" not in widget.error.value:
+            problems.append(f"{pred.key} in {other}: {widget.error.value[:120]}")
+    assert exercises or predictions or lesson == "01_observe"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("text", "unit", "said"), [
+    ("-0", "h", "-0 = 0 h로 읽었습니다."),  # -0 is 0, said so
+    # what a box shows reads back
+    ("5,250만 원", "원", "5,250만 원 = 52,500,000원으로 읽었습니다."),
+    ("30만 USD", "USD", "30만 USD = 30만 USD로 읽었습니다."),
+])
+def test_echoes_of_zero_and_peoples_numbers(text: str, unit: str, said: str) -> None:
+    assert understood(text, unit) == said
+
+
+@pytest.mark.parametrize(("typed", "shown"), [
+    ("52500000", "5,250만"), ("5,250만 원", "5,250만"), ("52,500,000원", "5,250만"),
+    ("9999", "9999"),  # short: left as typed
+])
+def test_a_checked_long_answer_reads_back_in_peoples_format(typed: str, shown: str) -> None:
+    """Issue 17: long numbers read back unformatted; what the box then shows reads the same."""
+    box = exercise_set([Exercise("opex.ex1", 52_500_000, 1.0, "원")])
+    _question, row, feedback = box.children[0].children
+    answer, _unit, button = row.children
+    answer.value = typed
+    button.click()
+    assert answer.value == shown
+    if shown != typed:
+        assert "✔" in feedback.value
+        button.click()  # checked again as shown: still right
+        assert "✔" in feedback.value and answer.value == shown

@@ -82,3 +82,26 @@ def test_prometheus_mig_device_label_in_korean() -> None:
                    "name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb (GPU 0, GI 9)"}}
     assert series_label(SeriesId(0, 0), devices) == "GPU 0: NVIDIA H100 80GB HBM3"
     assert series_label(SeriesId(1, 1), devices) == "GPU 0 · MIG 1g.10gb (GI 9)"
+
+
+def test_replay_time_and_gpu_take_only_what_the_trace_has() -> None:
+    """Issue 17: a client could raise the time slider's max (or send 1e308) and a GPU index
+    past the list; each is refused beside its control and the panels keep the moment shown."""
+    app = ui.replay_app()
+    end = app.time.max
+    app.time.set_state({"value": 3})
+    panels = {k: c.value for k, c in app.cards.items()}
+    row = next(b for b in _walk(app) if app.time in getattr(b, "children", ()))
+    notes = [w for w in row.children if "lk-error" in w._dom_classes]
+    for state in ({"max": end * 100, "value": end * 50}, {"value": 1e308},
+                  {"value": float("nan")}, {"value": "abc"}):
+        app.time.set_state(state)
+        assert (app.time.value, app.time.max) == (3, end)
+        assert any("가" <= ch <= "힣" for n in notes for ch in n.value), state
+        assert {k: c.value for k, c in app.cards.items()} == panels
+    app.gpu.set_state({"index": len(app.gpu.options)})
+    assert "목록에 없는 선택입니다" in " ".join(n.value for n in row.children
+                                          if "lk-error" in n._dom_classes)
+    app.time.set_state({"value": end})  # the last moment: taken; no readout, nothing typed,
+    assert app.time.value == end        # so no bound note
+    assert notes[-1].value == ""  # the time's own slot (the GPU's keeps its message)

@@ -292,7 +292,7 @@ def test_huge_numbers_get_a_message_beside_their_control(room: ui.RoomApp) -> No
         field = room.fields[key]
         old, good = field.control.value, room.result
         field.control.value = 1e308
-        assert "(입력: 1e+308)" in field.error.value, key   # echoes the input, not "nan"
+        assert "(입력: 1경 이상)" in field.error.value, key   # echoes the input, not "nan"
         assert "nan" not in field.error.value and "⚠" not in room.status.value, key
         assert room.result is good
         field.control.value = old

@@ -212,7 +212,7 @@ def test_demand_cost_too_large_is_named_under_its_control() -> None:
     good = app.result
     cost = app.fields["cost_krw_per_gpu_h"]
     cost.control.value = 1e308
-    assert "(입력: 1e+308)" in cost.error.value and "1,000,000 이하" in cost.error.value
+    assert "(입력: 1경 이상)" in cost.error.value and "1,000,000 이하" in cost.error.value
     assert app.result is good and "n/a" not in app.summary.value
     cost.control.value = 2_000
     assert cost.error.value == ""

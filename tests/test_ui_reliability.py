@@ -219,6 +219,6 @@ def test_month_app_refuses_a_huge_gpu_count_under_the_gpu_box() -> None:
     good = app.result
     app.fields["n_gpus"].control.value = 1e308
     assert "10,000,000" in app.fields["n_gpus"].error.value
-    assert "1e+308" in app.fields["n_gpus"].error.value
+    assert "1경 이상" in app.fields["n_gpus"].error.value
     assert all(not f.error.value for k, f in app.fields.items() if k != "n_gpus")
     assert app.result is good

@@ -82,13 +82,17 @@ def _shown(value: object, width: int = 24) -> object:
     can send a 309-digit number or a megabyte of text)."""
     if isinstance(value, bool) or value is None:
         return value
-    if isinstance(value, int) and abs(value) >= 10**15:
+    from labkit.answers import MAX_MAGNITUDE
+
+    if isinstance(value, int) and abs(value) >= MAX_MAGNITUDE:
         try:
             value = float(value)
-        except OverflowError:  # beyond any float: cut below
-            pass
-    if isinstance(value, float) and math.isfinite(value) and value == int(value) \
-            and abs(value) < 10**15:
+        except OverflowError:  # beyond any float: said in words below
+            return "1경 이상" if value > 0 else "−1경 이하"
+    if isinstance(value, float) and math.isfinite(value) and abs(value) >= MAX_MAGNITUDE:
+        # 1e308 typed: "1경 이상" (the course's limit, labkit.answers), never "1e+308"
+        text = "1경 이상" if value > 0 else "−1경 이하"
+    elif isinstance(value, float) and math.isfinite(value) and value == int(value):
         text = f"{int(value):,}"  # 50000000 typed: "50,000,000", not "5e+07"
     else:
         text = f"{value:g}" if isinstance(value, float) else str(value)

@@ -31,7 +31,7 @@ from labkit.data.economics import Defaults
 from labkit.i18n import KO, t
 from labkit.ui import economics as econ_ui
 from labkit.ui import format as fmt
-from labkit.ui.components import Field, FigureOutput, LiveApp, slider_field
+from labkit.ui.components import Field, FigureOutput, LiveApp, guard, slider_field
 from labkit.ui.economics import (
     TABLE_HTML,
     TD_HTML,
@@ -201,6 +201,8 @@ class ClaimApp(LiveApp[ClaimView]):
                              "econ.claim.measured_hint",
                              g=f"{defaults.value('sparsity_gain_measured'):.2f}")),
         ]
+        for f in fields[2:]:  # the unit line ("배 (2 = 이론 최대, …)") beside its slider, not
+            f.control.layout.width = "300px"  # wrapped below it (issue 17's trial)
         super().__init__("claim", fields, error_prefix="econ")
         self.checklist = widgets.HTML()
         self.checklist.add_class("lk-claim-checklist")
@@ -209,7 +211,8 @@ class ClaimApp(LiveApp[ClaimView]):
         self.chart = FigureOutput("lk-claim-chart")
         preset_box = widgets.HBox([widgets.HTML(f"<b>{t('econ.claim.preset')}</b>",
                                                 layout=widgets.Layout(width="250px")),
-                                   self.preset])
+                                   self.preset, guard(self.preset, "claim-preset")],
+                                  layout=widgets.Layout(align_items="center"))
         self.children = [preset_box, field_box(list(self.fields.values())), self.status,
                          self.checklist, self.steps, self.chart]
         self.update()

@@ -12,7 +12,12 @@ outside the server's ``min``/``max`` is refused with a Korean message under the 
 the browser's view put back). A slider's readout clamps a typed value to its range in the
 browser before sending it, so a value arriving exactly at a bound from the browser gets the
 Korean bound note beside the slider ("최댓값(100)입니다 ..."): 500 typed into a 0-100 readout
-is never shown as 100 without a word. The models still check every input themselves.
+is never shown as 100 without a word; a slider that starts at its max shows that note from
+the start (a typed 99999999 clamped to the unchanged max sends nothing). A selection takes
+only an index of its list, a value of the wrong type is refused in Korean
+(:mod:`labkit.ui.client_state`). A control built outside the fields (a replay's time slider,
+a preset list) gets the same guard and its own message slot from :func:`guard`. The models
+still check every input themselves.
 
 Value changes from the browser are debounced where a browser sends them in bursts: stepping a
 slider or a dropdown with the arrow keys sends one message per key; the app recomputes once,
@@ -44,6 +49,7 @@ import plotly.io as pio
 
 from labkit.answers import MAX_MAGNITUDE
 from labkit.i18n import error_text, t
+from labkit.ui.client_state import guarded_set_state
 from labkit.validate import InputError
 
 __all__ = [
@@ -54,6 +60,7 @@ __all__ = [
     "FigureOutput",
     "LiveApp",
     "find_by_class",
+    "guard",
     "number_field",
     "set_plot_template",
     "slider_field",
@@ -76,8 +83,9 @@ BURSTY_CONTROLS: tuple[type[widgets.Widget], ...] = (
     widgets.FloatSlider, widgets.IntSlider, widgets.FloatLogSlider, widgets.SelectionSlider,
     widgets.Dropdown, widgets.Select, widgets.RadioButtons, widgets.ToggleButtons,
 )
-#: The only traits a browser may change on a Field's control.
-CLIENT_TRAITS = frozenset({"value", "index"})
+#: Controls with a typed readout clamped to ``min``/``max`` in the browser.
+SLIDERS: tuple[type[widgets.Widget], ...] = (
+    widgets.FloatSlider, widgets.IntSlider, widgets.FloatLogSlider)
 
 
 def styled_figure(**layout: Any) -> go.Figure:
@@ -199,8 +207,12 @@ class Field:
         self.error = widgets.HTML("", layout=widgets.Layout(min_width="0"))
         self.error.add_class("lk-error")
         self.label = widgets.HTML(f"<b>{label}</b>", layout=widgets.Layout(width="250px"))
+        self.unit = unit
+        #: The unit after the control; a free number box also reads its value back there in
+        #: people's format when it is long ("52500000" -> "원 (= 5,250만 원)", issue 17).
+        self.unit_html = widgets.HTML(unit)
         self.box = widgets.HBox(
-            [self.label, control, widgets.HTML(unit), self.error],
+            [self.label, control, self.unit_html, self.error],
             layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
         )
         self.default = control.value
@@ -211,13 +223,19 @@ class Field:
         #: True while a state update from the browser is being applied to the control.
         self.from_client = False
         #: The bound (min or max) a browser last set the control to, else None (see
-        #: :meth:`show_bound`).
+        #: :meth:`show_bound`). A slider with a readout that starts at its max starts with the
+        #: note: the browser clamps a typed 99999999 to the max and, the value being unchanged,
+        #: sends nothing the kernel could answer (issue 17: 06's precision slider at 2.00).
+        #: A start at the min (0 restarts, trial 0) is the natural origin and gets none.
         self.at_bound: float | None = None
+        if (isinstance(control, SLIDERS) and getattr(control, "readout", False)
+                and control.value == control.max):
+            self.at_bound = control.value
         # ``set_state`` is ipywidgets' public entry for state sent by a browser (Widget.set_state,
         # called by _handle_msg for every "update" message); wrapping it on this instance filters
         # what the browser may change before anything is set.
         control.set_state = functools.partial(  # type: ignore[method-assign]
-            _guarded_set_state, self, control.set_state)
+            guarded_set_state, self, control.set_state)
 
     def refuse(self, value: Any) -> str | None:
         """Return the Korean message if ``value`` (control units) lies outside the control's
@@ -246,6 +264,20 @@ class Field:
         v = raw / self.scale if self.scale != 1 else raw
         return round(v, 9) if math.isfinite(v) else v
 
+    def read_back(self, *_: Any) -> None:
+        """Show the control's value in people's format after the unit where the box shows
+        it as bare digits (5,250만 where the number box shows 52500000)."""
+        from labkit.ui.format import readable
+
+        value = self.control.value
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        shown = readable(float(value)) if number and math.isfinite(value) else ""
+        if not (number and 10**4 <= abs(value) < MAX_MAGNITUDE and shown[-1:] in "만억조"):
+            self.unit_html.value = self.unit
+            return
+        words = f"{shown} {self.unit}".strip()
+        self.unit_html.value = f'{self.unit} <span style="color:#555">(= {words})</span>'
+
     def set_error(self, message: str) -> None:
         """Show ``message`` beside the control."""
         self.error.value = f'<span style="color:#b00020">⚠ {message}</span>'
@@ -254,12 +286,22 @@ class Field:
         """Remove any message."""
         self.error.value = ""
 
+    def watch(self) -> None:
+        """For a control outside a :class:`LiveApp`: on every value change clear the message
+        and show the bound note where due (a LiveApp does this in its recompute)."""
+        def refresh(_change: Any) -> None:
+            self.clear_error()
+            self.show_bound()
+        self.control.observe(refresh, names="value")
+        self.show_bound()
+
     def client_value(self, value: Any) -> None:
         """Note a value a browser sets: at the control's min or max, :meth:`show_bound` says
         so (the browser's readout clamps what was typed to the range before sending it)."""
         low, high = getattr(self.control, "min", None), getattr(self.control, "max", None)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        self.at_bound = value if number and value in (low, high) else None
+        typed = getattr(self.control, "readout", True)  # no readout: nothing typed, no note
+        self.at_bound = value if number and typed and value in (low, high) else None
 
     def show_bound(self) -> None:
         """Show the Korean bound note beside the control while it holds the bound a browser
@@ -274,39 +316,20 @@ class Field:
         self.error.value = f'<span style="color:#555">ⓘ {note}</span>'
 
 
-def _guarded_set_state(field: Field, original: Callable[[dict[str, Any]], None],
-                       sync_data: dict[str, Any]) -> None:
-    """Apply a browser's state update to ``field.control``: ``value``/``index`` only, and a
-    value only within the server's bounds; send the server's state back for the rest."""
-    control = field.control
-    allowed = {k: v for k, v in sync_data.items() if k in CLIENT_TRAITS}
-    restore = [k for k in sync_data if k not in CLIENT_TRAITS and k in control.keys]
-    if "value" in allowed:
-        value = allowed["value"]
-        from_json = control.trait_metadata("value", "from_json")
-        if from_json is not None:
-            try:
-                value = from_json(value, control)
-            except (TypeError, ValueError):
-                pass
-        message = field.refuse(value)
-        if message is not None:
-            del allowed["value"]
-            restore.append("value")
-            field.set_error(message)
-    if control.disabled if hasattr(control, "disabled") else False:
-        restore += list(allowed)  # a disabled control takes nothing from the browser
-        allowed = {}
-    if "value" in allowed:
-        field.client_value(value)  # before the recompute that shows the bound note
-    field.from_client = True
-    try:
-        if allowed:
-            original(allowed)
-    finally:
-        field.from_client = False
-    if restore:
-        control.send_state(sorted(set(restore)))
+def guard(control: widgets.ValueWidget, key: str) -> widgets.HTML:
+    """Guard a control built outside the fields (a replay's time slider, a preset list) as a
+    :class:`Field` guards its own; return the message slot to put beside the control.
+
+    A browser may then change only its ``value``/``index``: a new ``min``/``max``/``options``
+    is put back, a value past the bounds, a non-number or an option the list does not hold is
+    refused with the Korean message in the returned slot, a value at a bound gets the bound
+    note; the control keeps its last good value (so whatever reads it never sees the refused
+    one).
+    """
+    field = Field(key, "", control)
+    field.watch()
+    control.add_class(f"lk-guarded-{key}")
+    return field.error
 
 
 def number_field(
@@ -319,7 +342,10 @@ def number_field(
     """
     control = widgets.FloatText(value=value, step=step, continuous_update=False,
                                 layout=widgets.Layout(width=width))
-    return Field(key, label, control, unit=unit, scale=scale)
+    field = Field(key, label, control, unit=unit, scale=scale)
+    field.read_back()
+    control.observe(field.read_back, names="value")
+    return field
 
 
 def slider_field(

@@ -19,7 +19,8 @@ from labkit.data.progress import record_result
 from labkit.i18n import t
 from labkit.ui import format as fmt
 
-__all__ = ["Exercise", "Grade", "check_answer", "exercise_set", "grade", "parse_number",
+__all__ = ["Exercise", "Grade", "answer_error_text", "check_answer", "exercise_set", "grade",
+           "parse_number",
            "understood"]
 
 
@@ -69,11 +70,14 @@ class Grade:
         (HTML: what the student typed is escaped).
     understood : str
         Korean "30분 = 0.5 h로 읽었습니다." (empty when the answer could not be read; HTML).
+    value : float or None
+        The answer read in the exercise's unit (None when it could not be read).
     """
 
     ok: bool | None
     verdict: str
     understood: str
+    value: float | None = None
 
 
 def parse_number(text: str) -> float:
@@ -126,26 +130,36 @@ def understood(text: str, unit: str) -> str:
     return _understood(read_quantity(text, unit))
 
 
+def answer_error_text(err: AnswerError, unit: str) -> str:
+    """The Korean text of an answer that could not be read in ``unit`` (HTML-escaped): why,
+    and for a count of another thing what was asked ("토큰 수가 아니라 … 물었습니다")."""
+    shown_unit = unit or t("answers.no_unit")
+    if err.reason == "kind":
+        return t("answers.error.kind", typed_what=err.typed_what, asked_what=err.asked_what,
+                 unit=shown_unit, text=_typed(err.text))
+    return t(f"answers.error.{err.reason}", text=_typed(err.text), unit=shown_unit,
+             typed=_typed(err.typed))
+
+
 def grade(exercise: Exercise, text: str) -> Grade:
     """Check a typed answer in the exercise's unit; never raises on what a student types."""
     try:
         reading = read_quantity(text, exercise.unit)
     except AnswerError as err:
-        return Grade(None, t(f"answers.error.{err.reason}", text=_typed(err.text),
-                             unit=exercise.unit or t("answers.no_unit"),
-                             typed=_typed(err.typed)), "")
+        return Grade(None, answer_error_text(err, exercise.unit), "")
     if reading.ratio and abs(reading.literal - exercise.answer) <= exercise.tolerance:
         # "0.8" to a % question whose answer is 0.8 %: the student meant percent
         reading = replace(reading, value=reading.literal, ratio=False)
     said = _understood(reading)
     if abs(reading.value - exercise.answer) <= exercise.tolerance:
-        return Grade(True, t("common.correct", explanation=t(f"{exercise.key}.explain")), said)
+        return Grade(True, t("common.correct", explanation=t(f"{exercise.key}.explain")), said,
+                     reading.value)
     if reading.ratio:
         hint = t("answers.hint.ratio", typed=_typed(reading.text),
                  value=fmt.readable(reading.value))
     else:
         hint = _other_unit_hint(exercise, reading) or t(f"{exercise.key}.hint")
-    return Grade(False, t("common.incorrect", hint=hint), said)
+    return Grade(False, t("common.incorrect", hint=hint), said, reading.value)
 
 
 def _other_unit_hint(exercise: Exercise, reading: Reading) -> str | None:
@@ -193,6 +207,9 @@ def _one(n: int, ex: Exercise) -> widgets.Widget:
     def on_check(*_: object) -> None:
         g = grade(ex, answer.value)
         _record(ex, answer.value, g.ok)
+        if g.value is not None and abs(g.value) >= 10**4 and not ex.unit.startswith(("만", "억",
+                                                                                    "조")):
+            answer.value = fmt.readable(g.value)  # "52500000" reads back as "5,250만" (원)
         color = {True: "#1b7f3b", False: "#b00020", None: "#b00020"}[g.ok]
         mark = {True: "✔", False: "✘", None: "⚠"}[g.ok]
         said = (f' <span class="lk-understood" style="color:#555">{g.understood}</span>'
@@ -208,4 +225,6 @@ def exercise_set(exercises: Sequence[Exercise]) -> widgets.VBox:
     """Return a box with every exercise: question, answer box, check button, feedback."""
     box = widgets.VBox([_one(i, ex) for i, ex in enumerate(exercises, start=1)])
     box.add_class("lk-exercises")
+    #: The exercises shown, in order (tests walk every lesson's questions through these).
+    box.exercises = tuple(exercises)
     return box

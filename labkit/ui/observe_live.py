@@ -27,6 +27,7 @@ from labkit.data.prometheus import PrometheusError, read_prometheus, to_unix_s
 from labkit.i18n import t
 from labkit.observe import LogImport
 from labkit.ui import format as fmt
+from labkit.ui.components import guard
 from labkit.ui.observe import ReplayApp, current_replay
 
 __all__ = ["DEFAULT_URL", "STEPS", "WINDOWS", "PrometheusPanel", "auto_step", "prometheus_panel"]
@@ -110,7 +111,10 @@ class PrometheusPanel(widgets.VBox):
         self.log_import: LogImport | None = None
         self.children = [widgets.HTML(t("observe.live.title")),
                          widgets.HBox([self.url, self.token]),
-                         widgets.HBox([self.window, self.end, self.step, self.read]),
+                         widgets.HBox([self.window, guard(self.window, "live-window"), self.end,
+                                       self.step, guard(self.step, "live-step"), self.read],
+                                      layout=widgets.Layout(flex_flow="row wrap",
+                                                            align_items="center")),
                          self.error, self.status]
         self.read.on_click(self._on_read)
 

@@ -30,6 +30,8 @@ from labkit.answers import AnswerError, read_quantity
 from labkit.data.progress import record_result
 from labkit.i18n import t
 from labkit.ui import format as fmt
+from labkit.ui.components import guard
+from labkit.ui.exercises import answer_error_text
 
 __all__ = ["PredictWidget", "Prediction", "ask", "reflection", "subscribe"]
 
@@ -179,7 +181,9 @@ class PredictWidget(widgets.VBox):
         self.compare = widgets.HTML()
         self.compare.add_class(f"lk-predict-{slug}-compare")
         unit = widgets.HTML(html.escape(pred.unit))
-        self.children = [question, widgets.HBox([self.answer, unit, self.lock, self.error],
+        # a choice takes only a listed option from a browser; a note beside it says so
+        note = [guard(self.answer, f"predict-{slug}")] if pred.choices else []
+        self.children = [question, widgets.HBox([self.answer, unit, self.lock, self.error, *note],
                                                 layout=widgets.Layout(align_items="center")),
                          self.feedback, self.compare]
         self.box_style = ""
@@ -201,6 +205,8 @@ class PredictWidget(widgets.VBox):
             if read is None:
                 return False
             guess = read
+            if abs(read) >= 10**4:  # "52500000" reads back as "5,250만" before the unit (원)
+                self.answer.value = fmt.readable(read)
         self.error.value = ""
         self.guess = guess
         self.answer.disabled = True
@@ -221,8 +227,7 @@ class PredictWidget(widgets.VBox):
         try:
             value = read_quantity(typed, unit).value
         except AnswerError as err:
-            self.error.value = _warn(t(f"answers.error.{err.reason}", text=err.text,
-                                       unit=unit or t("answers.no_unit"), typed=err.typed))
+            self.error.value = _warn(html.unescape(answer_error_text(err, unit)))
             return None
         message = self.pred.out_of_range(value)
         if message is not None:

@@ -17,6 +17,7 @@ STRINGS: dict[str, str] = {
     "answers.error.two_numbers": "숫자가 둘 이상 있습니다. 답은 하나만 적으세요. 입력: {text}",
     "answers.error.unit": "알 수 없는 단위입니다: {typed}. 단위 없이 숫자만 적으면 {unit} 단위로 읽습니다. 입력: {text}",
     "answers.error.mismatch": "이 문제는 {unit} 단위로 답합니다. {typed} 단위는 {unit} 단위로 바꿀 수 없습니다. 입력: {text}",
+    "answers.error.kind": "{typed_what}가 아니라 {asked_what}를 물었습니다. {unit} 단위로 답하세요. 입력: {text}",
     "answers.error.finite": "너무 크거나 유한하지 않은 값입니다. 입력: {text}",
     "answers.error.too_big": "값이 너무 큽니다. 이 과정의 답은 1경(10,000조)보다 작습니다. 입력: {text}",
     "answers.error.too_long": "답이 너무 깁니다. 숫자 하나와 단위만 적으세요. 입력: {text}…",

@@ -20,6 +20,7 @@ STRINGS: dict[str, str] = {
     "error.bound.max": "최댓값({limit})입니다. 이 슬라이더는 {limit}보다 큰 값을 받지 않고 {limit}에 맞춥니다.",
     "error.bound.min": "최솟값({limit})입니다. 이 슬라이더는 {limit}보다 작은 값을 받지 않고 {limit}에 맞춥니다.",
     "error.integer": "{limit} 이상의 정수여야 합니다 (입력: {value}).",
+    "error.option": "목록에 없는 선택입니다 (입력: {value}). 목록에서 고르세요.",
     "error.choice": "알 수 없는 값입니다: {value}.",
     "error.other": "입력을 확인하세요: {message}",
     "error.arithmetic": "값이 너무 커서(또는 작아서) 계산할 수 없습니다. 더 작은 값을 넣어 보세요.",

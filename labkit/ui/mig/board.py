@@ -16,6 +16,7 @@ from labkit.data.gpus import available_models, load_gpu_model
 from labkit.i18n import error_text, t
 from labkit.mig import Layout, PlacementError
 from labkit.ui import format as fmt
+from labkit.ui.components import guard
 from labkit.ui.mig_explain import explain
 from labkit.validate import InputError
 
@@ -213,15 +214,21 @@ class BoardApp(widgets.VBox):
         self.auto_button.on_click(lambda _b: self.press(None))
         self.clear_button.on_click(lambda _b: self.clear())
         self.remove_button.on_click(lambda _b: self.remove_at(self.remove_select.value))
-        controls = widgets.HBox([self.model_select, self.profile_select],
+        # a browser may pick from these lists, not send an index or a list of its own
+        notes = {k: guard(w, f"board-{k}") for k, w in [
+            ("model", self.model_select), ("profile", self.profile_select),
+            ("preset", self.preset_select), ("remove", self.remove_select)]}
+        controls = widgets.HBox([self.model_select, notes["model"], self.profile_select,
+                                 notes["profile"]],
                                 layout=widgets.Layout(flex_flow="row wrap"))
         presets = widgets.HBox([widgets.HTML(f"<b>{t('mig.board.presets')}</b>&nbsp;"),
-                                self.preset_select, self.preset_button, self.clear_button],
+                                self.preset_select, self.preset_button, self.clear_button,
+                                notes["preset"]],
                                layout=widgets.Layout(align_items="center"))
         click = widgets.HBox([widgets.HTML(f"<b>{t('mig.board.click')}</b>&nbsp;"),
                               self.auto_button], layout=widgets.Layout(align_items="center"))
         self.removes = widgets.HBox([widgets.HTML(f"<b>{t('mig.board.remove')}</b>&nbsp;"),
-                                     self.remove_select, self.remove_button],
+                                     self.remove_select, self.remove_button, notes["remove"]],
                                     layout=widgets.Layout(align_items="center"))
         self.children = [controls, presets, click, self.starts, self.grid, self.message,
                          self.removes, self.fragmentation, self.capacity]

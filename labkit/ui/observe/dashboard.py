@@ -28,6 +28,7 @@ from labkit import observe as model
 from labkit.gpu.sampler import GPM_MIN_INTERVAL_S, Sampler, stop_all
 from labkit.i18n import error_text, t
 from labkit.observe import PANELS
+from labkit.ui.components import guard
 from labkit.ui.observe.charts import activity_figure, power_figure, with_gaps
 from labkit.ui.observe.common import (
     ACTIVITY_LINES,
@@ -154,7 +155,8 @@ class DashboardApp(widgets.VBox):
         self.rate.observe(self._on_rate, names="value")
         self.export.on_click(self._on_export)
         rows: list[widgets.Widget] = [
-            widgets.HBox([self.run, self.rate, self.gpu],
+            widgets.HBox([self.run, self.rate, guard(self.rate, f"{name}-rate"), self.gpu,
+                          guard(self.gpu, f"{name}-gpu")],
                          layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
             self.status, self.error]
         rows += self._build_scenario(scenarios)
@@ -182,7 +184,9 @@ class DashboardApp(widgets.VBox):
             layout=widgets.Layout(width="680px"), style={"description_width": "initial"}),
             f"lk-{name}-scenario")
         self.scenario.observe(self._on_scenario, names="value")
-        return [widgets.VBox([self.scenario, self.reveal])]
+        scenario_row = widgets.HBox([self.scenario, guard(self.scenario, f"{name}-scenario")],
+                                    layout=widgets.Layout(align_items="center"))
+        return [widgets.VBox([scenario_row, self.reveal])]
 
     # -- state ----------------------------------------------------------------------------------
     @property

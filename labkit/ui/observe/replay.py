@@ -23,6 +23,7 @@ from labkit import observe as model
 from labkit.i18n import KO, error_text, t
 from labkit.observe.mig_series import SeriesId, split_mig_series
 from labkit.ui import format as fmt
+from labkit.ui.components import guard
 from labkit.ui.observe.charts import activity_figure, power_figure
 from labkit.ui.observe.chunked_upload import ChunkedUpload
 from labkit.ui.observe.common import (
@@ -149,8 +150,11 @@ class ReplayApp(widgets.VBox):
         self.trace: model.Trace | None = None
         self.segments: list[tuple[str, float, float]] = []
         self.children = [
-            self.source, widgets.HBox([self.upload, self.upload_error, self.upload_hint]),
-            self.fields, self.field_set, self.preview, self.error, self.info, self.snapshot,
+            widgets.HBox([self.source, guard(self.source, "replay-trace")]),
+            widgets.HBox([self.upload, self.upload_error, self.upload_hint]),
+            self.fields, widgets.HBox([self.field_set, guard(self.field_set, "replay-field-set")],
+                                      layout=widgets.Layout(align_items="center")),
+            self.preview, self.error, self.info, self.snapshot,
             *self._build_scrub()]
         self.source.observe(self._on_source, names="value")
         self.upload.observe(self._on_upload, names="value")
@@ -187,7 +191,11 @@ class ReplayApp(widgets.VBox):
         self.export_link = css(widgets.HTML(""), "lk-replay-export-link")
         grid = widgets.GridBox(list(self.cards.values()), layout=widgets.Layout(
             grid_template_columns="repeat(auto-fill, minmax(210px, 1fr))", grid_gap="8px"))
-        return [widgets.HBox([self.gpu, self.time, self.time_text]), self.signals, grid,
+        # a browser may move the GPU and the time, not the list or the range (issue 17)
+        gpu_note, time_note = guard(self.gpu, "replay-gpu"), guard(self.time, "replay-time")
+        return [widgets.HBox([self.gpu, gpu_note, self.time, self.time_text, time_note],
+                             layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
+                self.signals, grid,
                 self.one_moment, self.activity, self.power,
                 widgets.HBox([self.export, self.export_link])]
 

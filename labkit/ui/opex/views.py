@@ -11,7 +11,7 @@ from labkit import opex
 from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui import plotting
-from labkit.ui.components import FigureOutput
+from labkit.ui.components import FigureOutput, guard
 from labkit.ui.opex.common import COLORS, _html_table, _won
 from labkit.ui.opex.figures import bars_figure, cost_figure
 from labkit.ui.opex.room import RoomApp
@@ -149,7 +149,9 @@ class SensitivityApp(_Follower):
         self.status.add_class("lk-sens-status")
         self.chart = FigureOutput("lk-sens-chart")
         self.table: pd.DataFrame | None = None
-        self.children = [self.metric, self.status, self.chart]
+        self.children = [widgets.HBox([self.metric, guard(self.metric, "sens-metric")],
+                                      layout=widgets.Layout(align_items="center")),
+                         self.status, self.chart]
         self._refresh()
 
     def _refresh(self) -> None:

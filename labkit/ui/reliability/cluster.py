@@ -21,6 +21,7 @@ from labkit.ui.components import (
     Field,
     FigureOutput,
     LiveApp,
+    guard,
     number_field,
     slider_field,
     styled_figure,
@@ -78,7 +79,8 @@ class ScalingApp(LiveApp[ScalingView]):
         self.chart = FigureOutput("lk-scaling-chart")
         preset_box = widgets.HBox([widgets.HTML(f"<b>{t('reliability.scaling.preset')}</b>",
                                                 layout=widgets.Layout(width="250px")),
-                                   self.preset])
+                                   self.preset, guard(self.preset, "scaling-preset")],
+                                  layout=widgets.Layout(align_items="center"))
         self.children = [preset_box, self.fields["gpu_mtbf_h"].box, self.status, self.summary,
                          self.chart]
         self.update()
