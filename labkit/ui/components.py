@@ -49,6 +49,7 @@ import plotly.io as pio
 
 from labkit.answers import MAX_MAGNITUDE
 from labkit.i18n import error_text, t
+from labkit.ui import plotly_locale
 from labkit.ui.client_state import guarded_set_state
 from labkit.validate import InputError
 
@@ -173,7 +174,7 @@ class FigureOutput(widgets.Output):
         # styled_figure's empty template serializes as {"data": {"scatter": [...]}}: no layout
         if not (spec.get("layout", {}).get("template") or {}).get("layout"):
             spec.setdefault("layout", {})["template"] = _template_json(PLOT_TEMPLATE)
-        spec["config"] = {"displaylogo": False, "responsive": True}
+        spec["config"] = {"displaylogo": False, "responsive": True, **plotly_locale.config()}
         title = fig.layout.title.text or ""
         self.outputs = ({"output_type": "display_data", "metadata": {},
                          "data": {PLOTLY_MIME: spec, "text/plain": f"<Figure: {title}>"}},)
