@@ -219,6 +219,8 @@ def test_07_contract_target_by_hand(room: Any) -> None:
     ({}, "✘", "자동"),  # untouched: the contract is still automatic
     ({"contract_auto": False, "contract_kw": 100}, "✘", "목표는"),
     ({"contract_auto": False, "contract_kw": 10}, "✘", "넘는 달"),
+    # the July peak 15.0338 kW is shown rounded up: "15.0 kW" would read as "15 is enough"
+    ({"contract_auto": False, "contract_kw": 15}, "✘", "최대 수요 15.1 kW"),
     ({"contract_auto": False, "contract_kw": 20, "pue": 1.2}, "✘", "PUE"),
     ({"contract_auto": False, "contract_kw": 20}, "✔", "하한"),
     ({"contract_auto": False, "contract_kw": 16}, "✔", "하한"),  # July peak 15.03 kW
@@ -485,8 +487,13 @@ def test_01_replay_tasks() -> None:
     util = replay.trace.series(gpu, "gpu_util_frac")
     sm = replay.trace.series(gpu, "sm_active_frac")
     times = list(replay.trace.times)
-    # the oracle: scan the log written out here
-    idle_k = times.index(float(util.idxmin()))
+    # the oracle: scan the log written out here — the idle moment after the job first got busy
+    # (the replay opens on t = 0, idle before the job starts: the untouched app is not right)
+    first_busy = next(k for k, t_s in enumerate(times) if util.get(t_s, 0.0) >= 0.5)
+    idle_k = next(k for k, t_s in enumerate(times)
+                  if k > first_busy and util.get(t_s, 1.0) <= float(util.min()) + 0.005)
+    assert replay.time.value == 0 and util.loc[times[0]] == util.min()
+    assert "✘" in _check(box, 0) and "시작되기 전" in _check(box, 0)
     hidden = [k for k, t_s in enumerate(times) if t_s in sm.index and util.loc[t_s] >= 0.9
               and sm.loc[t_s] <= 0.02]
     busy = [k for k, t_s in enumerate(times) if t_s in sm.index and sm.loc[t_s] >= 0.5]

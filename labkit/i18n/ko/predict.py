@@ -72,7 +72,8 @@ STRINGS: dict[str, str] = {
     # --- lesson 01 ----------------------------------------------------------------------------
     "predict.01.class_share.q": "우리 학교 GPU는 1년(8,760시간) 가운데 몇 % 동안 수업에 쓰이겠습니까? 수업일과 수업 시간만 세어 보세요.",
     "predict.01.class_share.why": "수업일은 1년에 190일 남짓이고 하루 수업은 8시간입니다. 나머지 시간에 GPU는 대부분 쉬고 있으며, 관측은 그 빈 시간을 보여 줍니다.",
-    "task.01.idle.q": "재생(replay)의 시간 슬라이더를 GPU가 가장 한가한 순간(util.gpu {util} %)으로 옮기세요.",
+    "task.01.idle.q": "재생(replay)의 시간 슬라이더를 작업이 시작된 뒤 GPU가 가장 한가해진 순간(util.gpu {util} %)으로 옮기세요.",
+    "task.01.idle.before": "이 순간은 작업이 시작되기 전입니다. util.gpu가 처음 올라간 뒤에 다시 가장 낮아지는 곳을 찾아보세요.",
     "task.01.idle.hint": "지금 util.gpu는 {now} %입니다. 차트에서 util.gpu 선이 가장 낮은 곳을 찾아보세요.",
     "task.01.idle.done": "수업이 없는 시간의 GPU는 이렇게 쉬고 있습니다. 쉬는 시간에도 전기와 감가상각은 계속 나갑니다.",
     "task.01.hidden.q": "util.gpu는 90 % 이상인데 SM 활동(SM activity)은 {limit} % 이하인 순간을 찾아 시간 슬라이더를 옮기세요.",

@@ -129,6 +129,11 @@ def _tasks_01(replay: Any) -> list[Task]:
     util = replay.trace.series(gpu, "gpu_util_frac")
     sm = replay.trace.series(gpu, "sm_active_frac")
     idle_util = float(util.min())
+    # the replay opens on the trace's first sample, which is often idle (before the job starts):
+    # the idle moment to find is one after the GPU first got busy, so the untouched app is not
+    # already right (issue 17's exercise guard); a trace never busy keeps any idle moment
+    started = util[util >= 0.5]
+    job_start = float(started.index[0]) if len(started) else -math.inf
     busy = sm[util.reindex(sm.index) >= 0.9].dropna()
     sm_limit = max(1.0, math.ceil(float(busy.min()) * 200)) if len(busy) else 1.0  # [%]
 
@@ -138,6 +143,8 @@ def _tasks_01(replay: Any) -> list[Task]:
         if u is None or u > idle_util + 0.005:
             return Verdict(False, values={"now": "n/a" if u is None else f"{u * 100:.0f}"},
                            state=state[:40])
+        if r.position()[1] < job_start:
+            return Verdict(False, hint="task.01.idle.before", state=state[:40])
         return Verdict(True, state=state[:40])
 
     def hidden(r: Any) -> Verdict:
