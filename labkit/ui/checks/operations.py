@@ -67,7 +67,8 @@ def _tasks_07(room: Any) -> list[Task]:
         # the peak is rounded up in the hint: 15.03 kW shown as "15.0" read as "15 is enough"
         if bool(res.bills["over_contract"].any()):
             return Verdict(False, "task.07.contract.over",
-                           {"peak": f"{math.ceil(peak * 10) / 10:.1f}", "kw": f"{r.fields['contract_kw'].value:g}"},
+                           {"peak": f"{math.ceil(peak * 10) / 10:.1f}",
+                            "kw": f"{r.fields['contract_kw'].value:g}"},
                            state)
         if bill >= target_bill:
             return Verdict(False, values={"bill": _won(bill), "target": _won(target_bill)},
