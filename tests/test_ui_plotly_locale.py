@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import plotly.graph_objects as go
 import pytest
@@ -19,7 +20,8 @@ BUNDLES = sorted((ROOT / ".venv/share/jupyter/labextensions/jupyterlab-plotly/st
 def test_every_shown_figure_carries_the_korean_locale() -> None:
     out = FigureOutput()
     out.show(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])))
-    config = out.outputs[0]["data"]["application/vnd.plotly.v1+json"]["config"]
+    output: dict[str, Any] = dict(out.outputs[0])
+    config = output["data"]["application/vnd.plotly.v1+json"]["config"]
     assert config["locale"] == "ko" and config["displaylogo"] is False
     words = config["locales"]["ko"]["dictionary"]
     assert words["Zoom"] == "확대할 영역 고르기"
