@@ -187,11 +187,12 @@ class PolicyLabApp(LiveApp[model.SimulationResult]):
 
     def __init__(self, day: SchoolDay) -> None:
         self.day = day
-        quotas = {x.name: x.quota_gpus or 0.0 for x in day.tenants}
+        # a GPU count shows as one: 4, not 4.0 (a box holding a float echoes "4.0")
+        quotas = {x.name: _whole(x.quota_gpus or 0.0) for x in day.tenants}
         fields = [_dropdown("policy", t("orch.field.policy"),
                             _choices("orch.policy", model.POLICIES), "fair_share")]
         fields += [number_field(f"quota_{name}", t("orch.lab.quota", tenant=_tenant(name)),
-                                quotas.get(name, 0.0), unit=t("orch.unit.gpu"), step=1)
+                                quotas.get(name, 0), unit=t("orch.unit.gpu"), step=1)
                    for name in TENANTS]
         fields += [_checkbox("borrowing", t("orch.lab.borrowing"), True),
                    _checkbox("preemption", t("orch.field.preemption"), False)]
@@ -230,8 +231,8 @@ class PolicyLabApp(LiveApp[model.SimulationResult]):
         for name in TENANTS:
             q = self.fields[f"quota_{name}"].value
             body += (f"<tr><td>{html.escape(_tenant(name))}</td>"
-                     f"<td style='text-align:right'>{fmt.count(q, 1)}</td>"
-                     f"<td style='text-align:right'>{fmt.count(float(used.get(name, 0.0)), 1)}</td>"
+                     f"<td style='text-align:right'>{fmt.number(q)}</td>"
+                     f"<td style='text-align:right'>{fmt.number(float(used.get(name, 0.0)))}</td>"
                      f"<td style='text-align:right'><b>"
                      f"{fmt.hours(float(w['mean_wait_h'].get(name, 0.0)), 2)}</b></td>"
                      f"<td style='text-align:right'>"
@@ -319,3 +320,8 @@ class SpecializationApp(LiveApp[_Grid]):
 def specialization_app(day: SchoolDay | None = None) -> SpecializationApp:
     """Return the specialization app (smaller model x lending of idle quota)."""
     return SpecializationApp(day or _day())
+
+
+def _whole(x: float) -> float | int:
+    """A whole-valued count as an int (4.0 -> 4), anything else as it is (0.5 stays)."""
+    return int(x) if float(x).is_integer() else x
