@@ -63,6 +63,6 @@ STRINGS: dict[str, str] = {
     "school.card.lesson.05": "이 차시에서는 서버를 살지, API를 쓸지 따집니다. 우리 학교 서버는 {price}입니다.",
     "school.card.lesson.06": "이 차시에서는 벤치마크를 읽습니다. 우리 학교 {gpu} {n}장의 처리량을 같은 조건으로 견줍니다.",
     "school.card.lesson.07": "이 차시에서는 우리 학교의 전기 요금을 계산합니다: {tariff}, 계약전력 {kw} kW.",
-    "school.card.lesson.08": "이 차시에서는 여러 작업이 GPU를 나눠 쓰게 합니다. 우리 학교는 한 반 {students}명의 실습 작업이 수업 시간에 몰립니다.",
+    "school.card.lesson.08": "이 차시에서는 여러 작업이 GPU를 나눠 쓰게 합니다. 우리 학교 서버(GPU {n}장)에는 한 반 {students}명의 실습 작업이 수업 시간마다 몰립니다.",
     "school.card.lesson.09": "이 차시에서는 우리 학교가 살지, 빌릴지, API를 쓸지, 어떻게 나눠 쓸지 정합니다.",
 }
