@@ -41,7 +41,8 @@ def school_days() -> int:
     off = {str(h["date"]) for h in doc["holidays"]} | {str(c["date"]) for c in doc["closures"]}
     days = set()
     for term in doc["terms"]:
-        day, end = dt.date.fromisoformat(str(term["start"])), dt.date.fromisoformat(str(term["end"]))
+        day = dt.date.fromisoformat(str(term["start"]))
+        end = dt.date.fromisoformat(str(term["end"]))
         while day <= end:
             if day.weekday() < 5 and day.isoformat() not in off:
                 days.add(day)
