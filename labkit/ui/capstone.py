@@ -11,6 +11,7 @@ Used in: notebooks/09_capstone.ipynb
 from __future__ import annotations
 
 import html
+import math
 from datetime import date
 from typing import Any
 
@@ -57,13 +58,18 @@ def decision_figure(d: Decision) -> Any:
     return fig
 
 
+def _hours(h: float) -> str:
+    """Hours as lesson 02 shows them: 4 h, 1.5 h, 0 h (two decimals at most, no "4.00")."""
+    return f"{fmt.number(round(h, 2))} h" if math.isfinite(h) else "n/a"
+
+
 def _share_rows(d: Decision) -> list[tuple[str, str, str, str, str]]:
     rows = []
     for s in d.sharing:
         state = t("capstone.share.ok") if s.ok else t("capstone.share.lost",
                                                       n=s.jobs - s.done_jobs)
-        rows.append((t(f"capstone.mode.{s.mode}"), fmt.hours(s.makespan_h, 2) if s.done_jobs
-                     else "—", fmt.hours(s.mean_wait_h, 2) if s.done_jobs else "—",
+        rows.append((t(f"capstone.mode.{s.mode}"), _hours(s.makespan_h) if s.done_jobs
+                     else "—", _hours(s.mean_wait_h) if s.done_jobs else "—",
                      f"{s.done_jobs}/{s.jobs}", state))
     return rows
 

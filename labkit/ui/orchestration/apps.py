@@ -21,6 +21,7 @@ from labkit.ui.orchestration.common import (
     _bool,
     _checkbox,
     _choices,
+    _clock,
     _dropdown,
     _jobs,
     _kind,
@@ -164,12 +165,6 @@ def workload_table(day: SchoolDay | None = None) -> fmt.Table:
             t("orch.work.submit"), t("orch.work.size"), t("orch.work.hours"),
             t("orch.work.priority"), t("orch.work.value")]
     return fmt.rows_table(rows, cols, text_columns=2)
-
-
-def _clock(h: float) -> str:
-    """Hours after midnight as a clock time: 9.5 -> '9:30', 9.0833 -> '9:05'."""
-    minutes = round(h * 60)
-    return f"{minutes // 60}:{minutes % 60:02d}"
 
 
 def policy_table(day: SchoolDay | None = None) -> fmt.Table:

@@ -103,6 +103,13 @@ def _job(job: str) -> str:
     return f"{name} {m['n']}" if m["n"] else name
 
 
+def _clock(h: float) -> str:
+    """Hours after midnight as a clock time: 9.5 -> '9:30', 9.0833 -> '9:05'; past midnight
+    the hours run on (26.5 -> '26:30', as a day's schedule that runs into the next)."""
+    minutes = round(h * 60)
+    return f"{minutes // 60}:{minutes % 60:02d}"
+
+
 def _tenant(name: str | None) -> str:
     known = name in TENANTS or name in SCHOOL_TENANTS or name == "filler"
     return t(f"orch.tenant.{name}") if known else str(name)

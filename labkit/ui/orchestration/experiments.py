@@ -232,7 +232,7 @@ class PolicyLabApp(LiveApp[model.SimulationResult]):
             q = self.fields[f"quota_{name}"].value
             body += (f"<tr><td>{html.escape(_tenant(name))}</td>"
                      f"<td style='text-align:right'>{fmt.number(q)}</td>"
-                     f"<td style='text-align:right'>{fmt.number(float(used.get(name, 0.0)))}</td>"
+                     f"<td style='text-align:right'>{fmt.count(float(used.get(name, 0.0)), 1)}</td>"
                      f"<td style='text-align:right'><b>"
                      f"{fmt.hours(float(w['mean_wait_h'].get(name, 0.0)), 2)}</b></td>"
                      f"<td style='text-align:right'>"
