@@ -152,3 +152,24 @@ def test_case_day_follows_an_edited_case() -> None:
     # are too small)
     assert (lab.count, lab.mig_profile) == (10, "3g.40gb")
     assert math.isclose(day.cost_krw_per_gpu_h, 300_000 * 1_400 / (2 * 35_040))
+
+
+@pytest.mark.parametrize(("n", "shape"), [
+    (1, (1, 1)), (8, (1, 8)), (16, (1, 16)), (24, (3, 8)), (64, (8, 8)), (20, (2, 10)),
+    (17, (17, 1)),
+])
+def test_server_shape(n: int, shape: tuple[int, int]) -> None:
+    nodes, per = class_day.server_shape(n)
+    assert (nodes, per) == shape and nodes * per == n
+
+
+def test_a_big_class_keeps_its_first_periods_and_jobs_fit_one_server() -> None:
+    groups = {g.name: g for g in class_day.class_day_groups(
+        students=200, n_gpus=17, class_start_h=0, class_end_h=24, job_hours=1.0,
+        lab_profile=None, always_on_frac=1.0, value_krw_per_gpu_h=0)}
+    labs = [g for name, g in groups.items() if name.startswith("lab-")]
+    assert len(labs) == class_day.MAX_LAB_JOBS // 200 == 3  # 600 // 200 periods of 24
+    # homework still starts after the timetable's last class (24:00), not after period 3
+    assert groups["school-homework"].submit_h[0] == 24
+    # 17 GPUs are 17 one-GPU servers: no job is wider than one
+    assert max(g.gpus for g in groups.values()) == 1

@@ -19,7 +19,8 @@ The day's shape [A] (a teaching assumption, every figure from the case except wh
 - ``lab-P``: one class of ``students`` in every class period P (``class_start_h`` to
   ``class_end_h``, one period an hour, as calendar_2026.yaml's class hours); each student
   submits one lab job of ``job_duration_h`` on the smallest MIG slice that holds it in the
-  first :data:`SUBMIT_SPREAD_H` of the period, priority 3;
+  first :data:`SUBMIT_SPREAD_H` of the period, priority 3 (at most :data:`MAX_LAB_JOBS` lab
+  jobs: a large class keeps its first periods);
 - ``school-homework``: half the class's jobs again after school, in the :data:`HOMEWORK_H` after
   ``class_end_h``, priority 2;
 - ``club-eval``: one evaluation job per GPU at night (18-23 h), priority 1.
@@ -32,10 +33,11 @@ from __future__ import annotations
 import math
 
 from labkit import validate
+from labkit.scheduling.jobs import MAX_GPUS_PER_NODE
 from labkit.scheduling.workloads import JobGroup
 
-__all__ = ["CLUB_HOURS", "GRADING_HOURS", "HOMEWORK_H", "SUBMIT_SPREAD_H", "YEARS",
-           "calendar_cost_krw_per_gpu_h", "class_day_groups", "class_periods"]
+__all__ = ["CLUB_HOURS", "GRADING_HOURS", "HOMEWORK_H", "MAX_LAB_JOBS", "SUBMIT_SPREAD_H", "YEARS",
+           "calendar_cost_krw_per_gpu_h", "class_day_groups", "class_periods", "server_shape"]
 
 #: The club's fine-tuning run [h, A]: a working day's run, as the shared cluster's 4-h jobs x 1.5.
 CLUB_HOURS = 6.0
@@ -46,10 +48,33 @@ GRADING_HOURS = 2.0
 SUBMIT_SPREAD_H = 5 / 60
 #: After-school homework window [h, A]: clubs and homework until 3 h after the last class.
 HOMEWORK_H = 3.0
+#: Most class-lab jobs the day simulates [jobs]: a big class in a long timetable keeps its
+#: first periods only (200 students: 3 periods), so that every policy x placement of lesson
+#: 08's tasks runs in seconds on a 2-core machine (the default day: 8 x 28 = 224).
+MAX_LAB_JOBS = 600
 #: Straight-line depreciation of the server [years]: 4 years, as the shared cluster's
 #: calendar cost (data/scheduling/school_day.yaml; Epoch AI training-cost-trends, 3-4 years).
 YEARS = 4
 _HOURS_PER_YEAR = 8_760
+
+
+def server_shape(n_gpus: int) -> tuple[int, int]:
+    """Return (servers, GPUs per server) for the school's ``n_gpus``.
+
+    Up to 16 GPUs (the simulator's widest node) are one server, as the case says; a room of
+    more is servers of 8 (HGX/DGX boards) when 8 divides the count, else of the largest
+    divisor of it up to 16 (24 -> 3 x 8, 20 -> 2 x 10, 17 -> 17 x 1).
+
+    Raises
+    ------
+    labkit.validate.InputError
+        If ``n_gpus`` is not a positive integer.
+    """
+    n = validate.integer("n_gpus", n_gpus, minimum=1)
+    if n <= MAX_GPUS_PER_NODE:
+        return 1, n
+    per = 8 if n % 8 == 0 else max(d for d in range(1, MAX_GPUS_PER_NODE + 1) if n % d == 0)
+    return n // per, per
 
 
 def class_periods(class_start_h: float, class_end_h: float) -> list[float]:
@@ -111,22 +136,25 @@ def class_day_groups(*, students: int, n_gpus: int, class_start_h: float, class_
     gpus = validate.integer("n_gpus", n_gpus, minimum=1)
     on = validate.fraction("always_on_frac", always_on_frac, allow_zero=True)
     value = validate.non_negative("value_krw_per_gpu_h", value_krw_per_gpu_h)
-    periods = class_periods(class_start_h, class_end_h)
+    timetable = class_periods(class_start_h, class_end_h)
+    periods = timetable[:max(MAX_LAB_JOBS // n, 1)]
+    widest = server_shape(gpus)[1]  # a job runs on one server
     groups: list[JobGroup] = []
     if on > 0:
         share = on * gpus
-        chat = share if share < 1 else float(math.ceil(share - 1e-9))
+        chat = share if share < 1 else float(min(math.ceil(share - 1e-9), widest))
         groups.append(JobGroup("school-chatbot", "inference_realtime", 1, (0.0, 0.0), chat, 24.0,
                                "service", 4, value))
     groups.append(JobGroup("club-finetune", "fine_tuning", 1,
-                           (max(periods[0] - 1, 0.0),) * 2, float(max(gpus // 2, 1)),
+                           (max(periods[0] - 1, 0.0),) * 2, float(max(min(gpus // 2, widest), 1)),
                            CLUB_HOURS, "club", 2, value, checkpoint_interval_h=0.5))
     groups.append(JobGroup("school-grading", "inference_batch", 1, (periods[0] + 0.5,) * 2,
-                           float(max(gpus // 4, 1)), GRADING_HOURS, "service", 1, value))
+                           float(max(min(gpus // 4, widest), 1)), GRADING_HOURS, "service", 1,
+                           value))
     for k, p in enumerate(periods, start=1):
         groups.append(JobGroup(f"lab-{k}", "class_lab", n, (p, p + SUBMIT_SPREAD_H), 1.0,
                                job_hours, "class", 3, value, lab_profile, hours_jitter=0.1))
-    last = periods[-1] + 1
+    last = timetable[-1] + 1  # after the last class of the timetable
     groups.append(JobGroup("school-homework", "class_lab", max(n // 2, 1),
                            (last, max(min(last + HOMEWORK_H, 23.0), last)), 1.0, job_hours,
                            "class", 2, value, lab_profile, hours_jitter=0.3))

@@ -45,7 +45,8 @@ def _day() -> SchoolDay:
 def case_day(case: SchoolCase | None = None) -> SchoolDay:
     """Return 우리 학교's own day on its server, from the case every lesson uses now.
 
-    The case's GPUs on one server (its GPU model's MIG table), one class of ``students`` in
+    The case's GPUs on one server (its GPU model's MIG table; more than 16 as servers of 8,
+    :func:`labkit.scheduling.class_day.server_shape`), one class of ``students`` in
     every class period on the smallest MIG slice that holds one student's job (a whole GPU if
     none does), the chatbot, the club and the homework of :mod:`labkit.scheduling.class_day`;
     a GPU-hour of completed work is worth what renting it costs (``rent_usd_per_gpu_hour`` x
@@ -60,7 +61,8 @@ def case_day(case: SchoolCase | None = None) -> SchoolDay:
         class_end_h=c.class_end_h, job_hours=c.job_duration_h, lab_profile=profile,
         always_on_frac=c.always_on_frac, value_krw_per_gpu_h=value)
     values = {kind: value for kind in model.KINDS if kind != "filler"} | {"filler": 0.0}
-    return SchoolDay(load_cluster(1, c.n_gpus, c.gpu_model), 24.0,
+    nodes, per_node = class_day.server_shape(c.n_gpus)
+    return SchoolDay(load_cluster(nodes, per_node, c.gpu_model), 24.0,
                      class_day.calendar_cost_krw_per_gpu_h(c.server_price_krw, c.n_gpus),
                      values, (), {}, groups,
                      "우리 학교 사례(data/school/case.yaml 또는 저장한 값)에서 만든 하루 [A]",
