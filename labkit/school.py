@@ -174,9 +174,13 @@ class SchoolCase:
                              limit=clean["class_start_h"])
         validate.at_most("job_duration_h", clean["job_duration_h"], 24.0, "hours in a day")
         for key in ("gpu_model", "tariff_class"):
+            # printable too: a control character (NEL, a line break) would not read back
+            # from the saved YAML file as it was written
             value = getattr(self, key)
-            if not isinstance(value, str) or not value.strip() or len(value) > 80:
-                raise InputError(key, "other", value, f"{key} must be 1-80 characters of text")
+            if (not isinstance(value, str) or not value.strip() or len(value) > 80
+                    or not value.isprintable()):
+                raise InputError(key, "other", value,
+                                 f"{key} must be 1-80 printable characters of text")
         if not isinstance(self.school_exception, bool):
             raise InputError("school_exception", "choice", self.school_exception,
                              "school_exception must be true or false", limit=(True, False))

@@ -67,6 +67,8 @@ def test_class_hours_and_contrast() -> None:
     ({"job_duration_h": 30}, "job_duration_h", "at_most"),
     ({"name": ""}, "name", "other"),
     ({"tariff_class": "x" * 81}, "tariff_class", "other"),
+    ({"gpu_model": "0\x85"}, "gpu_model", "other"),  # NEL: YAML reads it back as a space
+    ({"tariff_class": "교육용\n갑"}, "tariff_class", "other"),
     ({"school_exception": "yes"}, "school_exception", "choice"),
     ({"students": "28"}, "students", "number"),
 ])
