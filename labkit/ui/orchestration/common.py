@@ -52,7 +52,12 @@ def case_day(case: SchoolCase | None = None) -> SchoolDay:
     a GPU-hour of completed work is worth what renting it costs (``rent_usd_per_gpu_hour`` x
     ``fx_krw_per_usd``) and an installed GPU costs the server's price over 4 years.
     """
-    c = case or school_data.load_case().case
+    return _case_day(case or school_data.load_case().case)
+
+
+@functools.lru_cache(maxsize=8)
+def _case_day(c: SchoolCase) -> SchoolDay:
+    """:func:`case_day` for one case (a frozen case is its own cache key)."""
     layout = capstone.mig_layout_for(c, c.gpu_model)
     profile = next(iter(layout.counts())) if layout is not None else None
     value = c.rent_usd_per_gpu_hour * c.fx_krw_per_usd
@@ -78,7 +83,19 @@ def _jobs(variants: tuple[str, ...] = (), counts: tuple[tuple[str, int], ...] = 
           day: SchoolDay | None = None) -> list[model.Job]:
     if day is None or day is _day():
         return list(_day_jobs(variants, counts))
-    return model.jobs_from_groups(day.groups, variants=variants, counts=dict(counts))
+    key = (id(day), variants, counts)
+    kept = _OTHER_JOBS.get(key)
+    if kept is None or kept[0] is not day:  # an id is reused only once its day is gone
+        if len(_OTHER_JOBS) >= CACHE_SIZE:
+            _OTHER_JOBS.clear()
+        jobs = tuple(model.jobs_from_groups(day.groups, variants=variants, counts=dict(counts)))
+        kept = _OTHER_JOBS[key] = (day, jobs)
+    return list(kept[1])
+
+
+#: Jobs of days other than the shared cluster's (우리 학교's), by day: (day, jobs).
+_OTHER_JOBS: dict[tuple[int, tuple[str, ...], tuple[tuple[str, int], ...]],
+                  tuple[SchoolDay, tuple[model.Job, ...]]] = {}
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
