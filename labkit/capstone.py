@@ -19,14 +19,13 @@ Used in: notebooks/09_capstone.ipynb
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from labkit import sharing, validate
 from labkit.loadprofile import SchoolCalendar
 from labkit.mig import Layout
 from labkit.opex import OpexResult, RoomDesign, ServerSpec, evaluate
-from labkit.school import SchoolCase
+from labkit.school import SchoolCase, class_hours_per_year
 from labkit.tariff import Tariff
 
 __all__ = ["ISOLATION", "OPTIONS", "Decision", "ShareChoice", "class_sharing", "decide",
@@ -62,8 +61,11 @@ def room_design(case: SchoolCase, server: ServerSpec) -> RoomDesign:
 
 
 def students_per_gpu(case: SchoolCase) -> int:
-    """Students of one class on each GPU: ceil(students / GPUs). [students]"""
-    return math.ceil(case.students / case.n_gpus)
+    """The most students of one class on one GPU: ceil(students / GPUs). [students]
+
+    The same number as :attr:`labkit.school.SchoolCase.students_per_gpu` (one rounding rule).
+    """
+    return case.students_per_gpu
 
 
 def mig_layout_for(case: SchoolCase, gpu_model: str) -> Layout | None:
@@ -164,6 +166,9 @@ class Decision:
     share_mode : str or None
         The sharing mode that finishes the class soonest with no job lost, the more isolated
         on a tie (:data:`ISOLATION`); None if none does.
+    class_share : float
+        The class hours' share of the same year: class hours a day x school days / the
+        year's hours (lesson 01's figure, 8 h x 190 days / 8,760 h = 17.4 %). [fraction]
     """
 
     case: SchoolCase
@@ -172,10 +177,12 @@ class Decision:
     cheapest: str
     sharing: tuple[ShareChoice, ...]
     share_mode: str | None
+    class_share: float = 0.0
 
     @property
     def utilization(self) -> float:
-        """The server's mean utilization over the year. [fraction]"""
+        """The server's mean utilization over the whole year (8,760 h): class hours, after
+        school, vacations and the always-on chatbot together. [fraction]"""
         return self.room.mean_utilization
 
     @property
@@ -238,4 +245,5 @@ def decide(case: SchoolCase, server: ServerSpec, tariff: Tariff, calendar: Schoo
     if memory is None:
         memory = float(Layout(model).model.memory_total_mib)
     choices = class_sharing(case, model, memory)
-    return Decision(case, room, costs, cheapest, choices, _pick_share(choices))
+    share = class_hours_per_year(case, cal.school_days) / (cal.days_in_year * 24)
+    return Decision(case, room, costs, cheapest, choices, _pick_share(choices), share)

@@ -26,8 +26,8 @@ from labkit import validate
 from labkit.loadprofile import Usage
 from labkit.validate import InputError
 
-__all__ = ["CONTRAST_GPUS", "MAX_GPUS", "MAX_STUDENTS", "SchoolCase", "class_hours_per_year",
-           "gpus_ratio", "school_case"]
+__all__ = ["CONTRAST_GPUS", "MAX_GPUS", "MAX_NAME_CHARS", "MAX_STUDENTS", "SchoolCase",
+           "class_hours_per_year", "clean_name", "gpus_ratio", "school_case"]
 
 #: The large clusters the lessons contrast the school with [GPUs]: the 4,096-GPU goodput
 #: worksheet (course notes 01, lesson 03) and Meta's Llama 3 405B pre-training on 16,384 H100
@@ -37,6 +37,35 @@ CONTRAST_GPUS = (4_096, 16_384)
 MAX_GPUS = 64
 #: Most students in one class sharing the lab (the scheduling models' class size bound).
 MAX_STUDENTS = 200
+#: Longest school name [characters]: the longest official Korean school names (e.g.
+#: "한국과학기술원부설한국과학영재학교", 17) with room; a card and a report title keep one line.
+MAX_NAME_CHARS = 40
+
+
+def clean_name(name: Any) -> str:
+    """Return a school name as the case keeps it: trimmed, 1-40 printable characters.
+
+    Markup is kept as text (``<b>`` stays ``<b>``); every place that shows the name escapes
+    it (the card, the 09 report).
+
+    Raises
+    ------
+    labkit.validate.InputError
+        Field ``name``: rule ``other`` for a non-string, an empty or blank name, or one with
+        control characters (a line break, a tab, NUL); rule ``at_most`` past
+        :data:`MAX_NAME_CHARS` characters (after trimming).
+    """
+    if not isinstance(name, str):
+        raise InputError("name", "other", name, "name must be text")
+    text = name.strip()
+    if not text or not text.isprintable():
+        raise InputError("name", "other", name,
+                         "name must be printable text, not empty and without control characters")
+    if len(text) > MAX_NAME_CHARS:
+        raise InputError("name", "at_most", len(text),
+                         f"name must be at most {MAX_NAME_CHARS} characters, got {len(text)}",
+                         limit=MAX_NAME_CHARS)
+    return text
 
 
 @dataclass(frozen=True)
@@ -46,7 +75,8 @@ class SchoolCase:
     Parameters
     ----------
     name : str
-        The school's name as the lessons show it ("우리 학교").
+        The school's name as the lessons show it ("우리 학교"); trimmed, 1-40 printable
+        characters (:func:`clean_name`).
     gpu_model : str
         GPU model, a ``data/gpus/`` short name ("H100-80GB").
     n_gpus : int
@@ -114,6 +144,7 @@ class SchoolCase:
 
     def __post_init__(self) -> None:
         clean: dict[str, Any] = {
+            "name": clean_name(self.name),
             "n_gpus": validate.integer("n_gpus", self.n_gpus, minimum=1),
             "server_price_usd": validate.non_negative("server_price_usd", self.server_price_usd),
             "fx_krw_per_usd": validate.positive("fx_krw_per_usd", self.fx_krw_per_usd),
@@ -142,10 +173,14 @@ class SchoolCase:
                              f"class_end_h must be after class_start_h ({self.class_start_h})",
                              limit=clean["class_start_h"])
         validate.at_most("job_duration_h", clean["job_duration_h"], 24.0, "hours in a day")
-        for key in ("name", "gpu_model", "tariff_class"):
+        for key in ("gpu_model", "tariff_class"):
+            # printable too: a control character (NEL, a line break) would not read back
+            # from the saved YAML file as it was written
             value = getattr(self, key)
-            if not isinstance(value, str) or not value.strip() or len(value) > 80:
-                raise InputError(key, "other", value, f"{key} must be 1-80 characters of text")
+            if (not isinstance(value, str) or not value.strip() or len(value) > 80
+                    or not value.isprintable()):
+                raise InputError(key, "other", value,
+                                 f"{key} must be 1-80 printable characters of text")
         if not isinstance(self.school_exception, bool):
             raise InputError("school_exception", "choice", self.school_exception,
                              "school_exception must be true or false", limit=(True, False))
@@ -166,9 +201,13 @@ class SchoolCase:
                      vacation_frac=self.vacation_frac, always_on_frac=self.always_on_frac)
 
     @property
-    def students_per_gpu(self) -> float:
-        """Students of one class per GPU. [students/GPU]"""
-        return self.students / self.n_gpus
+    def students_per_gpu(self) -> int:
+        """The most students of one class on one GPU: ceil(students / GPUs). [students]
+
+        The class spread evenly over the GPUs (28 on 8: four GPUs of 4, four of 3); the busiest
+        GPU is the one a sharing mode must hold, so every lesson says "GPU 1장에 최대 4명".
+        """
+        return -(-self.students // self.n_gpus)
 
     @property
     def class_hours_per_day(self) -> float:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from labkit import school
 from labkit.data import DataError
@@ -27,7 +30,10 @@ def test_default_case_figures() -> None:
     case = SchoolCase()
     assert case.n_gpus == 8 and case.gpu_model == "H100-80GB"
     assert case.server_price_krw == 300_000 * 1_400  # 4.2억 (economics check case 1)
-    assert case.students_per_gpu == 28 / 8
+    # the busiest GPU of 28 students spread over 8: four GPUs hold 4, four hold 3 (brute force)
+    per_gpu = [len(range(k, 28, 8)) for k in range(8)]
+    assert sorted(per_gpu) == [3, 3, 3, 3, 4, 4, 4, 4]
+    assert case.students_per_gpu == max(per_gpu) == 4
     assert case.class_hours_per_day == 8
 
 
@@ -61,6 +67,8 @@ def test_class_hours_and_contrast() -> None:
     ({"job_duration_h": 30}, "job_duration_h", "at_most"),
     ({"name": ""}, "name", "other"),
     ({"tariff_class": "x" * 81}, "tariff_class", "other"),
+    ({"gpu_model": "0\x85"}, "gpu_model", "other"),  # NEL: YAML reads it back as a space
+    ({"tariff_class": "교육용\n갑"}, "tariff_class", "other"),
     ({"school_exception": "yes"}, "school_exception", "choice"),
     ({"students": "28"}, "students", "number"),
 ])
@@ -166,7 +174,7 @@ def test_card_reads_the_saved_case(home: Path) -> None:
     assert "H100-80GB GPU 8장" in ui_school.card("02").value
     school_data.save_case(SchoolCase(n_gpus=4, students=20))
     html = ui_school.card("02").value
-    assert "GPU 4장" in html and "학생 20명" in html and "1장에 5명" in html
+    assert "GPU 4장" in html and "학생 20명" in html and "1장에 최대 5명" in html
     assert "16,384장 클러스터는 4,096배" in html
     with pytest.raises(KeyError):
         ui_school.card("10")
@@ -310,3 +318,96 @@ def test_a_save_voila_cannot_write_still_reaches_this_page(
     assert [c.n_gpus for c in told] == [2]
     ed.fields["students"].control.value = 0
     assert ed.save() is False and told[-1].students == SchoolCase().students  # invalid: not told
+
+
+# --- the school's name: bounded in the model, escaped wherever shown ---------------------------
+
+@pytest.mark.parametrize(("name", "rule"), [
+    ("", "other"), ("   ", "other"), ("\t\n", "other"), ("우리\n학교", "other"),
+    ("우리\x00학교", "other"), ("우리\x07학교", "other"), ("학교\u200b\x1b[31m", "other"),
+    (123, "other"), (None, "other"),
+    ("가" * 41, "at_most"), ("x" * 10_000, "at_most"),
+])
+def test_name_bad_input(name: object, rule: str) -> None:
+    with pytest.raises(InputError) as err:
+        SchoolCase(name=name)  # type: ignore[arg-type]
+    assert (err.value.field, err.value.rule) == ("name", rule)
+
+
+def test_name_trimmed_and_bounded() -> None:
+    assert SchoolCase(name="  한빛고등학교 ").name == "한빛고등학교"
+    assert SchoolCase(name="가" * 40).name == "가" * 40  # the bound itself: 40 characters
+    assert len(SchoolCase(name=" " * 5 + "가" * 40 + " " * 5).name) == 40  # counted trimmed
+    assert school.MAX_NAME_CHARS == 40
+
+
+MARKUP = '<script>alert("x")</script><b>학교</b>'
+
+
+def test_markup_in_the_name_is_shown_as_text(home: Path) -> None:
+    from labkit.ui import capstone as ui_capstone
+    from labkit.ui import school as ui_school
+
+    school_data.save_case(SchoolCase(name=MARKUP))
+    card = ui_school.card("09").value
+    assert "<script>" not in card and "<b>학교</b>" not in card
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in card
+    app = ui_capstone.decision_app()
+    assert app.result is not None
+    report = ui_capstone.report_html(app.result)
+    assert "<script>" not in report and "&lt;script&gt;" in report
+    assert "<b>학교</b>" not in report
+
+
+@pytest.mark.parametrize(("typed", "text"), [
+    ("", "1–40자"), ("   ", "비워 둘 수 없고"), ("가" * 41, "40자까지"),
+    ("x" * 10_000, "40자까지"), ("a\tb", "제어 문자"),
+])
+def test_editor_name_message_beside_the_name_box(home: Path, typed: str, text: str) -> None:
+    from labkit.ui import school as ui_school
+
+    ed = ui_school.editor()
+    ed.fields["name"].control.value = typed
+    error = ed.fields["name"].error.value
+    assert text in error
+    assert len(error) < 400  # 10,000 typed characters are not echoed back
+    assert ed.result == SchoolCase()  # the last good case stays
+    assert ed.save() is False and school_data.load_case().origin == "default"
+
+
+# mostly names people type (letters, digits, punctuation incl. < > & " ', symbols, spaces),
+# and any text at all (control characters, lone surrogates refused by the codec filter)
+_names = st.one_of(
+    st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Zs")), min_size=1,
+            max_size=45),
+    st.text(st.characters(codec="utf-8"), max_size=60))
+_cases = st.fixed_dictionaries({
+    "name": _names,
+    # a browser can send any text to the dropdowns' model: it must still read back
+    "gpu_model": st.one_of(st.just("H100-80GB"), _names),
+    "tariff_class": st.one_of(st.just("교육용(갑) 고압A 선택I"), _names),
+    "n_gpus": st.integers(1, school.MAX_GPUS),
+    "students": st.integers(1, school.MAX_STUDENTS),
+    "server_price_usd": st.floats(0, 1e12, allow_nan=False),
+    "pue": st.floats(1, 3),
+    "class_frac": st.floats(0, 1),
+    "job_memory_gb": st.floats(0.01, 1e4),
+    "class_start_h": st.floats(0, 23.5),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=_cases)
+def test_any_case_the_model_accepts_reads_back_the_same(values: dict[str, object]) -> None:
+    """Round trip: whatever the editor's model accepts, the saved file reads back unchanged."""
+    try:
+        case = school.school_case(values)
+    except InputError as err:
+        assert err.field in SchoolCase.__dataclass_fields__  # refused, naming a field
+        return
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LABKIT_HOME", tmp)
+        school_data.save_case(case)
+        loaded = school_data.load_case()
+    assert (loaded.origin, loaded.problem) == ("saved", None)
+    assert loaded.case == case

@@ -105,3 +105,59 @@ def test_09_prediction_and_tasks(app: Any) -> None:
     assert "✔" in check(1)
     app.fields["students"].control.value = 20
     assert "초기값" in check(1)
+
+
+def test_one_per_gpu_number_said_the_same_way_everywhere() -> None:
+    """Issue 17: the card said "GPU 1장에 3.5명" where the recommendation rounded to 4."""
+    from labkit.ui import school as ui_school
+
+    # 28 students dealt onto 8 GPUs one by one: the busiest GPU holds 4 (brute force)
+    load = [0] * 8
+    for k in range(28):
+        load[k % 8] += 1
+    n = max(load)
+    app = ui.capstone.decision_app()
+    d = app.result
+    assert d is not None
+    said = f"GPU 1장에 최대 {n}명"
+    card = ui_school.card("09").value
+    report = ui.capstone.report_html(d)
+    for where, text in (("card", card), ("recommendation", app.recommendation.value),
+                        ("sharing table", app.sharing_table.value), ("report", report)):
+        assert said in text, where
+        assert "3.5명" not in text and "1장에 3.5" not in text, where
+    # the sharing table says whose jobs it shows: the class on its GPUs, one GPU's share
+    share = app.sharing_table.value
+    assert "한 반 28명이 GPU 8장을 나눠 쓰면" in share and f"실습 작업 {n}개" in share
+    assert f"{n}/{n}" in share
+    assert "반 전체: GPU 8장에서 28명의 실습 작업이 모두 끝납니다." in share
+
+
+def test_utilization_names_its_window_and_matches_lesson_01() -> None:
+    """09's 19.3 % and 01's 17.4 % are the same year counted two ways; both are named."""
+    import datetime as dt
+    from pathlib import Path
+
+    import yaml
+
+    from labkit.ui import checks
+
+    doc = yaml.safe_load((Path(__file__).parents[1] / "data" / "school" /
+                          "calendar_2026.yaml").read_text(encoding="utf-8"))
+    off = {str(h["date"]) for h in doc["holidays"]} | {str(c["date"]) for c in doc["closures"]}
+    days = 0
+    for term in doc["terms"]:
+        day = dt.date.fromisoformat(str(term["start"]))
+        while day <= dt.date.fromisoformat(str(term["end"])):
+            days += day.weekday() < 5 and day.isoformat() not in off
+            day += dt.timedelta(days=1)
+    class_pct = 8 * days / 8_760 * 100  # 8 class hours a school day, of 2026's 8,760 h
+    assert checks.class_share_pct() == pytest.approx(class_pct)  # lesson 01's figure
+    app = ui.capstone.decision_app()
+    assert app.result is not None
+    assert app.result.class_share * 100 == pytest.approx(class_pct)
+    rec = app.recommendation.value
+    assert "1년(8,760시간) 전체로" in rec and f"1년의 {class_pct:.1f} %" in rec
+    key = ui.capstone.key_numbers()
+    assert key.loc["수업 시간의 몫 (1년 8,760시간 중, 01 차시)"].iloc[0] == f"{class_pct:.1f} %"
+    assert "서버 가동률 (1년 8,760시간 전체)" in key.index

@@ -280,8 +280,8 @@ def test_workload_follows_the_board(board: ui.BoardApp) -> None:
     notes = [a.text for a in app.chart.figure.layout.annotations]
     # seven 1-h jobs that use 1 of 7 slices: one after another (FIFO) or taking turns
     # (time-slicing) 7 h; side by side (MPS, seven 1g.10gb) 1 h
-    assert notes == ["모두 끝남: 7.00 h", "모두 끝남: 7.00 h", "모두 끝남: 1.00 h",
-                     "모두 끝남: 1.00 h"]
+    # whole hours print as whole numbers (issue 17's trial: "모두 끝남: 7.00")
+    assert notes == ["모두 끝남: 7 h", "모두 끝남: 7 h", "모두 끝남: 1 h", "모두 끝남: 1 h"]
     app.fields["memory_gb"].control.value = 15
     assert app.result.results["mps"].oom_jobs == 2 and "메모리가 모자라" in app.notes.value
 
@@ -322,9 +322,9 @@ def test_workload_bad_input_shows_korean_error_and_keeps_the_result(
 
 def test_case1_numbers_and_layout_counts() -> None:
     case1 = ui.case1_numbers()
-    assert case1.rows[0][1:3] == ("7.00 h", "4.00 h")
+    assert case1.rows[0][1:3] == ("7 h", "4 h")
     on_mig = list(case1.row("MIG").values())  # mode, makespan, JCT, wait, allocation, ...
-    assert on_mig[1] == "1.00 h" and on_mig[4] == "100.0 %"
+    assert on_mig[1] == "1 h" and on_mig[4] == "100.0 %"
     counts = ui.layout_counts().data.set_index("GPU 모델")
     # units, slices and profiles from -lgipp/-lgip; 2319 layouts by enumeration (mig.md §3);
     # the maximal count is checked against a brute-force oracle in tests/test_mig_oracle.py

@@ -10,10 +10,15 @@ import sys
 import pytest
 
 from labkit import scheduling as model
+from labkit.data.scheduling import load_school_day
 from labkit.i18n import t
 from labkit.ui import orchestration as ui
 from labkit.ui.components import find_by_class
 from labkit.ui.exercises import check_answer
+
+#: The 16-GPU shared cluster of data/scheduling/school_day.yaml: lesson 08's contrast (the
+#: school's own day is tested in tests/test_class_day.py).
+SHARED = load_school_day()
 
 
 def bars(fig: object) -> list[tuple[str, tuple[float, ...]]]:
@@ -21,7 +26,7 @@ def bars(fig: object) -> list[tuple[str, tuple[float, ...]]]:
 
 
 def test_demand_app_reports_capacity_and_follows_installed_gpus() -> None:
-    app = ui.demand_app()
+    app = ui.demand_app(SHARED)
     assert app.result is not None and app.result.installed_gpus == 16
     assert app.result.peak_gpus > 16 > app.result.mean_gpus
     assert "16 GPU" in str(app.chart.figure.layout.annotations[0].text)
@@ -36,7 +41,7 @@ def test_demand_app_reports_capacity_and_follows_installed_gpus() -> None:
     ("installed_gpus", 1e9, "이하여야"), ("cost_krw_per_gpu_h", -1, "0 이상"),
 ])
 def test_demand_app_bad_input_keeps_last_chart(key: str, value: float, text: str) -> None:
-    app = ui.demand_app()
+    app = ui.demand_app(SHARED)
     good, fig = app.result, app.chart.figure
     app.fields[key].control.value = value
     assert text in app.fields[key].error.value
@@ -44,7 +49,7 @@ def test_demand_app_bad_input_keeps_last_chart(key: str, value: float, text: str
 
 
 def test_school_day_app_policy_switch_changes_gantt_and_metrics() -> None:
-    app = ui.school_day_app()
+    app = ui.school_day_app(day=SHARED)
     assert app.result is not None and app.result.policy == "fifo"
     fifo_gantt, fifo_metrics = bars(app.gantt.figure), app.metrics.value
     assert "점유율" in fifo_metrics and "설치 GPU 1장당" in fifo_metrics
@@ -60,7 +65,7 @@ def test_school_day_app_policy_switch_changes_gantt_and_metrics() -> None:
 
 
 def test_school_day_app_preemption_shows_lost_work_and_class_waits_drop() -> None:
-    app = ui.school_day_app("priority")
+    app = ui.school_day_app("priority", day=SHARED)
     before = app.result.waits("kind").loc["class_lab", "mean_wait_h"]
     app.fields["preemption"].control.value = True
     after = app.result.waits("kind").loc["class_lab", "mean_wait_h"]
@@ -71,7 +76,7 @@ def test_school_day_app_preemption_shows_lost_work_and_class_waits_drop() -> Non
 
 
 def test_school_day_app_rejects_values_a_browser_forces() -> None:
-    app = ui.school_day_app()
+    app = ui.school_day_app(day=SHARED)
     good = app.result
     app.fields["preemption"].control.value = True
     assert app.result is not good
@@ -170,7 +175,7 @@ def test_tables_for_nbval_are_deterministic() -> None:
     assert list(key.iloc[:, 1]) == ["7 h", "1 h", "10 h", "8 h", "11 h", "8 h"]
     assert list(key.iloc[:, 3]) == ["100.0 %", "100.0 %", "65.0 %", "81.2 %", "61.4 %",
                                     "84.4 %"]
-    table = ui.policy_table()
+    table = ui.policy_table()  # the default 우리 학교, as the notebook's checked cell
     assert list(table.data.iloc[:, 0]) == [t(f"orch.policy.{p}") for p in model.POLICIES]
     # nbval re-runs the notebook in a fresh kernel: the table must not depend on set/dict
     # iteration order, which PYTHONHASHSEED changes between processes
@@ -179,7 +184,7 @@ def test_tables_for_nbval_are_deterministic() -> None:
         other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                check=True, env={**os.environ, "PYTHONHASHSEED": seed})
         assert other.stdout == table.to_string()
-    assert len(ui.workload_table()) == 12
+    assert len(ui.workload_table(SHARED)) == 12
 
 
 def test_exercises_answers_come_from_the_model() -> None:
@@ -196,7 +201,7 @@ def test_exercises_answers_come_from_the_model() -> None:
 
 
 def test_gantt_labels_are_readable_or_hidden_never_shrunk() -> None:
-    app = ui.school_day_app()
+    app = ui.school_day_app(day=SHARED)
     fig = app.gantt.figure
     assert fig.layout.uniformtext.mode == "hide" and fig.layout.uniformtext.minsize >= 10
     bars = [d for d in fig.data if d.type == "bar"]
@@ -208,7 +213,7 @@ def test_gantt_labels_are_readable_or_hidden_never_shrunk() -> None:
 
 
 def test_demand_cost_too_large_is_named_under_its_control() -> None:
-    app = ui.demand_app()
+    app = ui.demand_app(SHARED)
     good = app.result
     cost = app.fields["cost_krw_per_gpu_h"]
     cost.control.value = 1e308

@@ -60,13 +60,19 @@ The package, one idea per module: :mod:`~labkit.scheduling.jobs` (inputs),
 :mod:`~labkit.scheduling.placement` (pack, spread, FGD), :mod:`~labkit.scheduling.policies`
 (queue order, fair share, quotas), :mod:`~labkit.scheduling.simulator` (the event loop),
 :mod:`~labkit.scheduling.report` (results, demand curves, capacity, the metrics),
-:mod:`~labkit.scheduling.workloads` (job groups, filler, trace-derived jobs) and
+:mod:`~labkit.scheduling.workloads` (job groups, filler, trace-derived jobs),
+:mod:`~labkit.scheduling.class_day` (우리 학교's own day from the school case's figures) and
 :mod:`~labkit.scheduling.one_gpu` (one GPU shared by FIFO, time-slicing, MPS or fixed MIG devices:
 lesson 02's engine, used by :mod:`labkit.sharing`).
 
 Used in: notebooks/02_mig.ipynb (through :mod:`labkit.sharing`), notebooks/08_orchestration.ipynb
 """
 
+from labkit.scheduling.class_day import (
+    calendar_cost_krw_per_gpu_h,
+    class_day_groups,
+    class_periods,
+)
 from labkit.scheduling.jobs import (
     DEFAULT_HALF_LIFE_H,
     EPS,
@@ -116,7 +122,10 @@ __all__ = [
     "SimulationResult",
     "Tenant",
     "TraceDistribution",
+    "calendar_cost_krw_per_gpu_h",
     "capacity_report",
+    "class_day_groups",
+    "class_periods",
     "demand_curve",
     "fair_share_factor",
     "filler_jobs",

@@ -11,6 +11,7 @@ Used in: notebooks/09_capstone.ipynb
 from __future__ import annotations
 
 import html
+import math
 from datetime import date
 from typing import Any
 
@@ -28,7 +29,8 @@ from labkit.ui import school as ui_school
 from labkit.ui.components import Field, FigureOutput, LiveApp, number_field, styled_figure
 from labkit.ui.files import download_link
 
-__all__ = ["DecisionApp", "decision_app", "decision_figure", "key_numbers", "report_html"]
+__all__ = ["DecisionApp", "decision_app", "decision_figure", "key_numbers", "report_html",
+           "share_title", "share_total"]
 
 _COLORS = {"buy": "#3b6fb6", "rent": "#2a9d8f", "api": "#e76f51"}
 _PCT = ("class_frac", "after_school_frac", "vacation_frac", "always_on_frac")
@@ -55,15 +57,37 @@ def decision_figure(d: Decision) -> Any:
     return fig
 
 
+def _hours(h: float) -> str:
+    """Hours as lesson 02 shows them: 4 h, 1.5 h, 0 h (two decimals at most, no "4.00")."""
+    return f"{fmt.number(round(h, 2))} h" if math.isfinite(h) else "n/a"
+
+
 def _share_rows(d: Decision) -> list[tuple[str, str, str, str, str]]:
     rows = []
     for s in d.sharing:
         state = t("capstone.share.ok") if s.ok else t("capstone.share.lost",
                                                       n=s.jobs - s.done_jobs)
-        rows.append((t(f"capstone.mode.{s.mode}"), fmt.hours(s.makespan_h, 2) if s.done_jobs
-                     else "—", fmt.hours(s.mean_wait_h, 2) if s.done_jobs else "—",
+        rows.append((t(f"capstone.mode.{s.mode}"), _hours(s.makespan_h) if s.done_jobs
+                     else "—", _hours(s.mean_wait_h) if s.done_jobs else "—",
                      f"{s.done_jobs}/{s.jobs}", state))
     return rows
+
+
+def share_title(d: Decision) -> str:
+    """The sharing table's title: the class, its GPUs and the per-GPU count the table shows."""
+    c = d.case
+    return t("capstone.share.title", students=c.students, gpus=c.n_gpus,
+             n=capstone.students_per_gpu(c))
+
+
+def share_total(d: Decision) -> str:
+    """The line under the sharing table: what the chosen mode means for the whole class."""
+    c = d.case
+    chosen = [s for s in d.sharing if s.mode == d.share_mode]
+    if chosen:
+        return t("capstone.share.class_total", gpus=c.n_gpus, students=c.students)
+    worst = max(d.sharing, key=lambda s: s.jobs - s.done_jobs)
+    return t("capstone.share.class_lost", n=worst.jobs - worst.done_jobs, students=c.students)
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], css: str) -> str:
@@ -80,7 +104,7 @@ def recommendation_lines(d: Decision) -> list[str]:
     lines = [t("capstone.rec.cheapest", option=t(f"capstone.option.{d.cheapest}"),
                cost=_won(d.costs_krw[d.cheapest]), saving=_won(d.saving_krw)),
              t("capstone.rec.utilization", pct=fmt.pct(d.utilization),
-               used=f"{d.room.used_gpu_h:,.0f}")]
+               used=f"{d.room.used_gpu_h:,.0f}", class_pct=fmt.pct(d.class_share))]
     if d.share_mode is None:
         lines.append(t("capstone.rec.no_share", gb=f"{c.job_memory_gb:g}"))
     else:
@@ -123,7 +147,7 @@ def report_html(d: Decision, *, today: date | None = None) -> str:
         t("school.card.server", gpu=c.gpu_model, n=c.n_gpus, price=_won(c.server_price_krw)),
         t("school.card.power", tariff=c.tariff_class, kw=f"{c.contract_kw:g}", pue=f"{c.pue:g}"),
         t("school.card.class", students=c.students, start=f"{c.class_start_h:g}",
-          end=f"{c.class_end_h:g}", per_gpu=f"{c.students_per_gpu:g}"),
+          end=f"{c.class_end_h:g}", per_gpu=str(c.students_per_gpu)),
     ]
     fact_html = "".join(f"<li>{html.escape(f)}</li>" for f in facts)
     share = _table((t("capstone.share.mode"), t("capstone.share.makespan"),
@@ -144,7 +168,8 @@ def report_html(d: Decision, *, today: date | None = None) -> str:
         f"<h2>{html.escape(t('capstone.report.costs'))}</h2>{cost_table}"
         f"<p>{html.escape(t('capstone.report.same_work'))}</p>"
         f"<h2>{html.escape(t('capstone.report.decision'))}</h2><ol>{rec}</ol>"
-        f"<h2>{html.escape(t('capstone.report.sharing'))}</h2>{share}"
+        f"<h2>{html.escape(t('capstone.report.sharing'))}</h2>"
+        f"<p>{html.escape(share_title(d))}</p>{share}<p>{html.escape(share_total(d))}</p>"
         f"<h2>{html.escape(t('capstone.report.sources'))}</h2><ol class='foot'>{foot}</ol>"
         "</body></html>")
 
@@ -229,11 +254,12 @@ class DecisionApp(LiveApp[Decision]):
             f"<b>{html.escape(t('capstone.rec.title'))}</b><br>"
             + "<br>".join(html.escape(line) for line in lines) + "</div>")
         self.sharing_table.value = (
-            f"<b>{html.escape(t('capstone.share.title', n=capstone.students_per_gpu(result.case)))}"
-            "</b>" + _table((t("capstone.share.mode"), t("capstone.share.makespan"),
-                             t("capstone.share.wait"), t("capstone.share.done"),
-                             t("capstone.share.state")), list(_share_rows(result)),
-                            "lk-capstone-share-table"))
+            f"<b>{html.escape(share_title(result))}</b>"
+            + _table((t("capstone.share.mode"), t("capstone.share.makespan"),
+                      t("capstone.share.wait"), t("capstone.share.done"),
+                      t("capstone.share.state")), list(_share_rows(result)),
+                     "lk-capstone-share-table")
+            + f"<div class='lk-capstone-share-total'>{html.escape(share_total(result))}</div>")
         link = download_link(REPORT_NAME, report_html(result).encode("utf-8"),
                              mime="text/html", css_class="lk-capstone-report")
         self.report.value = link.value
@@ -252,6 +278,7 @@ def key_numbers() -> fmt.Table:
                         school_data.load_school_calendar())
     rows = [(t(f"capstone.option.{k}"), _won(v)) for k, v in d.ranked()]
     rows += [(t("capstone.key.utilization"), fmt.pct(d.utilization)),
+             (t("capstone.key.class_share"), fmt.pct(d.class_share)),
              (t("capstone.key.cheapest"), t(f"capstone.option.{d.cheapest}")),
              (t("capstone.key.share"), t(f"capstone.mode.{d.share_mode}") if d.share_mode
               else "—")]

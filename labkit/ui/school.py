@@ -90,7 +90,7 @@ def _lesson_line(case: SchoolCase, lesson: str) -> str:
         "05": {"price": fmt.krw(case.server_price_krw)},
         "06": {"gpu": case.gpu_model, "n": case.n_gpus},
         "07": {"tariff": case.tariff_class, "kw": _num(case.contract_kw)},
-        "08": {"students": case.students},
+        "08": {"students": case.students, "n": case.n_gpus},
         "09": {},
     }
     return t(f"school.card.lesson.{lesson}", **per_lesson[lesson])

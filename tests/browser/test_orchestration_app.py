@@ -47,12 +47,12 @@ def test_orchestration_policy_switch_changes_gantt_and_metrics(page, voila_url):
     before_gantt = plot_json(page, "lk-gantt")
     before_queue = plot_json(page, "lk-queue")
     before_metrics = metrics.inner_text()
-    assert before_gantt is not None and "AI 기초 실습 01" in before_gantt
+    assert before_gantt is not None and "1교시 수업 실습 01" in before_gantt  # 우리 학교
     assert "FIFO" in page.evaluate(TITLE, "lk-gantt")
 
     page.locator(".lk-day-policy select").select_option(label="탐욕적 건너뛰기(greedy)")
     after_gantt = wait_for_plot_change(page, "lk-gantt", before_gantt)
-    assert "AI 기초 실습 01" in after_gantt
+    assert "1교시 수업 실습 01" in after_gantt
     page.wait_for_function(
         "(m) => document.querySelector('.lk-day-metrics').innerText !== m", arg=before_metrics)
     wait_for_plot_change(page, "lk-queue", before_queue)

@@ -5,6 +5,7 @@ and the tables nbval checks.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,13 +58,18 @@ class WorkloadView:
     layout: Layout
 
 
+def _hours(h: float) -> str:
+    """Hours as people read them: 7 h, 1.5 h, 0.14 h (two decimals at most, no "7.00")."""
+    return f"{fmt.number(round(h, 2))} h" if math.isfinite(h) else "n/a"
+
+
 def _workload_table(results: Mapping[str, share.ModeResult]) -> pd.DataFrame:
     rows = []
     for mode, r in results.items():
         finished = all(run.outcome == "done" for run in r.runs)
 
         def hours(h: float, finished: bool = finished) -> str:
-            return fmt.hours(h, 2) if finished else t("mig.wl.no_time")
+            return _hours(h) if finished else t("mig.wl.no_time")
 
         rows.append({
             t("mig.wl.mode"): t(f"mig.mode.{mode}"),
@@ -120,7 +126,7 @@ def outcome_figure(results: Mapping[str, share.ModeResult],
         every = done == len(r.runs)
         notes.append({"x": 1.01, "xref": "paper", "y": mode, "yref": "y", "showarrow": False,
                       "xanchor": "left", "font": {"color": "#222" if every else "#b00020"},
-                      "text": t("mig.wl.all_done", h=fmt.hours(r.makespan_h, 2)) if every
+                      "text": t("mig.wl.all_done", h=_hours(r.makespan_h)) if every
                       else t("mig.wl.not_all_done", done=done, n=len(r.runs))})
     n_max = max((len(r.runs) for r in results.values()), default=1)
     with fig.batch_update():

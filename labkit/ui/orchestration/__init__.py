@@ -14,8 +14,12 @@ Builders (each returns a widget or a table; the notebook only calls them):
 - :func:`policy_table`, :func:`key_numbers` — tables checked by nbval;
 - :func:`exercises` — 문제 with checked answers.
 
-All numbers come from :mod:`labkit.scheduling`; the day comes from
-``data/scheduling/school_day.yaml``.
+All numbers come from :mod:`labkit.scheduling`. The primary day is 우리 학교's own
+(:func:`case_day`: the saved case's GPUs, class and timetable, through
+:mod:`labkit.scheduling.class_day`): :func:`demand_app`, :func:`school_day_app`,
+:func:`workload_table` and :func:`policy_table` run it. The filler, MIG-class, policy-lab and
+specialization apps run the contrast, the 16-GPU shared cluster of
+``data/scheduling/school_day.yaml`` (its four tenants and quotas).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from labkit.ui.orchestration.apps import (
 from labkit.ui.orchestration.common import CACHE_SIZE as CACHE_SIZE
 from labkit.ui.orchestration.common import KIND_COLORS as KIND_COLORS
 from labkit.ui.orchestration.common import TENANTS as TENANTS
+from labkit.ui.orchestration.common import case_day
 from labkit.ui.orchestration.experiments import (
     FillerApp,
     MigClassApp,
@@ -51,6 +56,7 @@ __all__ = [
     "PolicyLabApp",
     "SchoolDayApp",
     "SpecializationApp",
+    "case_day",
     "demand_app",
     "demand_figure",
     "exercise_list",

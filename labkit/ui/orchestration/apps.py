@@ -1,4 +1,7 @@
-"""The day's demand (:func:`demand_app`) and the day under a policy (:func:`school_day_app`)."""
+"""The day's demand (:func:`demand_app`) and the day under a policy (:func:`school_day_app`).
+
+Both default to 우리 학교's own day (:func:`~labkit.ui.orchestration.common.case_day`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import ipywidgets as widgets
 
 from labkit import scheduling as model
 from labkit import validate
+from labkit.data import school as school_data
 from labkit.data.scheduling import SchoolDay
 from labkit.i18n import t
 from labkit.ui import format as fmt
@@ -17,7 +21,7 @@ from labkit.ui.orchestration.common import (
     _bool,
     _checkbox,
     _choices,
-    _day,
+    _clock,
     _dropdown,
     _jobs,
     _kind,
@@ -25,6 +29,8 @@ from labkit.ui.orchestration.common import (
     _summary_rows,
     _table,
     _tenant,
+    case_day,
+    is_case_day,
 )
 from labkit.ui.orchestration.figures import demand_figure, gantt_figure, queue_figure, waits_figure
 
@@ -40,7 +46,7 @@ class DemandApp(LiveApp[model.CapacityReport]):
 
     def __init__(self, day: SchoolDay) -> None:
         self.day = day
-        jobs = _jobs()
+        jobs = _jobs(day=day)
         self.curve = model.demand_curve(jobs, day.cluster.mig, step_h=0.25, until_h=day.day_h)
         self.curve = self.curve.iloc[:-1]  # the window [0, day_h)
         fields = [
@@ -80,8 +86,8 @@ class DemandApp(LiveApp[model.CapacityReport]):
 
 
 def demand_app(day: SchoolDay | None = None) -> DemandApp:
-    """Return the demand-vs-capacity app for the school day."""
-    return DemandApp(day or _day())
+    """Return the demand-vs-capacity app for 우리 학교's day (or ``day``)."""
+    return DemandApp(day or case_day())
 
 
 # --- 2. the school day under a policy -----------------------------------------------------------
@@ -92,6 +98,7 @@ class SchoolDayApp(LiveApp[model.SimulationResult]):
 
     def __init__(self, day: SchoolDay, policy: str = "fifo") -> None:
         self.day = day
+        self.jobs = _jobs(day=day)
         fields = [
             _dropdown("policy", t("orch.field.policy"), _choices("orch.policy", model.POLICIES),
                       policy),
@@ -117,7 +124,7 @@ class SchoolDayApp(LiveApp[model.SimulationResult]):
         if result is None:
             if len(self.cache) >= CACHE_SIZE:
                 self.cache.clear()
-            result = model.simulate(_jobs(), self.day.cluster, *key)
+            result = model.simulate(self.jobs, self.day.cluster, *key)
             self.cache[key] = result
         return result
 
@@ -131,19 +138,27 @@ class SchoolDayApp(LiveApp[model.SimulationResult]):
 
 
 def school_day_app(policy: str = "fifo", day: SchoolDay | None = None) -> SchoolDayApp:
-    """Return the school-day app (policy, placement, preemption -> Gantt, queue, metrics)."""
-    return SchoolDayApp(day or _day(), policy)
+    """Return the day app (policy, placement, preemption -> Gantt, queue, metrics).
+
+    ``day`` defaults to 우리 학교's own day (:func:`case_day`: the case's GPUs, class and
+    timetable); the 16-GPU shared cluster of ``data/scheduling/school_day.yaml`` is
+    ``school_day_app(day=labkit.data.scheduling.load_school_day())``.
+    """
+    return SchoolDayApp(day or case_day(), policy)
 
 
 def workload_table(day: SchoolDay | None = None) -> fmt.Table:
-    """Return the day's job groups as a Korean table: who, what, when, how big, how long."""
-    day = day or _day()
+    """Return the day's job groups as a Korean table: who, what, when, how big, how long.
+
+    ``day`` defaults to 우리 학교's own day (:func:`case_day`).
+    """
+    day = day or case_day()
     rows = []
     for g in day.groups:
         size = g.mig_profile if g.mig_profile else (
             t("orch.work.share", share=f"{g.gpus:g}") if g.gpus < 1 else f"{g.gpus:g} GPU")
         first, last = g.submit_h
-        when = f"{first:g}" if first == last else f"{first:g}–{last:g}"
+        when = _clock(first) if first == last else f"{_clock(first)}–{_clock(last)}"
         rows.append((_kind(g.kind), _tenant(g.tenant), g.count, when, size, f"{g.hours:g}",
                      g.priority, _krw(g.value_per_gpu_h)))
     cols = [t("orch.work.kind"), t("orch.work.tenant"), t("orch.work.count"),
@@ -156,19 +171,26 @@ def policy_table(day: SchoolDay | None = None) -> fmt.Table:
     """Return the school day under every policy (pack, no preemption) as a Korean table.
 
     Columns: occupancy over the day, value per installed GPU over the day, mean wait, mean wait
-    of the class labs and of fine-tuning, makespan.
+    of the class labs and of the work that gives way to them (the school's grading batch; the
+    shared cluster's fine-tuning), makespan. ``day`` defaults to the *default* 우리 학교's
+    day (``data/school/case.yaml``, not a saved copy): nbval checks this table, so it is the
+    same on every machine; :func:`school_day_app` shows the saved case.
     """
-    day = day or _day()
+    day = day or case_day(school_data.load_default_case())
+    jobs = _jobs(day=day)
+    # the work that gives way to the class: on the school's server its grading batch (the
+    # club's fine-tuning runs from before class), on the shared cluster the fine-tuning
+    other = "inference_batch" if is_case_day(day) else "fine_tuning"
     rows = []
     for policy in model.POLICIES:
-        r = model.simulate(_jobs(), day.cluster, policy)
+        r = model.simulate(jobs, day.cluster, policy)
         s = r.summary(day.cost_krw_per_gpu_h, day.day_h)
         w = r.waits("kind")["mean_wait_h"]
         rows.append((t(f"orch.policy.{policy}"), fmt.pct(s["occupancy"]),
                      _krw(s["value_per_gpu_krw"]), fmt.hours(s["mean_wait_h"], 2),
-                     fmt.hours(w.get("class_lab", 0.0), 2), fmt.hours(w.get("fine_tuning", 0.0), 2),
+                     fmt.hours(w.get("class_lab", 0.0), 2), fmt.hours(w.get(other, 0.0), 2),
                      fmt.hours(s["makespan_h"], 2)))
     cols = [t("orch.table.policy"), t("orch.metric.occupancy"), t("orch.metric.value_per_gpu"),
-            t("orch.metric.mean_wait"), t("orch.table.wait_class"), t("orch.table.wait_ft"),
+            t("orch.metric.mean_wait"), t("orch.table.wait_class"), t(f"orch.table.wait_{other}"),
             t("orch.metric.makespan")]
     return fmt.rows_table(rows, cols)

@@ -189,11 +189,12 @@ class PolicyLabApp(LiveApp[model.SimulationResult]):
 
     def __init__(self, day: SchoolDay) -> None:
         self.day = day
-        quotas = {x.name: x.quota_gpus or 0.0 for x in day.tenants}
+        # a GPU count shows as one: 4, not 4.0 (a box holding a float echoes "4.0")
+        quotas = {x.name: _whole(x.quota_gpus or 0.0) for x in day.tenants}
         fields = [_dropdown("policy", t("orch.field.policy"),
                             _choices("orch.policy", model.POLICIES), "fair_share")]
         fields += [number_field(f"quota_{name}", t("orch.lab.quota", tenant=_tenant(name)),
-                                quotas.get(name, 0.0), unit=t("orch.unit.gpu"), step=1)
+                                quotas.get(name, 0), unit=t("orch.unit.gpu"), step=1)
                    for name in TENANTS]
         fields += [_checkbox("borrowing", t("orch.lab.borrowing"), True),
                    _checkbox("preemption", t("orch.field.preemption"), False)]
@@ -323,3 +324,8 @@ class SpecializationApp(LiveApp[_Grid]):
 def specialization_app(day: SchoolDay | None = None) -> SpecializationApp:
     """Return the specialization app (smaller model x lending of idle quota)."""
     return SpecializationApp(day or _day())
+
+
+def _whole(x: float) -> float | int:
+    """A whole-valued count as an int (4.0 -> 4), anything else as it is (0.5 stays)."""
+    return int(x) if float(x).is_integer() else x

@@ -12,7 +12,7 @@ from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui import plotting
 from labkit.ui.components import styled_figure
-from labkit.ui.orchestration.common import KIND_COLORS, _job, _kind, _tenant
+from labkit.ui.orchestration.common import KIND_COLORS, _clock, _job, _kind, _tenant
 
 # --- figures ------------------------------------------------------------------------------------
 
@@ -74,7 +74,7 @@ def gantt_figure(result: model.SimulationResult, title: str, *, day_h: float | N
         if sel.empty:
             continue
         center = sel["gpu"] - 0.45 + 0.9 * (sel["low"] + sel["size"] / 2)
-        text = [f"{_job(job)} · {_kind(kind)}<br>{s:.2f}–{e:.2f} h" + (" ✂" if p else "")
+        text = [f"{_job(job)} · {_kind(kind)}<br>{_clock(s)}–{_clock(e)}" + (" ✂" if p else "")
                 for job, s, e, p in zip(sel["job"], sel["start_h"], sel["end_h"],
                                         sel["preempted"], strict=True)]
         traces.append({
