@@ -159,5 +159,5 @@ def test_utilization_names_its_window_and_matches_lesson_01() -> None:
     rec = app.recommendation.value
     assert "1년(8,760시간) 전체로" in rec and f"1년의 {class_pct:.1f} %" in rec
     key = ui.capstone.key_numbers()
-    assert key.loc["수업 시간의 몫 (1년 8,760시간 중, 01 차시)"].iloc[0] == f"{class_pct:.1f} %"
-    assert "서버 가동률 (1년 8,760시간 전체)" in key.index
+    assert key.row("수업 시간의 몫 (1년 8,760시간 중, 01 차시)")["값"] == f"{class_pct:.1f} %"
+    assert "서버 가동률 (1년 8,760시간 전체)" in [cells[0] for cells in key.rows]
