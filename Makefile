@@ -77,6 +77,8 @@ $(VENV)/.lab-installed: $(BIN)/python pyproject.toml $(CONSTRAINTS)
 	@echo '{"@jupyterlab/apputils-extension:notification":{"fetchNews":"false","checkForUpdates":false},'\
 		'"@jupyterlab/translation-extension:plugin":{"locale":"ko_KR"}}' \
 		> $(VENV)/share/jupyter/lab/settings/overrides.json
+	@# JupyterLab's core extensions no lesson uses, off (labkit/serve/labconfig.py)
+	$(BIN)/python -m labkit.serve.labconfig >/dev/null
 	@touch $@
 
 $(VENV)/.hub-installed: $(VENV)/.lab-installed
@@ -95,6 +97,7 @@ $(VENV)/.test-installed: $(VENV)/.lab-installed
 # The server config strips outputs from course notebooks on save (labkit.serve.presave).
 lab: $(VENV)/.lab-installed
 	$(PYC)
+	@$(BIN)/python -m labkit.serve.labconfig >/dev/null
 	$(BIN)/jupyter lab $(ROOT_FLAG) --config=labkit/serve/config/jupyter_server_config.py \
 		--ServerApp.root_dir=notebooks --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT)
 

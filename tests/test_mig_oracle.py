@@ -164,6 +164,9 @@ def test_valid_and_maximal_layouts_are_exactly_the_oracles(board: str) -> None:
     maximal = as_sets(mig.maximal_layouts(board))
     assert len(maximal) == len(set(maximal))
     assert set(maximal) == {lay for lay in oracle if not addable(board, lay)}
+    # the one-walk count (lesson 02's table) against the brute-force oracle
+    assert mig.count_layouts(board) == (
+        len(oracle), sum(1 for lay in oracle if not addable(board, lay)))
 
 
 @pytest.mark.parametrize("board", ["H100-80GB", "A30", "RTX-PRO-6000"])

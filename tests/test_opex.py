@@ -189,6 +189,27 @@ def test_sensitivity_per_used_hour_is_led_by_utilization(tariff, calendar, h100)
     assert table.iloc[0]["key"] in ("class_frac", "always_on_frac")
 
 
+def test_sensitivity_usage_swing_matches_a_fresh_year_of_hours(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
+    design, usage = opex.RoomDesign(h100), loadprofile.Usage()
+    opex.sensitivity(design, tariff, calendar, usage)  # fills the year-of-hours cache
+    table = opex.sensitivity(replace(design, pue=1.7), tariff, calendar, usage).set_index("key")
+    # oracle: the class_frac swing's high end evaluated from scratch (no cache involved)
+    direct = opex.evaluate(replace(design, pue=1.7), tariff, calendar,
+                           replace(usage, class_frac=1.0)).tco_krw
+    assert table.loc["class_frac", "high_krw"] == pytest.approx(direct)
+
+
+def test_year_of_hours_is_the_load_profile_and_a_fresh_copy(calendar) -> None:  # type: ignore[no-untyped-def]
+    usage = loadprofile.Usage(class_frac=0.6)
+    fresh = loadprofile.hourly_utilization(calendar, usage)
+    first = opex_whatif.year_of_hours(calendar, usage)
+    assert first.equals(fresh)
+    first["util_frac"] = 0.0  # a caller changing its copy changes no one else's
+    assert opex_whatif.year_of_hours(calendar, usage).equals(fresh)
+    with pytest.raises(ValueError, match="after_school_end_h"):  # errors are raised, not cached
+        opex_whatif.year_of_hours(calendar, replace(usage, after_school_end_h=10))
+
+
 def test_summary_table_has_every_key_number(tariff, calendar, h100) -> None:  # type: ignore[no-untyped-def]
     result = opex.evaluate(opex.RoomDesign(h100), tariff, calendar, loadprofile.Usage())
     table = opex.summary_table(result).set_index("key")

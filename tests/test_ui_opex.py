@@ -63,6 +63,17 @@ def test_linked_views_follow_the_room(room: ui.RoomApp) -> None:
     assert hours.scenario.design.staff_fte == 0.5
 
 
+def test_pue_step_redraws_the_bills_but_not_the_class_hours_chart(room: ui.RoomApp) -> None:
+    hours = ui.class_hours_view(room)
+    bills, months = room.chart.outputs, hours.chart.outputs
+    room.fields["pue"].control.value = 1.7
+    assert room.chart.outputs != bills  # the bills follow the PUE
+    assert hours.chart.outputs is months  # the hours in use do not: the chart is not redrawn
+    assert hours.scenario is not None and hours.scenario.design.pue == 1.7  # its table does
+    room.fields["class_frac"].control.value = 40
+    assert hours.chart.outputs is not months
+
+
 @pytest.mark.parametrize(
     ("key", "value", "text"),
     [("pue", 0.9, "1 이상"), ("n_servers", 0, "정수"), ("idle_frac", -10, "허용 범위"),

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from labkit.i18n import t
+from labkit.serve.labconfig import write_page_config
 
 __all__ = ["USER_ENV", "ensure_user_env", "is_current", "processes_using", "python_for_everyone",
            "site_packages", "stamp", "user_python"]
@@ -242,6 +243,7 @@ def _copy_labkit(env: Path) -> None:
     staged = settings / ".overrides.json.new"
     staged.write_text(LAB_OVERRIDES)
     os.replace(staged, settings / "overrides.json")
+    write_page_config(env)  # JupyterLab's core extensions no lesson uses, off
     _replace_tree(REPO / "labkit", site_packages(env) / "labkit")
     data = env / "share" / "labkit" / "data"
     data.parent.mkdir(parents=True, exist_ok=True)

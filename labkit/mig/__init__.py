@@ -6,7 +6,7 @@ names (the live NVML half moved to :mod:`labkit.gpu.mig_live`):
 - :mod:`labkit.mig.placement` -- the driver's placement rules, once (the simulator uses them);
 - :mod:`labkit.mig.layout` -- :class:`Layout`, :class:`PlacementCheck`, :class:`Fragmentation`;
 - :mod:`labkit.mig.planning` -- :func:`presets`, :func:`pack_profiles`, :func:`valid_layouts`,
-  :func:`maximal_layouts`;
+  :func:`maximal_layouts`, :func:`count_layouts`;
 - :mod:`labkit.mig.nvidia_smi` -- ``nvidia-smi mig -cgi`` commands out and back in;
 - :mod:`labkit.mig.mig_parted` -- mig-parted configs, read the way mig-parted reads them;
 - :mod:`labkit.mig.plan` -- the MIG state types and :func:`plan` (validate -> plan; the apply
@@ -49,7 +49,13 @@ from labkit.mig.plan import (
     MigStep,
     plan,
 )
-from labkit.mig.planning import maximal_layouts, pack_profiles, presets, valid_layouts
+from labkit.mig.planning import (
+    count_layouts,
+    maximal_layouts,
+    pack_profiles,
+    presets,
+    valid_layouts,
+)
 
 __all__ = [
     "CommandPlacementError",
@@ -66,6 +72,7 @@ __all__ = [
     "PlacedGi",
     "PlacementCheck",
     "PlacementError",
+    "count_layouts",
     "default_ci_profile",
     "from_mig_parted",
     "from_nvidia_smi",

@@ -1,9 +1,16 @@
 """Lesson 07's what-ifs on the room: class hours only, and the sensitivity tornado
 (:mod:`labkit.opex`).
+
+The year of hourly utilization (:func:`labkit.loadprofile.hourly_utilization`, ~11 ms) depends
+only on the calendar and the usage plan, so it is computed once per (calendar, usage):
+:func:`year_of_hours`. A PUE step then re-evaluates the tornado's usage swings
+(``class_frac``, ``always_on_frac`` at their fixed low/high values) and the class-hours-only
+year without recomputing their hours.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -15,7 +22,39 @@ from labkit.loadprofile import SchoolCalendar, Usage
 from labkit.opex.room import OpexResult, RoomDesign, evaluate
 from labkit.tariff import Tariff
 
-__all__ = ["SENSITIVITY_RANGES", "Swing", "class_hours_scenario", "sensitivity", "summary_table"]
+__all__ = ["SENSITIVITY_RANGES", "Swing", "class_hours_scenario", "sensitivity", "summary_table",
+           "year_of_hours"]
+
+
+@functools.lru_cache(maxsize=32)
+def _cached_hours(calendar: SchoolCalendar, usage: Usage) -> pd.DataFrame:
+    return loadprofile.hourly_utilization(calendar, usage)
+
+
+def year_of_hours(calendar: SchoolCalendar, usage: Usage) -> pd.DataFrame:
+    """Return ``loadprofile.hourly_utilization(calendar, usage)``, computed once per inputs.
+
+    Both inputs are frozen dataclasses and the function is pure (no clock, no files), so the
+    last 32 (calendar, usage) pairs are kept; each call returns a copy (a caller may change
+    its frame). Inputs that cannot be hashed are computed every time.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (8760 or 8784, 3)
+        As :func:`labkit.loadprofile.hourly_utilization`.
+
+    Raises
+    ------
+    labkit.validate.InputError (a ValueError)
+        As :func:`labkit.loadprofile.hourly_utilization` (errors are not cached).
+
+    Used in: notebooks/07_opex_lab.ipynb
+    """
+    try:
+        frame = _cached_hours(calendar, usage)
+    except TypeError:  # an unhashable field (a list a caller put in)
+        return loadprofile.hourly_utilization(calendar, usage)
+    return frame.copy()
 
 
 def class_hours_scenario(design: RoomDesign, tariff: Tariff,
@@ -25,7 +64,8 @@ def class_hours_scenario(design: RoomDesign, tariff: Tariff,
 
     Used in: notebooks/07_opex_lab.ipynb
     """
-    return evaluate(design, tariff, calendar, loadprofile.class_hours_only())
+    usage = loadprofile.class_hours_only()
+    return evaluate(design, tariff, calendar, usage, utilization=year_of_hours(calendar, usage))
 
 
 # --- sensitivity -----------------------------------------------------------------------------
@@ -109,7 +149,9 @@ def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, us
     Used in: notebooks/07_opex_lab.ipynb
     """
     measure = metric or (lambda r: r.tco_krw)
-    base = base if base is not None else evaluate(design, tariff, calendar, usage)
+    if base is None:
+        base = evaluate(design, tariff, calendar, usage,
+                        utilization=year_of_hours(calendar, usage))
     base_krw = measure(base)
     usage_keys = {f.name for f in fields(Usage)}
     rows: list[dict[str, Any]] = []
@@ -120,8 +162,8 @@ def sensitivity(design: RoomDesign, tariff: Tariff, calendar: SchoolCalendar, us
             if swing.key in _MONEY_ONLY:  # the load and the bills do not change
                 values.append(measure(_reprice(base, d, tariff)))
             else:  # same year of hours unless the swing is a usage input
-                same_hours = base.utilization if u == usage else None
-                values.append(measure(evaluate(d, tariff, calendar, u, utilization=same_hours)))
+                hours = base.utilization if u == usage else year_of_hours(calendar, u)
+                values.append(measure(evaluate(d, tariff, calendar, u, utilization=hours)))
         if swing.key == "capex_scale":
             current: float = 1.0
         elif swing.key in usage_keys:

@@ -246,11 +246,11 @@ def layout_counts(models: Sequence[str] = ("H100-80GB", "A30", "RTX-PRO-6000")) 
     rows = []
     for m in models:
         spec = Layout(m).spec
+        valid, maximal = mig.count_layouts(m)
         rows.append({t("mig.count.model"): m, t("mig.count.units"): spec.memory_units,
                      t("mig.count.slices"): spec.compute_slices,
                      t("mig.count.profiles"): len(spec.profiles),
-                     t("mig.count.valid"): len(mig.valid_layouts(m)),
-                     t("mig.count.maximal"): len(mig.maximal_layouts(m))})
+                     t("mig.count.valid"): valid, t("mig.count.maximal"): maximal})
     return fmt.people_table(pd.DataFrame(rows).set_index(t("mig.count.model")))
 
 

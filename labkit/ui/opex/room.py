@@ -12,6 +12,7 @@ import ipywidgets as widgets
 
 from labkit import loadprofile, opex, tariff
 from labkit.i18n import t
+from labkit.opex import whatif
 from labkit.ui import format as fmt
 from labkit.ui.components import Field, FigureOutput, LiveApp, number_field, slider_field
 from labkit.ui.opex.common import (
@@ -236,7 +237,8 @@ class RoomApp(LiveApp[opex.OpexResult]):
 
     def compute(self, values: dict[str, Any]) -> opex.OpexResult:
         design, tariff_, calendar, usage = self.inputs(values)
-        result = opex.evaluate(design, tariff_, calendar, usage)
+        result = opex.evaluate(design, tariff_, calendar, usage,
+                               utilization=whatif.year_of_hours(calendar, usage))
         self.current = (design, tariff_, calendar, usage)  # the inputs of the last good result
         return result
 

@@ -211,6 +211,9 @@ class ClassHoursView(_Follower):
         self.table.add_class("lk-classhours-table")
         self.chart = FigureOutput("lk-classhours-chart")
         self.scenario: opex.OpexResult | None = None
+        #: The monthly bars last drawn: a change that leaves them as they were (a PUE step moves
+        #: the money rows, not the hours) redraws nothing in the browser.
+        self._drawn: list[dict[str, object]] | None = None
         self.children = [self.table, self.chart]
         if room.result is not None:
             self.render(room.result)
@@ -233,13 +236,16 @@ class ClassHoursView(_Follower):
         ]
         self.table.value = _html_table(
             [t("opex.ch.item"), t("opex.ch.plan"), t("opex.ch.class_only")], rows)
-        traces = []
+        traces: list[dict[str, object]] = []
         names = [t("opex.ch.plan"), t("opex.ch.class_only")]
         for r, name, color in zip((result, other), names, ("#3b6fb6", "#d98e04"), strict=True):
             monthly = r.utilization["util_frac"].groupby(r.utilization.index.month).mean()
             traces.append({"type": "bar", "x": [f"{m}월" for m in monthly.index],
                            "y": (monthly * 100).to_list(), "name": name,
                            "marker": {"color": color}})
+        if traces == self._drawn:
+            return
+        self._drawn = traces
         fig = plotting.figure(traces, title=t("opex.ch.chart_title"), height=320,
                               barmode="group", legend={"orientation": "h", "y": -0.2},
                               yaxis={"title": {"text": t("opex.ch.axis")}, "ticksuffix": " %",
