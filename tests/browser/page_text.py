@@ -43,7 +43,9 @@ COLLECT = r"""() => {
   // code is shown as code: hidden while the visible text is read, then put back
   const style = document.createElement('style');
   style.textContent = CODE.split(', ').map((s) => s + ' { visibility: hidden !important; }')
-    .join('\n') + '\n.js-plotly-plot { visibility: hidden !important; }';
+    .join('\n')
+    // read on their own below: the charts' SVG text and the drop-downs' options
+    + '\n.js-plotly-plot, select { visibility: hidden !important; }';
   document.head.appendChild(style);
   const inCells = new Set();
   for (const cell of cells) {

@@ -47,3 +47,25 @@ def test_a_lesson_page_shows_no_english_or_internal_value(  # type: ignore[no-un
     (ARTIFACTS / f"page_text_{lesson.stem}.txt").write_text(
         "".join(f.line() + "\n" for f in found), encoding="utf-8")
     assert not found, "\n".join(f.line() for f in found)
+
+
+SAMPLE = """<title>01. 관측</title><body>
+<div class="jp-Cell jp-MarkdownCell"><p>대기(wait) 시간은 <code>board_app</code>로 잽니다.</p>
+<p>Loaded here</p><pre>nvidia-smi --query-gpu=utilization.gpu</pre></div>
+<div class="jp-Cell"><div class="lk-room"><span title="null">요금</span>
+<input placeholder="예: 30분"><select><option>선착순</option><option>fifo_policy</option></select>
+<div style="display:none" title="Hidden tip">Hidden words</div>
+<div class="js-plotly-plot"><svg><text>Zoom out</text><text>7월</text></svg></div></div></div>
+</body>"""
+
+
+def test_the_page_scan_finds_what_it_should(page) -> None:  # type: ignore[no-untyped-def]
+    """The collector and the rules on a small page: English outside parentheses, a 'null'
+    tooltip, an internal option value and English chart text are found; parenthesized terms,
+    code, hidden elements and Korean are not."""
+    page.set_content(SAMPLE)
+    found = {(f.kind, f.problem) for f in findings("03_goodput", page_texts(page))}
+    assert found == {("text", "Loaded, here"), ("title", "'null'"),
+                     ("option", "fifo, fifo_policy (snake_case identifier)"), ("chart", "Zoom, out")}
+    where = {f.kind: f.where for f in findings("03_goodput", page_texts(page))}
+    assert where["text"] == "cell 1 (markdown)" and where["title"] == "cell 2 .lk-room"
