@@ -102,13 +102,13 @@ def test_09_prediction_compares_and_follows_the_decision(page, voila_url):  # ty
     assert_no_traceback(page)
 
 
-def _place(page: Any, profile: str, start: int, says: str) -> None:
+def _place(page: Any, profile: str, start: int, says: str | None = None) -> None:
+    """Pick ``profile``, press the board's start button ``start``; wait for the board's message
+    (``says``, by default "놓았습니다 (시작 N)": placed at that start)."""
     page.select_option(".lk-board-profile select", label=profile)
     wait_for_text(page, "lk-board-message", profile)
     page.locator(f"button.lk-board-start-{start}").click()
-    page.wait_for_function(
-        "([says, start]) => { const m = document.querySelector('.lk-board-message').innerText;"
-        " return m.includes(says) && m.includes(String(start)); }", arg=[says, start])
+    wait_for_text(page, "lk-board-message", says or f"놓았습니다 (시작 {start})")
 
 
 def test_02_board_task_placed_by_clicking(page, voila_url):  # type: ignore[no-untyped-def]
@@ -117,20 +117,20 @@ def test_02_board_task_placed_by_clicking(page, voila_url):  # type: ignore[no-u
     # H100-80GB (NVIDIA MIG user guide, H100 placements): 3g.40gb starts at memory unit 0 or 4,
     # 1g.10gb at 0-6, and there are 7 compute slices. 3g.40gb at 0 leaves room for three
     # 1g.10gb (4, 5, 6); at 4 it leaves four (0-3): the most is 4.
-    _place(page, "3g.40gb", 0, "놓았습니다")
+    _place(page, "3g.40gb", 0)
     for start in (4, 5, 6):
-        _place(page, "1g.10gb", start, "놓았습니다")
+        _place(page, "1g.10gb", start)
     # the eighth memory unit takes no 1g.10gb: the board says why, in Korean
-    _place(page, "1g.10gb", 7, "시작할 수 없습니다")
+    _place(page, "1g.10gb", 7, "메모리 유닛 7에서 시작할 수 없습니다")
     verdict = _check(page, "02.demo", "아직 아닙니다")
     assert "✘" in verdict
     assert "3g.40gb 1개" in verdict and "1g.10gb 3개" in verdict and "4개까지" in verdict
 
     page.locator(".lk-board-clear").click()
     wait_for_text(page, "lk-board-message", t("mig.board.cleared"))
-    _place(page, "3g.40gb", 4, "놓았습니다")
+    _place(page, "3g.40gb", 4)
     for start in (0, 1, 2, 3):
-        _place(page, "1g.10gb", start, "놓았습니다")
+        _place(page, "1g.10gb", start)
     verdict = _check(page, "02.demo", "정답입니다")
     assert "✔" in verdict and t("task.02.demo.done") in verdict
     assert_no_traceback(page)
