@@ -7,7 +7,8 @@ pointer or a screen reader shows (``title``, ``aria-label``, ``placeholder``, ``
 options of every drop-down, the tab's title, and the text plotly draws in its SVG (titles,
 axes, ticks, legends, annotations). :func:`findings` applies the course's rules
 (``tests/test_catalog_register.py``: English outside parentheses, internal values) with the
-per-lesson allow list of ``tests/test_rendered_korean.py`` (one list for both scans).
+per-lesson allow list of ``tests/test_rendered_korean.py`` (one list for both scans);
+:func:`all_texts` opens every widget tab in turn, so hidden tabs are read too.
 """
 
 from __future__ import annotations
@@ -94,6 +95,22 @@ class Finding:
 def page_texts(page: Any) -> list[tuple[str, str, str]]:
     """Every (where, kind, text) the page shows; see :data:`COLLECT`."""
     return [tuple(row) for row in page.evaluate(COLLECT)]
+
+
+#: The tabs of the lesson widgets (ipywidgets' Tab, e.g. lesson 07's room designer).
+WIDGET_TABS = ".jp-Cell .lm-TabBar-tab"
+
+
+def all_texts(page: Any) -> list[tuple[str, str, str]]:
+    """:func:`page_texts` with every widget tab opened in turn: a tab not selected is hidden,
+    and a student reads it once they click it. The first tab is selected again at the end."""
+    texts = page_texts(page)
+    tabs = page.locator(WIDGET_TABS)
+    for i in [*range(1, tabs.count()), 0]:
+        tabs.nth(i).click()
+        page.wait_for_timeout(200)
+        texts += page_texts(page)
+    return texts
 
 
 def findings(lesson: str, texts: list[tuple[str, str, str]]) -> list[Finding]:

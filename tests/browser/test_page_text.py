@@ -3,7 +3,8 @@
 Issue 17's "done when", read as a student reads it: each lesson (generic over
 ``notebooks/NN_*.ipynb``) is opened once on the session's voila server, its charts drawn, and
 everything the page shows is read from chromium (:mod:`tests.browser.page_text`: visible text,
-tooltips and other attributes, drop-down options, the tab title, the text in plotly's SVG). The
+tooltips and other attributes, drop-down options, the tab title, the text in plotly's SVG; each
+widget tab opened in turn). The
 rules and the per-lesson allow list are the headless scan's (``tests/test_rendered_korean.py``),
 so a word allowed there (a proper name from data) is allowed here, and nothing else.
 """
@@ -14,7 +15,7 @@ import pytest
 
 from labkit.serve.lessons import Lesson, discover
 from tests.browser.conftest import ARTIFACTS, RENDER_TIMEOUT_MS, assert_no_traceback, open_lesson
-from tests.browser.page_text import findings, page_texts
+from tests.browser.page_text import all_texts, findings, page_texts
 from tests.test_rendered_korean import ALLOWED
 
 pytestmark = pytest.mark.browser
@@ -40,7 +41,7 @@ def test_a_lesson_page_shows_no_english_or_internal_value(  # type: ignore[no-un
     page.wait_for_function(ALL_DRAWN, timeout=RENDER_TIMEOUT_MS)
     page.wait_for_timeout(500)  # the last outputs' widget views
     assert_no_traceback(page)
-    texts = page_texts(page)
+    texts = all_texts(page)
     assert sum(kind == "chart" for _w, kind, _t in texts) > 0  # the charts' SVG text was read
     found = findings(lesson.stem, texts)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
