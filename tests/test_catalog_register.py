@@ -103,6 +103,14 @@ TERMS = {
     "PCIe", "QoS",  # acronyms in their own mixed case
     "SwPowerCap",  # NVML's clock-event reason, as nvidia-smi -q prints it
     "n/a",  # the house's mark for a value NVML cannot give (shown with the reason)
+    # proper names the lessons' prose and reference lists write outside parentheses
+    "Shift+Enter",  # the key a student presses
+    "J/s",  # an SI unit (1 W = 1 J/s)
+    "Hopper",  # NVIDIA's GPU architecture
+    "nvitop", "gpustat", "jupyterlab-nvdashboard", "CuPy",  # tools whose issues 01 cites
+    "Google", "Microsoft", "Alibaba", "ByteDance", "SchedMD", "MLCommons", "SemiAnalysis",
+    "Uptime", "Institute", "The", "Green", "Grid",  # "Uptime Institute", "The Green Grid"
+    "Kueue",  # Kubernetes' job queueing (08)
 }
 #: Keys that hold a command, a URL, a file or a setting the teacher/operator types (code).
 CODE_KEYS = {

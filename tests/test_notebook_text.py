@@ -155,25 +155,12 @@ def test_the_reference_rule(line: str, wrong: list[str]) -> None:
     assert reference_titles_outside_parentheses(f"**참고 자료**\n{line}\n") == wrong
 
 
-#: Proper names a lesson's prose may write outside parentheses (organisations, products, tools,
-#: a key name), beside the catalog's technical vocabulary (tests/test_catalog_register.TERMS).
-PROPER_NAMES = {
-    "Shift+Enter",  # the key a student presses
-    "J/s",  # an SI unit (1 W = 1 J/s)
-    "Hopper",  # NVIDIA's GPU architecture
-    "nvitop", "gpustat", "jupyterlab-nvdashboard", "CuPy",  # tools whose issues 01 cites
-    "Google", "Microsoft", "Alibaba", "ByteDance", "SchedMD", "MLCommons", "SemiAnalysis",
-    "Uptime", "Institute", "The", "Green", "Grid",  # "Uptime Institute", "The Green Grid"
-    "Kueue",  # Kubernetes' job queueing (08)
-}
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_lesson_prose_has_no_english_outside_parentheses_or_internal_values(path: Path) -> None:
     wrong: dict[str, list[str]] = {}
     for i, source in _markdown(path):
         for line in markdown_prose(source).splitlines():
-            bad = [w for w in english_outside_parentheses(line) if w not in PROPER_NAMES]
+            bad = english_outside_parentheses(line)  # proper names: test_catalog_register.TERMS
             bad += internal_values(line)
             if bad:
                 wrong.setdefault(f"cell {i}", []).extend(f"{b} in {line.strip()[:60]!r}"

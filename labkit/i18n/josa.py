@@ -110,9 +110,9 @@ def _number(text: str) -> int | None:
         return _DIGITS["0"]
     if zeros == 0:
         return _DIGITS[stripped[-1]]
-    if zeros % 4:
-        return _PLACES[zeros % 4]
-    return _MYRIADS.get(zeros // 4)
+    if zeros < 4:  # 20 이십, 300 삼백, 4000 사천
+        return _PLACES[zeros]
+    return _MYRIADS.get(zeros // 4)  # the zero groups below are not read: 10^13 십조, 10^5 십만
 
 
 def _english(word: str) -> int:
