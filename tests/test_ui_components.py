@@ -395,28 +395,3 @@ def test_a_free_number_box_reads_a_long_value_back_in_peoples_format(
     field = number_field("x", "엑스", 1.0, unit=unit)
     field.control.value = value
     assert field.unit_html.value == shown
-
-
-@in_fresh_thread
-def test_leading_edge_recomputes_the_first_step_at_once_and_the_last_once(
-        kernel: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With components.LEADING_EDGE (off by default): the first arrow key recomputes as soon as
-    its message is handled, the other nine of the burst once, with the last value."""
-    monkeypatch.setattr(components, "LEADING_EDGE", True)
-    app = _slider_app()
-    seen: list[list[float]] = []
-
-    async def browser() -> None:
-        app.fields["x"].control.set_state({"value": 1.5})
-        await asyncio.sleep(0)  # one turn of the loop: no debounce wait
-        seen.append(list(app.calls))
-        for k in range(2, 11):
-            app.fields["x"].control.set_state({"value": 1.0 + 0.5 * k})
-            await asyncio.sleep(0.033)
-        await asyncio.sleep(3 * DEBOUNCE_S)
-        app.fields["x"].control.set_state({"value": 2.0})  # a new step after the burst
-        await asyncio.sleep(0)
-        seen.append(list(app.calls))
-
-    asyncio.run(browser())
-    assert seen == [[1.0, 1.5], [1.0, 1.5, 6.0, 2.0]] and app.computes == 4

@@ -78,12 +78,9 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 #: ``benchmarks/bench_lessons_browser.py``. 0.1 s is 2.5 such gaps, so a held key recomputes
 #: once, and leaves 200 ms of issue 17's 300 ms control -> chart goal to the model and the draw.
 DEBOUNCE_S = 0.1
-#: Whether the first browser change of a burst recomputes at once (leading edge) instead of
-#: waiting :data:`DEBOUNCE_S`: one arrow-key step is then 100 ms sooner on screen, but ten
-#: quick steps recompute twice (the first value, then the last) instead of once. Off: issue
-#: 17 asks for ten arrow-key steps -> one final recompute (measured both ways with
-#: ``benchmarks/bench_lessons_browser.py``; the figures are in the commit that added this).
-LEADING_EDGE = False
+# A leading-edge variant (the first change of a burst at once, the last once more) was measured
+# with that script in stop 21: 07's p95 306 -> 192 ms, but ten arrow keys gave 3 recomputes (03: 7)
+# instead of 1, the first redraw delaying the browser's next keys; trailing only is kept.
 #: Controls whose browser view sends a burst of value changes for one gesture (arrow keys on a
 #: slider handle or a focused dropdown, a drag); the others send one change per gesture.
 BURSTY_CONTROLS: tuple[type[widgets.Widget], ...] = (
@@ -428,9 +425,6 @@ class LiveApp(widgets.VBox, Generic[R]):
         #: How many times :meth:`compute` ran (benchmarks and tests count recomputes).
         self.computes = 0
         self._pending: asyncio.Handle | None = None
-        #: The kernel loop's time until which a browser change belongs to the burst that a
-        #: leading-edge recompute answered (see :data:`LEADING_EDGE`).
-        self._burst_until = -math.inf
         for f in self.fields.values():
             f.control.add_class(f"lk-{name}-{f.key}")
             f.control.observe(functools.partial(self._on_value, f), names="value")
@@ -459,19 +453,17 @@ class LiveApp(widgets.VBox, Generic[R]):
 
     def _on_value(self, field: Field, _change: Any) -> None:
         if field.from_client:
-            self.schedule(delay_s=field.debounce_s, leading=LEADING_EDGE)
+            self.schedule(delay_s=field.debounce_s)
         else:
             self.update()
 
-    def schedule(self, *_: Any, delay_s: float = 0.0, leading: bool = False) -> None:
+    def schedule(self, *_: Any, delay_s: float = 0.0) -> None:
         """Recompute ``delay_s`` after the last call while an event loop runs (the kernel's: a
         browser event is being handled), at once otherwise; latest values win.
 
         With ``delay_s`` 0 the recompute runs as soon as the message being handled is done.
         Linked apps call this for changes from another widget (a MIG board click), so the
-        click's own update reaches the browser before the linked recompute runs. With
-        ``leading``, the first call of a burst recomputes as soon as its message is handled;
-        calls that come within ``delay_s`` of that recompute's end wait as above.
+        click's own update reaches the browser before the linked recompute runs.
         """
         loop = _kernel_loop()
         if loop is None:  # not a kernel handling a message (a plain script or test): at once
@@ -479,20 +471,8 @@ class LiveApp(widgets.VBox, Generic[R]):
             return
         if self._pending is not None:
             self._pending.cancel()
-        if leading and delay_s > 0 and loop.time() >= self._burst_until:
-            self._burst_until = math.inf  # until the leading recompute has run
-            self._pending = loop.call_soon(self._flush_leading, loop, delay_s)
-        elif leading and delay_s > 0:  # inside a burst: the last value, once it ends
-            self._burst_until = max(self._burst_until, loop.time() + delay_s)
-            self._pending = loop.call_later(delay_s, self._flush_leading, loop, delay_s)
-        else:
-            self._pending = (loop.call_later(delay_s, self.flush) if delay_s > 0
-                             else loop.call_soon(self.flush))
-
-    def _flush_leading(self, loop: asyncio.AbstractEventLoop, delay_s: float) -> None:
-        self.flush()
-        # timed from the recompute's end: keys queued while it ran belong to the same burst
-        self._burst_until = loop.time() + delay_s
+        self._pending = (loop.call_later(delay_s, self.flush) if delay_s > 0
+                         else loop.call_soon(self.flush))
 
     def flush(self) -> None:
         """Run a recompute that waits for the browser to stop sending (no-op if none waits)."""
