@@ -151,8 +151,10 @@ def test_claim_dropdowns_and_table_show_labels_not_submitted_ids() -> None:
     options = [label for label, _ in claim.fields["claimant"].control.options]
     shown = " ".join(options) + " " + ui.mlperf_table().to_string()
     for submitted in ("DGX-H100_H100-SXM-80GBx8_TRT", "IBM_Cloud_gx3", "xe9680_h100_x8_vllm_092",
-                      "b200_x8", "llama3_1", "fp8_trtllm", "_TRT"):
+                      "b200_x8", "llama3_1", "fp8_trtllm", "_TRT", "llama2-70b", "llama3.1-"):
         assert submitted not in shown
+    # MLPerf's benchmark ids as people write them: the model, its size, the accuracy target
+    assert "Llama 2 70B (기준 정확도의 99.9 %)" in shown and "Llama 3.1 405B" in shown
     assert any(o.startswith("v5.0 · NVIDIA DGX H100 · H100 SXM ×8 · TensorRT-LLM · ")
                for o in options)
     assert "RedHat IBM 클라우드 gx3 가상 서버 · L40S ×1 · vLLM" in " ".join(options)

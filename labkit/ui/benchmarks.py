@@ -76,12 +76,28 @@ _DATA_NOTES = ((re.compile(r"\(open: (?P<model>[^()]+) substituted\)"),
                 "econ.mlperf.open_substituted"),)
 
 
+#: MLPerf's LLM benchmark ids (``llama2-70b-99.9``, ``llama2-70b-interactive-99.9``,
+#: ``llama3.1-405b``): the model, its size and the accuracy target, 99 or 99.9 % of the reference
+#: model's score (MLCommons inference rules, "Benchmarks"; the interactive latency bound is the
+#: scenario's, shown beside it as 대화형).
+_BENCHMARK_ID = re.compile(r"^llama(?P<version>\d(?:\.\d)?)-(?P<size>\d+)b(?:-interactive)?"
+                           r"(?:-(?P<accuracy>99(?:\.9)?))?(?=\s|$)")
+
+
 def _data_words(text: str) -> str:
-    """Return a benchmark name from the MLPerf table with its English note in Korean."""
+    """Return a benchmark name from the MLPerf table as people write it, its English note in
+    Korean: ``llama2-70b-99.9`` -> "Llama 2 70B (기준 정확도의 99.9 %)"; an id of another shape
+    is kept as MLPerf publishes it."""
     for pattern, key in _DATA_NOTES:
         match = pattern.search(text)
         if match is not None:
             text = text.replace(match.group(0), t(key, model=match["model"]))
+    match = _BENCHMARK_ID.search(text)
+    if match is not None:
+        name = f"Llama {match['version']} {match['size']}B"
+        if match["accuracy"]:
+            name += " " + t("econ.mlperf.accuracy", accuracy=match["accuracy"])
+        text = name + text[match.end():]
     return text
 
 

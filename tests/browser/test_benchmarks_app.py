@@ -25,7 +25,9 @@ def test_benchmarks_app_baseline_pick_and_rack_check(page, voila_url):  # type: 
     before = plot_json(page, "lk-claim-chart")
     select = page.locator(".lk-claim-baseline select")
     options = select.locator("option").evaluate_all("os => os.map(o => o.textContent)")
-    label = next(o for o in options if "v5.0" in o and "DGX-H100" in o and "서버" in o)
+    # the browser shows a dropdown option's spaces as no-break spaces
+    label = next(o for o in options
+                 if "v5.0" in o and "DGX H100" in o.replace("\xa0", " ") and "서버" in o)
     select.select_option(label=label)
     after = wait_for_plot_change(page, "lk-claim-chart", before)
     assert "2.77배" in after and "2.77배" in steps.inner_text()

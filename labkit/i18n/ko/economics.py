@@ -159,6 +159,7 @@ STRINGS: dict[str, str] = {
     "econ.word.server": "서버",
     "econ.word.new": "(신품)",
     # the notes MLPerf's open-division rows carry after a system or benchmark name
+    "econ.mlperf.accuracy": "(기준 정확도의 {accuracy} %)",
     "econ.mlperf.open_substituted": "(오픈 부문: {model}로 바꿔 실행)",
     "econ.slo.Offline": "오프라인",
     "econ.slo.Server": "서버",
