@@ -20,9 +20,10 @@ Rules
   (``"약 264일"``, ``"30분쯤"``, ``"264일 정도"``): a student estimating writes them.
 - A value whose size is :data:`MAX_MAGNITUDE` or more in the asked unit (``"1e308"``) is
   refused: no answer of the course is that large, and echoing it would print 309 digits.
-- Units convert within one dimension only: time (h, 분, 초, 일), counts (개, 장, 대, 토큰, GPU …),
-  percent, 배, power (W, kW, MW), energy (Wh, kWh, MWh), won, dollars. Won and dollars never
-  convert into each other (the exchange rate is part of the question).
+- Units convert within one dimension only: time (h, 분, 초, 일, 주, 년 = 8,760 h), counts
+  (개, 장, 대, 토큰, GPU …), percent, 배, power (W, kW, MW), energy (Wh, kWh, MWh), won,
+  dollars. Won and dollars never convert into each other (the exchange rate is part of the
+  question).
 - A count names what it counts where its counter word does: tokens (토큰), devices (장, 대,
   GPU), people (명), racks (랙), occurrences (회, 번). "89.2억 토큰" typed for a question in 장
   is refused (reason ``"kind"``: "토큰 수가 아니라 GPU·서버 장수(대수)를 물었습니다"), not read
@@ -73,6 +74,10 @@ _add("time", 1, "h", "hr", "hrs", "hour", "hours", "시간")
 _add("time", Fraction(1, 60), "분", "min", "mins", "minute", "minutes")
 _add("time", Fraction(1, 3600), "초", "s", "sec", "secs", "second", "seconds")
 _add("time", 24.0, "일", "d", "day", "days", "날")
+# a week and a (common) year: 7 x 24 h and 365 x 24 h, as the course counts a year (8,760 h,
+# lesson 01); a month has no one length and stays unread (the message names the unit)
+_add("time", 168.0, "주", "주일", "week", "weeks")
+_add("time", 8760.0, "년", "해", "year", "years")
 _add("count", 1.0, "개", "장", "대", "명", "회", "번", "토큰", "token", "tokens", "gpu", "gpus",
      "랙", "rack", "racks")
 # What a count counts, where a counter word names it: 89.2억 토큰 is not 89.2억 GPUs. 개 is the

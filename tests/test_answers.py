@@ -23,6 +23,8 @@ from labkit.answers import (
     ("100 시간", "h", 100),
     ("4개", "개", 4),
     ("30분", "h", 0.5),  # not 30 h
+    ("1년쯤", "일", 365),  # the trial: 년 was unknown to a days question (a year is 8,760 h)
+    ("2주", "일", 14),
     ("0.861", "%", 86.1),  # a ratio to a % question
     ("86.1%", "%", 86.1),
     # lesson 05 asks in 억 토큰: a bare number is already in 억, a number word is not

@@ -340,6 +340,8 @@ def test_01_class_share_is_the_calendar() -> None:
     p.answer.value = "0.5"  # a ratio to a % question: 50 %
     assert p.commit() and p.guess == 50
     assert "큽니다" in p.compare.value
+    assert "50 %" in p.compare.value and "50.0 %" not in p.compare.value  # a whole number
+    assert f"{checks.class_share_pct():.1f} %" in p.compare.value  # the actual keeps a decimal
 
 
 # --- lesson 03 ---------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import ipywidgets as widgets
 import pytest
 
 from labkit.ui import economics as ui
@@ -198,3 +199,28 @@ def test_tornado_value_labels_have_room_beside_the_bars(curves: ui.CostCurvesApp
     # a label ("124.3억", ~7 characters) needs ~15 % of the bars' span at this chart's width;
     # the longest bars (API price, server price) used to put theirs on the parameter names
     assert min(ends) - low >= 0.2 * span and high - max(ends) >= 0.2 * span
+
+
+def test_slider_readouts_show_the_decimals_their_step_has(server: ui.ClusterApp,
+                                                          curves: ui.CostCurvesApp) -> None:
+    # issue 17's trial read "감가상각 기간 4.0 년", "가동률 40.0 %" on whole-number steps
+    from labkit.ui import benchmarks
+
+    apps = [server, curves, benchmarks.rack_app()]
+    sliders = [f.control for app in apps for f in app.fields.values()
+               if isinstance(f.control, widgets.FloatSlider)]
+    assert len(sliders) >= 10
+    for s in sliders:
+        step = round(s.step, 9)
+        whole = step == int(step)
+        assert s.readout_format.endswith(".0f") == whole, (s.description, step, s.readout_format)
+    assert curves.fields["utilization"].control.readout_format == ".0f"  # "40 %", not "40.0 %"
+
+
+@pytest.mark.parametrize(("ratio", "shown"), [(1.04, "1.04"), (1.0, "1.00"), (1.1, "1.1"),
+                                              (7.6, "7.6"), (math.inf, "n/a")])
+def test_how_many_times_cheaper_keeps_two_decimals_near_one(ratio: float, shown: str) -> None:
+    # the trial: "자체 GPU가 1.0배 쌉니다" for 1.04 read as "not cheaper at all"
+    from labkit.ui.economics.common import times
+
+    assert times(ratio) == shown

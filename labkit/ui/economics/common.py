@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
 from typing import Any
@@ -10,6 +11,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from labkit.data.economics import Default, Defaults, load_defaults
+from labkit.ui import format as fmt
 from labkit.ui import plotting
 from labkit.ui.components import Field, slider_field
 
@@ -40,12 +42,30 @@ def _won(amount: float) -> str:
 
 def default_slider(d: Default, key: str, label: str, *, pct: bool = False, digits: int = 2,
             unit: str = "") -> Field:
-    """A slider over a default's own range (percent controls feed fractions)."""
+    """A slider over a default's own range (percent controls feed fractions).
+
+    The readout shows as many decimals as the step has, at most ``digits`` (1 for percent):
+    a whole-number step reads "4 년", "40 %", not "4.0 년" (issue 17's trial).
+    """
     if pct:
+        step = round(d.step * 100, 9)
         return slider_field(key, label, d.value * 100, min=d.low * 100, max=d.high * 100,
-                            step=d.step * 100, unit="%", readout_format=".1f", scale=100)
+                            step=step, unit="%", readout_format=f".{min(1, _decimals(step))}f",
+                            scale=100)
     return slider_field(key, label, d.value, min=d.low, max=d.high, step=d.step, unit=unit,
-                        readout_format=f",.{digits}f")
+                        readout_format=f",.{min(digits, _decimals(d.step))}f")
+
+
+def times(x: float) -> str:
+    """How many times cheaper, as the verdicts say it: one decimal ("7.6"), two near 1 so that
+    1.04 does not read "1.0배 쌉니다" (as good as equal) (issue 17's trial)."""
+    return fmt.ratio(x, 2 if math.isfinite(x) and x < 1.1 else 1)
+
+
+def _decimals(step: float) -> int:
+    """Decimals a slider step needs: 1 -> 0, 5000 -> 0, 0.5 -> 1, 0.25 -> 2, 0.01 -> 2."""
+    exponent = decimal.Decimal(repr(float(step))).normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def econ_figure(traces: list[dict[str, Any]], **layout: Any) -> go.Figure:

@@ -26,6 +26,7 @@ from labkit.ui.economics.common import (
     econ_figure,
     field_box,
     lesson_defaults,
+    times,
 )
 
 # -- cost curves and the crossover ---------------------------------------------------------------
@@ -97,10 +98,10 @@ class CostCurvesApp(_Follower):
         else:
             crossover = t("econ.curves.crossover", n=_eok(r.n_star), pct=fmt.pct(r.u_star))
         if r.owned_at_u < r.api_at_u:
-            verdict = t("econ.curves.owned_cheaper", times=fmt.ratio(r.api_at_u / r.owned_at_u, 1))
+            verdict = t("econ.curves.owned_cheaper", times=times(r.api_at_u / r.owned_at_u))
         else:
-            verdict = t("econ.curves.api_cheaper", times=fmt.ratio(
-                r.owned_at_u / r.api_at_u, 1) if r.api_at_u > 0 else "∞")
+            verdict = t("econ.curves.api_cheaper", times=times(
+                r.owned_at_u / r.api_at_u) if r.api_at_u > 0 else "∞")
         self.big.value = _BIG.format(
             big=crossover,
             detail="<br>".join([

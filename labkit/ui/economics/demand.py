@@ -12,7 +12,15 @@ from labkit.data.economics import Defaults
 from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui.components import number_field
-from labkit.ui.economics.common import _BIG, COLORS, MAN, _eok, econ_figure, lesson_defaults
+from labkit.ui.economics.common import (
+    _BIG,
+    COLORS,
+    MAN,
+    _eok,
+    econ_figure,
+    lesson_defaults,
+    times,
+)
 from labkit.ui.economics.curves import CostCurvesApp, _PricingFollower, cost_curves_app
 from labkit.validate import InputError
 
@@ -80,11 +88,11 @@ class DemandApp(_PricingFollower):
 
     def render(self, result: DemandView) -> None:
         if result.api_krw < result.owned_krw:
-            verdict = t("econ.demand.api_cheaper", times=fmt.ratio(
-                result.owned_krw / result.api_krw, 1) if result.api_krw > 0 else "∞")
+            verdict = t("econ.demand.api_cheaper", times=times(
+                result.owned_krw / result.api_krw) if result.api_krw > 0 else "∞")
         else:
             verdict = t("econ.demand.owned_cheaper",
-                        times=fmt.ratio(result.api_krw / result.owned_krw, 1))
+                        times=times(result.api_krw / result.owned_krw))
         self.big.value = _BIG.format(
             big=t("econ.demand.big", n=_eok(result.tokens, 2)),
             detail="<br>".join([

@@ -53,7 +53,9 @@ class DemandApp(LiveApp[model.CapacityReport]):
             number_field("installed_gpus", t("orch.demand.installed_label"),
                          day.cluster.installed_gpus, unit=t("orch.unit.gpu")),
             number_field("cost_krw_per_gpu_h", t("orch.demand.cost_label"),
-                         day.cost_krw_per_gpu_h, unit=t("orch.unit.krw_per_gpu_h"), step=100),
+                         # whole won in the box (the trial saw 1498.2876712328766)
+                         float(round(day.cost_krw_per_gpu_h)), unit=t("orch.unit.krw_per_gpu_h"),
+                         step=100),
         ]
         super().__init__("demand", fields, error_prefix="orch")
         self.summary = widgets.HTML()
