@@ -216,7 +216,8 @@ def test_editor_save_refused_says_so(home: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(school_data, "save_case", refuse)
     ed = ui_school.editor()
     assert ed.save() is False
-    assert "저장하지 못했습니다" in ed.message.value
+    assert "저장하지 못했습니다(쓰기 권한이 없습니다)" in ed.message.value
+    assert "PermissionError" not in ed.message.value and "denied" not in ed.message.value
 
 
 def test_editor_fresh_load_says_nothing_changed(home: Path) -> None:

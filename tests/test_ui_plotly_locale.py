@@ -23,6 +23,9 @@ def test_every_shown_figure_carries_the_korean_locale() -> None:
     output: dict[str, Any] = dict(out.outputs[0])
     config = output["data"]["application/vnd.plotly.v1+json"]["config"]
     assert config["locale"] == "ko" and config["displaylogo"] is False
+    # the cloud-upload button is gone (an English dialog; data leaving the school)
+    assert config["showSendToCloud"] is False
+    assert config["modeBarButtonsToRemove"] == ["sendDataToCloud"]
     words = config["locales"]["ko"]["dictionary"]
     assert words["Zoom"] == "확대할 영역 고르기"
     assert words["Download plot as a PNG"] == "그림(PNG)으로 내려받기"

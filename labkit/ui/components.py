@@ -177,7 +177,11 @@ class FigureOutput(widgets.Output):
         # styled_figure's empty template serializes as {"data": {"scatter": [...]}}: no layout
         if not (spec.get("layout", {}).get("template") or {}).get("layout"):
             spec.setdefault("layout", {})["template"] = _template_json(PLOT_TEMPLATE)
-        spec["config"] = {"displaylogo": False, "responsive": True, **plotly_locale.config()}
+        # no "share chart" button: it uploads the figure to Plotly's cloud (an English dialog,
+        # and a student's data leaving the school; the teacher's trial found it)
+        spec["config"] = {"displaylogo": False, "responsive": True, "showSendToCloud": False,
+                          "modeBarButtonsToRemove": ["sendDataToCloud"],
+                          **plotly_locale.config()}
         title = fig.layout.title.text or ""
         self.outputs = ({"output_type": "display_data", "metadata": {},
                          "data": {PLOTLY_MIME: spec, "text/plain": f"<Figure: {title}>"}},)

@@ -15,6 +15,7 @@ Used in: notebooks/01-09
 
 from __future__ import annotations
 
+import errno
 import html
 import inspect
 import weakref
@@ -311,9 +312,8 @@ class SchoolEditor(LiveApp[SchoolCase]):
         try:
             self.saved_path = school_data.save_case(case)
         except (OSError, RuntimeError) as err:
-            reason = getattr(err, "strerror", None) or type(err).__name__
             self.message.value = _WARN.format(html.escape(t("school.save_failed",
-                                                            reason=str(reason))))
+                                                            reason=_why(err))))
             _case_changed(case)  # not written (a voila page): still this page's case
             return False
         self._problem = (None, "")
@@ -330,7 +330,7 @@ class SchoolEditor(LiveApp[SchoolCase]):
             school_data.reset_case()
         except OSError as err:
             self.message.value = _WARN.format(html.escape(t("school.save_failed",
-                                                            reason=str(err.strerror))))
+                                                            reason=_why(err))))
             return
         default = school_data.load_default_case()
         self._problem = (None, "")
@@ -348,3 +348,13 @@ def editor() -> SchoolEditor:
     Used in: notebooks/09_capstone.ipynb
     """
     return SchoolEditor()
+
+
+def _why(err: BaseException) -> str:
+    """Why the case file could not be written, in Korean (the OS's own text is English:
+    the trial saw "(PermissionError)" on a voila page)."""
+    if isinstance(err, PermissionError):
+        return t("school.why.permission")
+    if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+        return t("school.why.disk_full")
+    return t("school.why.other")

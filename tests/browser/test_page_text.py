@@ -48,6 +48,9 @@ def test_a_lesson_page_shows_no_english_or_internal_value(  # type: ignore[no-un
     (ARTIFACTS / f"page_text_{lesson.stem}.txt").write_text(
         "".join(f.line() + "\n" for f in found), encoding="utf-8")
     assert not found, "\n".join(f.line() for f in found)
+    # the mode bar is there, in Korean, without the cloud-upload button (an English dialog)
+    assert page.locator('.modebar-btn[data-title="확대할 영역 고르기"]').count() > 0
+    assert page.locator('.modebar-btn[data-title="차트 공유"]').count() == 0
 
 
 SAMPLE = """<title>01. 관측</title><body>
