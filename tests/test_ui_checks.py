@@ -222,7 +222,9 @@ def test_07_contract_target_by_hand(room: Any) -> None:
     # the July peak 15.0338 kW is shown rounded up: "15.0 kW" would read as "15 is enough"
     ({"contract_auto": False, "contract_kw": 15}, "✘", "최대 수요 15.1 kW"),
     ({"contract_auto": False, "contract_kw": 20, "pue": 1.2}, "✘", "PUE"),
-    ({"contract_auto": False, "contract_kw": 20}, "✔", "하한"),
+    # unticking 자동 alone leaves the automatic 20 kW (already under the target): not done
+    ({"contract_auto": False}, "✘", "자동으로 정한 20 kW"),
+    ({"contract_auto": False, "contract_kw": 18}, "✔", "하한"),
     ({"contract_auto": False, "contract_kw": 16}, "✔", "하한"),  # July peak 15.03 kW
 ])
 def test_07_contract_task(room: Any, values: dict[str, Any], mark: str, says: str) -> None:
