@@ -57,6 +57,9 @@ def test_report_is_one_korean_page_with_sources(app: Any) -> None:
     assert "KEPCO" in page or "한전" in page
     notes = re.findall(r"<li>", page.split("출처")[-1])
     assert len(notes) >= 8  # every figure's source, the tariff's and the models'
+    # the 행정실 reads "수업용 가정", not the data files' "[A]" mark or the package's name
+    sources = page.split("출처")[-1]
+    assert "[A]" not in sources and "labkit" not in sources and "수업용 가정 — " in sources
     href = re.search(r'href="data:text/html;base64,([^"]+)"', app.report.value)
     assert href is not None
     assert "우리 학교 AI 서버 결정 보고서" in base64.b64decode(href.group(1)).decode("utf-8")

@@ -114,12 +114,20 @@ def recommendation_lines(d: Decision) -> list[str]:
     return lines
 
 
+def _assumption(source: str) -> str:
+    """A data file's source as the report says it: the files mark a teaching assumption with
+    a leading ``[A]`` (data/school/case.yaml); the 행정실 reads "수업용 가정"."""
+    if source.startswith("[A]"):
+        return t("capstone.report.assumption", rest=source[3:].strip())
+    return source
+
+
 def _footnotes(case: SchoolCase) -> list[str]:
     sources = school_data.case_sources()
     default = school_data.load_default_case()
     # a figure the school changed is its own, not the default's source (stop 20's trial)
     notes = [f"{t(f'school.f.{k}')}: "
-             + (f"{src} ({as_of})" if getattr(case, k) == getattr(default, k)
+             + (f"{_assumption(src)} ({as_of})" if getattr(case, k) == getattr(default, k)
                 else t("capstone.report.school_value"))
              for k, (src, as_of) in sources.items()
              if k in ("server_price_usd", "fx_krw_per_usd", "pue", "contract_kw", "tariff_class",
