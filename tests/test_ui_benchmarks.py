@@ -166,7 +166,8 @@ def test_the_precision_slider_says_it_is_at_its_max_and_keeps_its_unit_beside_it
     line ("배 (2 = 이론 최대, …)") wrapped below the slider."""
     claim = ui.claim_app()
     field = claim.fields["precision_gain"]
-    assert "최댓값(2)입니다" in field.error.value and "⚠" not in field.error.value
+    # the unit line already names the max ("2 = 이론 최대"): no note on the untouched slider
+    assert field.error.value == "" and "이론 최대" in field.unit_html.value
     field.control.set_state({"max": 100.0, "value": 99_999_999.0})  # a client past the range
     assert (field.control.value, field.control.max) == (2.0, 2.0)
     assert "이하여야" in field.error.value

@@ -336,13 +336,16 @@ def test_an_unknown_template_is_refused() -> None:
 @in_fresh_thread
 def test_a_slider_that_starts_at_its_max_says_so_before_anything_is_typed() -> None:
     """The browser clamps 99999999 typed into a readout at 2.00 to 2.00 and, the value being
-    unchanged, sends nothing: the note must already be there (06's precision slider)."""
-    app = Echo(slider_field("x", "엑스", 10.0, min=0.0, max=10.0, step=0.5))
-    assert "최댓값(10)입니다" in app.fields["x"].error.value
+    unchanged, sends nothing: the unit says the max from the start (06's precision slider),
+    as a plain unit, not an ⓘ note beside an untouched slider (stop 21's trials)."""
+    app = Echo(slider_field("x", "엑스", 10.0, min=0.0, max=10.0, step=0.5, unit="%"))
+    assert app.fields["x"].unit_html.value == "% (최대 10)" and app.fields["x"].error.value == ""
     app.fields["x"].control.set_state({"value": 5.0})
     assert app.fields["x"].error.value == ""
-    at_min = Echo(slider_field("x", "엑스", 0.0, min=0.0, max=10.0, step=0.5))
-    assert at_min.fields["x"].error.value == ""  # the natural origin: nothing to say
+    app.fields["x"].control.set_state({"value": 10.0})  # a browser back at the bound: the note
+    assert "최댓값(10)입니다" in app.fields["x"].error.value
+    at_min = Echo(slider_field("x", "엑스", 0.0, min=0.0, max=10.0, step=0.5, unit="%"))
+    assert at_min.fields["x"].error.value == "" and at_min.fields["x"].unit_html.value == "%"
 
 
 @pytest.mark.parametrize("state", [{"index": 3}, {"index": -1}, {"index": "abc"},

@@ -217,7 +217,7 @@ def test_slider_readouts_show_the_decimals_their_step_has(server: ui.ClusterApp,
     assert curves.fields["utilization"].control.readout_format == ".0f"  # "40 %", not "40.0 %"
 
 
-@pytest.mark.parametrize(("ratio", "shown"), [(1.04, "1.04"), (1.0, "1.00"), (1.1, "1.1"),
+@pytest.mark.parametrize(("ratio", "shown"), [(1.04, "1.04"), (1.0, "1"), (1.1, "1.1"),
                                               (7.6, "7.6"), (math.inf, "n/a")])
 def test_how_many_times_cheaper_keeps_two_decimals_near_one(ratio: float, shown: str) -> None:
     # the trial: "자체 GPU가 1.0배 쌉니다" for 1.04 read as "not cheaper at all"

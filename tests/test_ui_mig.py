@@ -324,7 +324,7 @@ def test_case1_numbers_and_layout_counts() -> None:
     case1 = ui.case1_numbers()
     assert case1.rows[0][1:3] == ("7 h", "4 h")
     on_mig = list(case1.row("MIG").values())  # mode, makespan, JCT, wait, allocation, ...
-    assert on_mig[1] == "1 h" and on_mig[4] == "100.0 %"
+    assert on_mig[1] == "1 h" and on_mig[4] == "100 %"
     counts = ui.layout_counts().data.set_index("GPU 모델")
     # units, slices and profiles from -lgipp/-lgip; 2319 layouts by enumeration (mig.md §3);
     # the maximal count is checked against a brute-force oracle in tests/test_mig_oracle.py

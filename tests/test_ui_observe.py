@@ -49,8 +49,8 @@ def test_dashboard_starts_stopped_with_a_first_look(board: Any) -> None:
     app, _ = board
     assert app.sampler is not None and not app.sampler.running and _no_sampler_threads()
     assert app.sampler.ticks == 2  # one GPM interval, so SM activity has a value
-    assert _panel(app, "gpu_util").startswith("GPU 사용률 util.gpu 0.0 %")
-    assert "0.0 %" in _panel(app, "sm_active")
+    assert _panel(app, "gpu_util").startswith("GPU 사용률 util.gpu 0 %")
+    assert " 0 %" in _panel(app, "sm_active")
     assert "70.0 W" in _panel(app, "power") and "700.0 W" in _panel(app, "power")
     assert "n/a — 이 GPU에서 지원하지 않음 (NotSupported)" in _panel(app, "temperature")  # fan
     assert "GpuIdle" in _panel(app, "clocks")
@@ -66,8 +66,8 @@ def test_dashboard_follows_the_gpu_and_says_busy_but_not_working(board: Any) -> 
     lab.start("collective_stall", 0)
     app.sampler.run(3, sleep=lab.advance)
     app.render(force=True)
-    assert "100.0 %" in _panel(app, "gpu_util")
-    assert "1.0 %" in _panel(app, "sm_active")
+    assert "util.gpu 100 %" in _panel(app, "gpu_util")
+    assert " 1 %" in _panel(app, "sm_active")
     assert "바쁘지만 일하지 않음" in _text(app.signals.value)
     activity = app.activity.figure
     names = [tr.name for tr in activity.data]
@@ -168,7 +168,7 @@ def test_scenario_lab_switch_shows_what_reveals_it(sim: SimFactory) -> None:
         app.stop()
     app.sampler.run(3, sleep=lab.advance)
     app.render(force=True)
-    assert "100.0 %" in _panel(app, "gpu_util") and "0.8 %" in _panel(app, "sm_active")
+    assert "util.gpu 100 %" in _panel(app, "gpu_util") and "0.8 %" in _panel(app, "sm_active")
     app.scenario.value = "burn_in"
     app.stop()
     app.sampler.run(3, sleep=lab.advance)
@@ -223,9 +223,9 @@ def _upload(name: str, data: bytes) -> tuple[dict[str, Any], ...]:
 def test_replay_starts_on_the_shipped_trace_and_scrubs() -> None:
     app = ui.replay_app()
     assert app.trace is not None and app.source.value == "sim-h100_dcgm-exporter_scenarios.prom"
-    assert "0.0 %" in _panel(app, "gpu_util")  # idle at t = 0
+    assert "util.gpu 0 %" in _panel(app, "gpu_util")  # idle at t = 0
     app.time.value = 40  # t = 50 s: the collective stall
-    assert "100.0 %" in _panel(app, "gpu_util") and "1.0 %" in _panel(app, "sm_active")
+    assert "util.gpu 100 %" in _panel(app, "gpu_util") and " 1 %" in _panel(app, "sm_active")
     assert "바쁘지만 일하지 않음" in _text(app.signals.value)
     assert "이 로그에 없음" in _panel(app, "temperature")  # HBM temperature not exported
     line = next(s for s in app.activity.figure.layout.shapes if s.type == "line")

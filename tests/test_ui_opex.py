@@ -36,7 +36,7 @@ def test_room_app_shows_twelve_bills_and_unverified_warning(room: ui.RoomApp) ->
     for i in range(12):
         parts = sum(tr.y[i] for tr in fig.data[:4])
         assert 0 <= parts - fig.data[-1].y[i] < 10
-    assert "한전 공식 요금표와 대조하지 않았습니다" in room.tariff_note.value
+    assert "한전 공식 요금표와 아직 대조하지 않았습니다" in room.tariff_note.value
     assert "연간 전기요금" in room.summary.value
 
 
@@ -197,7 +197,7 @@ def test_export_writes_csv_and_html_to_a_session_temp_folder(room: ui.RoomApp) -
     page = files["opex_summary.html"].read_text("utf-8")
     assert page.startswith("<!DOCTYPE html>") and 'lang="ko"' in page
     assert "연간 운영비 요약" in page and "<svg" in page and "<script" not in page
-    assert "한전 공식 요금표와 대조하지 않았습니다" in page
+    assert "한전 공식 요금표와 아직 대조하지 않았습니다" in page
     assert "download=\"opex_summary.html\"" in panel.links.value
     assert "data:text/csv" in panel.links.value
     # a second export reuses the same session folder

@@ -89,7 +89,7 @@ def test_ettr_app_shows_meta_and_exact() -> None:
     app = ui.ettr_app()
     meta, exact = app.result.at_n
     assert round(meta, 3) == 0.684 and round(exact, 3) == 0.720
-    assert "68.4 %" in app.summary.value and "72.0 %" in app.summary.value
+    assert "68.4 %" in app.summary.value and "72 %" in app.summary.value
     app.fields["interval_min"].control.value = 5
     assert round(app.result.at_n[0], 2) == 0.93
     app.fields["n_gpus"].control.value = 1e12

@@ -178,3 +178,15 @@ def test_lesson_05_price_tables_name_offers_and_items_in_korean() -> None:
     items = [row[0] for row in economics.hardware_prices().rows]
     assert "8xH100 서버 (수업 기본값)" in items and "A100 80GB (신품)" in items
     assert not any("server" in i for i in items)
+
+
+@pytest.mark.parametrize(("shown", "expected"), [
+    (fmt.pct(0.7), "70 %"), (fmt.pct(0.8889), "88.9 %"), (fmt.pct(1.0), "100 %"),
+    (fmt.pct(0.99996), "100 %"), (fmt.pct(0.0), "0 %"), (fmt.hours(7.0, 2), "7 h"),
+    (fmt.hours(1.29, 2), "1.29 h"), (fmt.hours(1.5, 1), "1.5 h"), (fmt.ratio(2.0, 2), "2"),
+    (fmt.ratio(3.982, 3), "3.982"), (fmt.ratio(1.26984), "1.270"), (fmt.pct(float("nan")), "n/a"),
+])
+def test_percent_hours_and_ratios_write_a_whole_number_without_decimals(
+        shown: str, expected: str) -> None:
+    # stop 21's trials: "100.0 %", "7.00 h", "2.00배" read as machine output
+    assert shown == expected

@@ -231,14 +231,16 @@ class Field:
         #: True while a state update from the browser is being applied to the control.
         self.from_client = False
         #: The bound (min or max) a browser last set the control to, else None (see
-        #: :meth:`show_bound`). A slider with a readout that starts at its max starts with the
-        #: note: the browser clamps a typed 99999999 to the max and, the value being unchanged,
-        #: sends nothing the kernel could answer (issue 17: 06's precision slider at 2.00).
-        #: A start at the min (0 restarts, trial 0) is the natural origin and gets none.
+        #: :meth:`show_bound`).
         self.at_bound: float | None = None
+        # A slider with a readout that starts at its max: the browser clamps a typed 99999999
+        # to the max and, the value being unchanged, sends nothing the kernel could answer
+        # (issue 17: 06's precision slider at 2.00). Its unit says the max from the start; an
+        # ⓘ note there before anything was touched read as an error (stop 21's trials).
         if (isinstance(control, SLIDERS) and getattr(control, "readout", False)
-                and control.value == control.max):
-            self.at_bound = control.value
+                and control.value == control.max and "최대" not in unit):
+            self.unit = f"{unit} ({t('common.slider_max', max=f'{control.max:g}')})".strip()
+            self.unit_html.value = self.unit
         # ``set_state`` is ipywidgets' public entry for state sent by a browser (Widget.set_state,
         # called by _handle_msg for every "update" message); wrapping it on this instance filters
         # what the browser may change before anything is set.

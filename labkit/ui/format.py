@@ -27,14 +27,22 @@ def _bad(x: float) -> bool:
     return x is None or not math.isfinite(x)
 
 
+def _fixed(x: float, digits: int) -> str:
+    """``x`` to ``digits`` decimals, without them where they are all zeros: a whole number
+    reads as one ('70', '640', '2'), not '70.0', '640.0', '2.00' (issue 17's trials)."""
+    text = f"{x:,.{digits}f}"
+    whole, _, decimals = text.partition(".")
+    return whole if decimals.strip("0") == "" else text
+
+
 def pct(fraction: float, digits: int = 1) -> str:
-    """0.8889 -> '88.9 %'."""
-    return "n/a" if _bad(fraction) else f"{fraction * 100:,.{digits}f} %"
+    """0.8889 -> '88.9 %'; 0.7 -> '70 %'."""
+    return "n/a" if _bad(fraction) else f"{_fixed(fraction * 100, digits)} %"
 
 
 def hours(h: float, digits: int = 0) -> str:
-    """640 -> '640 h'."""
-    return "n/a" if _bad(h) else f"{h:,.{digits}f} h"
+    """640 -> '640 h'; 1.5 -> '1.5 h' (digits=1); 7.0 -> '7 h' (digits=2)."""
+    return "n/a" if _bad(h) else f"{_fixed(h, digits)} h"
 
 
 def _integral(x: float) -> bool:
@@ -51,8 +59,8 @@ def count(n: float, digits: int = 0) -> str:
 
 
 def ratio(x: float, digits: int = 3) -> str:
-    """1.26984 -> '1.270'."""
-    return "n/a" if _bad(x) else f"{x:,.{digits}f}"
+    """1.26984 -> '1.270'; 2.0 -> '2'."""
+    return "n/a" if _bad(x) else _fixed(x, digits)
 
 
 def krw(amount: float) -> str:

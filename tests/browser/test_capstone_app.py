@@ -31,7 +31,7 @@ def test_capstone_decision_follows_usage_and_report_downloads(page, voila_url): 
     # used around the clock: owning the server is the cheapest
     wait_for_text(page, "lk-capstone-recommendation", "서버 구입 (자체 운영)입니다")
     wait_for_plot_change(page, "lk-capstone-chart", before)
-    assert "100.0 %" in rec.inner_text()
+    assert "전체로 100 %입니다" in rec.inner_text()
 
     with page.expect_download() as info:
         page.locator(".lk-capstone-report-box a").click()

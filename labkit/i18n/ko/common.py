@@ -15,6 +15,7 @@ STRINGS: dict[str, str] = {
     "common.kept_last": "마지막으로 올바른 결과를 그대로 보여 줍니다.",
     "common.exercise": "문제 {n}",
     "common.table.item": "항목",
+    "common.slider_max": "최대 {max}",
     # --- plotly.js's mode bar and notices (labkit.ui.plotly_locale) ----------------------------
     "plot.download_png": "그림(PNG)으로 내려받기",
     "plot.download": "그림 내려받기",
