@@ -69,6 +69,15 @@ def test_one_entry_per_exercise_with_the_newest_verdict_by_time() -> None:
     assert reported_results({"results": "not a list"}, NOW) == (0, 0, (), 0)
 
 
+def test_a_prediction_is_listed_but_not_counted_as_an_exercise_tried() -> None:
+    # the teacher's trial: one locked prediction showed as "0/1 정답"
+    doc = {"results": [rec(exercise="predict.03.goodput", correct=None),
+                       rec(exercise="goodput.ex1", correct=True, time="2026-12-01T09:11:00Z")]}
+    tried, solved, results, _ = reported_results(doc, NOW)
+    assert (tried, solved) == (1, 1)
+    assert results == (("predict.03.goodput", None), ("goodput.ex1", True))
+
+
 @pytest.mark.parametrize(("key", "title"), [
     ("goodput.ex1", "3강 문제 1"),
     ("reliability.ex4", "4강 문제 4"),

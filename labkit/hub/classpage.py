@@ -289,7 +289,7 @@ def _results_html(row: StudentRow) -> str:
         return e(t("hub.class.no_report"))
     marks = "".join(
         f'<li class="lk-ex" data-exercise="{e(key)}">{e(exercise_title(key))} '
-        f'{"✔" if ok else "✘" if ok is False else "⚠"}</li>' for key, ok in row.results)
+        f'{_mark(key, ok)}</li>' for key, ok in row.results)
     out = e(t("hub.class.results", solved=row.solved, tried=row.tried))
     if marks:
         out += f'<ul class="lk-exercises">{marks}</ul>'
@@ -297,6 +297,14 @@ def _results_html(row: StudentRow) -> str:
         out += f'<br><small class="lk-rejected">{e(t("hub.class.rejected", n=row.rejected))}' \
                "</small>"
     return out
+
+
+def _mark(key: str, ok: bool | None) -> str:
+    """✔/✘ for a graded exercise or task, ✎ for a prediction (a guess, never graded), ⚠ for
+    an exercise whose verdict is unknown."""
+    if key.startswith("predict."):
+        return "✎"
+    return "✔" if ok else "✘" if ok is False else "⚠"
 
 
 def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str) -> str:

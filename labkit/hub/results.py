@@ -141,8 +141,9 @@ def reported_results(report: Mapping[str, Any], now: _dt.datetime | None = None
     Returns
     -------
     (int, int, tuple of (str, bool or None), int)
-        Exercises tried, of those solved at least once, each exercise's newest verdict in the
-        order first tried, and how many records were left out.
+        Exercises and tasks tried (predictions are listed but not counted: they are never
+        graded), of those solved at least once, each exercise's newest verdict in the order
+        first tried, and how many records were left out.
     """
     known = known_exercises()
     records = report.get("results")
@@ -161,4 +162,7 @@ def reported_results(report: Mapping[str, Any], now: _dt.datetime | None = None
         latest[key] = verdict
         if verdict:
             solved.add(key)
-    return len(latest), len(solved), tuple(latest.items()), rejected
+    # a prediction is a guess, never graded: listed, not counted as an exercise tried (the
+    # teacher's trial read a locked prediction as "0/1 정답")
+    graded = [key for key in latest if not key.startswith("predict.")]
+    return len(graded), len(solved), tuple(latest.items()), rejected
