@@ -52,7 +52,7 @@ def test_interval_app_marks_young_daly_exact_and_moves_with_the_slider() -> None
     app.fields["interval_min"].control.value = 150
     moved = _trace(app.chart.figure, "지금 고른 간격")
     assert moved.x[0] == 150 and moved.y[0] > chosen.y[0]
-    assert "150.0분" in app.summary.value
+    assert "간격 150분" in app.summary.value
 
 
 def test_interval_app_async_checkpoint_shrinks_write_cost_and_optimum() -> None:

@@ -287,6 +287,8 @@ def checklist_html(items: tuple[model.ChecklistItem, ...]) -> str:
         if item.key == "slo":  # MLPerf's scenario in Korean, its own word in parentheses
             values = {k: f"{t(f'econ.slo.{v}')}({v})" if f"econ.slo.{v}" in KO else values[k]
                       for k, v in item.values.items()}
+        if item.key == "model":  # MLPerf's benchmark ids as people write them
+            values = {k: _data_words(str(v)) for k, v in item.values.items()}
         rows.append(f"<tr><td>{_status_cell(item.status)}</td>"
                     f"<td><b>{t(f'econ.check.{item.key}.q')}</b></td>"
                     f"<td>{t(f'econ.check.{item.key}.{item.status}', **values)}</td></tr>")
@@ -331,11 +333,11 @@ def steps_html(n: model.ClaimNormalization) -> str:
     """Return the normalization as an HTML table: step, factor, ratio after, why."""
     rows = []
     for s in n.steps:
-        factor = f"× {s.factor:.3f}" if s.applied else "—"
+        factor = f"× {fmt.ratio(s.factor, 3)}" if s.applied else "—"
         rows.append(f"<tr><td><b>{t(f'econ.step.{s.key.value}')}</b></td><td>{factor}</td>"
-                    f"<td><b>{s.ratio:.2f}배</b></td><td>{_step_note(s)}</td></tr>")
+                    f"<td><b>{fmt.ratio(s.ratio, 2)}배</b></td><td>{_step_note(s)}</td></tr>")
     headline = n.step("per_accelerator").ratio
-    summary = t("econ.claim.summary", headline=f"{headline:.2f}", final=f"{n.ratio:.2f}")
+    summary = t("econ.claim.summary", headline=fmt.ratio(headline, 2), final=fmt.ratio(n.ratio, 2))
     return (f"<h4>{t('econ.claim.steps_title')}</h4>" + TABLE_HTML
             + "".join(rows).replace("<td>", TD_HTML) + f"</table><p><b>{summary}</b></p>")
 
@@ -346,7 +348,7 @@ def steps_figure(n: model.ClaimNormalization) -> go.Figure:
         [{"type": "bar", "x": [t(f"econ.step.{s.key.value}") for s in n.steps],
           "y": [s.ratio for s in n.steps],
           "marker": {"color": ["#999" if not s.applied else "#3b6fb6" for s in n.steps]},
-          "text": [f"{s.ratio:.2f}배" for s in n.steps], "textposition": "outside",
+          "text": [f"{fmt.ratio(s.ratio, 2)}배" for s in n.steps], "textposition": "outside",
           "cliponaxis": False}],
         title=t("econ.claim.chart_title"), showlegend=False, height=360,
         margin={"l": 60, "r": 20, "t": 50, "b": 70},

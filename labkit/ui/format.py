@@ -19,7 +19,7 @@ import pandas as pd
 
 from labkit.i18n import t
 
-__all__ = ["Col", "Table", "count", "default_columns", "hours", "krw", "large", "number",
+__all__ = ["Col", "Table", "count", "default_columns", "fixed", "hours", "krw", "large", "number",
            "pairs_table", "pct", "people_table", "ratio", "rows_table"]
 
 
@@ -27,7 +27,7 @@ def _bad(x: float) -> bool:
     return x is None or not math.isfinite(x)
 
 
-def _fixed(x: float, digits: int) -> str:
+def fixed(x: float, digits: int) -> str:
     """``x`` to ``digits`` decimals, without them where they are all zeros: a whole number
     reads as one ('70', '640', '2'), not '70.0', '640.0', '2.00' (issue 17's trials)."""
     text = f"{x:,.{digits}f}"
@@ -37,12 +37,12 @@ def _fixed(x: float, digits: int) -> str:
 
 def pct(fraction: float, digits: int = 1) -> str:
     """0.8889 -> '88.9 %'; 0.7 -> '70 %'."""
-    return "n/a" if _bad(fraction) else f"{_fixed(fraction * 100, digits)} %"
+    return "n/a" if _bad(fraction) else f"{fixed(fraction * 100, digits)} %"
 
 
 def hours(h: float, digits: int = 0) -> str:
     """640 -> '640 h'; 1.5 -> '1.5 h' (digits=1); 7.0 -> '7 h' (digits=2)."""
-    return "n/a" if _bad(h) else f"{_fixed(h, digits)} h"
+    return "n/a" if _bad(h) else f"{fixed(h, digits)} h"
 
 
 def _integral(x: float) -> bool:
@@ -60,7 +60,7 @@ def count(n: float, digits: int = 0) -> str:
 
 def ratio(x: float, digits: int = 3) -> str:
     """1.26984 -> '1.270'; 2.0 -> '2'."""
-    return "n/a" if _bad(x) else _fixed(x, digits)
+    return "n/a" if _bad(x) else fixed(x, digits)
 
 
 def krw(amount: float) -> str:

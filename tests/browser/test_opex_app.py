@@ -31,7 +31,7 @@ def test_opex_app_pue_changes_bills_and_export_downloads(page, voila_url):  # ty
             "(css) => { const g = document.querySelector('.' + css + ' .js-plotly-plot');"
             " return g && g.data && g.data.length > 0; }", arg=css)
     note = page.locator(".lk-room-tariff-note").inner_text()
-    assert "한전 공식 요금표와 대조하지 않았습니다" in note
+    assert "한전 공식 요금표와 아직 대조하지 않았습니다" in note
     before = plot_json(page, "lk-bills-chart")
     totals_before = _totals(before)
     assert len(totals_before) == 12

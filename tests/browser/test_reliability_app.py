@@ -35,7 +35,7 @@ def test_reliability_app_interval_slider_moves_the_chosen_point(page, voila_url)
         "(b) => { const g = document.querySelector('.lk-interval-chart .js-plotly-plot');"
         " return g && JSON.stringify(g.data) !== b; }", arg=before)
     page.wait_for_function(
-        "() => document.querySelector('.lk-interval-summary').innerText.includes('65.0분')")
+        "() => document.querySelector('.lk-interval-summary').innerText.includes('간격 65분')")
     after = plot_json(page, "lk-interval-chart")
     assert after is not None and _chosen_x(after) == 65
 
@@ -58,7 +58,7 @@ def test_ten_arrow_key_steps_recompute_once_with_the_last_value(page, voila_url)
     open_lesson(page, voila_url, "04_reliability.ipynb")
     page.wait_for_selector(".lk-interval-chart .js-plotly-plot .main-svg")
     page.wait_for_function(
-        "() => document.querySelector('.lk-interval-summary')?.innerText.includes('60.0분')")
+        "() => document.querySelector('.lk-interval-summary')?.innerText.includes('간격 60분')")
     # every text the summary shows from now on (one per recompute that reaches the page)
     page.evaluate(
         "() => { const el = document.querySelector('.lk-interval-summary');"
@@ -70,8 +70,8 @@ def test_ten_arrow_key_steps_recompute_once_with_the_last_value(page, voila_url)
     for _ in range(10):
         handle.press("ArrowRight")
     page.wait_for_function(
-        "() => document.querySelector('.lk-interval-summary').innerText.includes('70.0분')")
+        "() => document.querySelector('.lk-interval-summary').innerText.includes('간격 70분')")
     page.wait_for_timeout(1500)  # a queued recompute would arrive in this time
     shown = page.evaluate("() => window.lkShown")
-    assert len(shown) == 1 and "70.0분" in shown[0], shown
+    assert len(shown) == 1 and "간격 70분" in shown[0], shown
     assert_no_traceback(page)

@@ -32,7 +32,7 @@ def lesson_defaults() -> Defaults:
 
 def _eok(tokens: float, digits: int = 1) -> str:
     """Tokens in 억 (1e8): 1.4954e10 -> '149.5억'."""
-    return "n/a" if not math.isfinite(tokens) else f"{tokens / EOK:,.{digits}f}억"
+    return "n/a" if not math.isfinite(tokens) else f"{fmt.fixed(tokens / EOK, digits)}억"
 
 
 def _won(amount: float) -> str:

@@ -93,7 +93,7 @@ def _key_rows(result: opex.OpexResult) -> list[tuple[str, str]]:
     total_idle, _ = result.idle_costs()
     return [
         (t("opex.report.servers"), f"{d.server.name} × {d.n_servers} ({d.gpus} GPU)"),
-        (t("opex.report.power"), f"{d.peak_facility_kw:.1f} kW (PUE {d.pue:g}), "
+        (t("opex.report.power"), f"{fmt.fixed(d.peak_facility_kw, 1)} kW (PUE {d.pue:g}), "
                                  + t("opex.report.contract", kw=f"{d.contract:g}")),
         (t("opex.report.tariff"), result.tariff_class
          + (" · " + t("opex.f.school_exception") if d.school_exception else "")),

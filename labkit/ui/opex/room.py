@@ -264,7 +264,7 @@ class RoomApp(LiveApp[opex.OpexResult]):
                 for label, value in (
                     (t("opex.sum.electricity"), fmt.krw(result.electricity_krw)),
                     (t("opex.sum.kwh"), f"{result.bills['kwh'].sum():,.0f} kWh"),
-                    (t("opex.sum.peak"), f"{result.bills['billing_kw'].max():.1f} kW"),
+                    (t("opex.sum.peak"), f"{fmt.fixed(result.bills['billing_kw'].max(), 1)} kW"),
                     (t("opex.sum.utilization"), fmt.pct(result.mean_utilization)),
                 ))
             + "</div>")

@@ -155,7 +155,7 @@ def _summary_rows(result: model.SimulationResult, day: SchoolDay) -> list[tuple[
         (t("orch.metric.mean_wait"), fmt.hours(s["mean_wait_h"], 2)),
         (t("orch.metric.mean_jct"), fmt.hours(s["mean_jct_h"], 2)),
         (t("orch.metric.makespan"), fmt.hours(s["makespan_h"], 1)),
-        (t("orch.metric.wasted"), f"{fmt.count(s['wasted_gpu_h'], 1)} GPU·h"),
+        (t("orch.metric.wasted"), f"{fmt.fixed(s['wasted_gpu_h'], 1)} GPU·h"),
         (t("orch.metric.fragmented"), fmt.count(result.mean_fragmented_gpus(), 2)),
     ]
 

@@ -155,7 +155,7 @@ class MigClassApp(LiveApp[_Pair]):
             w = r.waits("kind")["mean_wait_h"]
             lab = r.schedule[r.schedule["kind"] == "class_lab"]
             held = float((lab["gpus"] * (lab["end_h"] - lab["start_h"])).sum())
-            return [f"{fmt.count(held, 1)} GPU·h",
+            return [f"{fmt.fixed(held, 1)} GPU·h",
                     fmt.hours(float(w.get("class_lab", 0.0)), 2),
                     fmt.hours(float(w.get("fine_tuning", 0.0)), 2),
                     _krw(s["value_per_gpu_krw"])]

@@ -31,7 +31,7 @@ _COLORS = {"young": "#e09f3e", "daly": "#9c27b0", "exact": "#2e7d32", "chosen": 
 
 
 def _minutes(x: float) -> str:
-    return t("reliability.minutes", value=f"{x:,.1f}")
+    return t("reliability.minutes", value=fmt.fixed(x, 1))  # 60분, 42.4분
 
 
 def _bounded(field: str, value: Any, limit: float) -> float:
