@@ -62,12 +62,12 @@ def test_orchestration_policy_switch_changes_gantt_and_metrics(page, voila_url):
 
     # preemption on: lost work appears in the metrics
     greedy_metrics = metrics.inner_text()
-    assert "0.0 GPU·h" in greedy_metrics  # nothing lost without preemption
+    assert "선점으로 잃은 작업\t0 GPU·h" in greedy_metrics  # nothing lost without preemption
     page.locator(".lk-day-preemption input").check()
     page.wait_for_function(
         "(m) => document.querySelector('.lk-day-metrics').innerText !== m", arg=greedy_metrics)
     assert "선점으로 잃은 작업" in metrics.inner_text()
-    assert "0.0 GPU·h" not in metrics.inner_text()
+    assert "선점으로 잃은 작업\t0 GPU·h" not in metrics.inner_text()
 
     # a bad value in the demand app: a Korean message, the last good chart kept
     demand_before = plot_json(page, "lk-demand-chart")
