@@ -36,10 +36,11 @@ separated: the class hub's copies in the students' homes). Other notebooks are s
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -201,23 +202,24 @@ class CourseContentsManager(AsyncLargeFileManager):  # type: ignore[misc]
 
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
         """Save as jupyter_server does; ``ENOSPC``/``EDQUOT`` become :func:`disk_full_error`."""
-        try:
+        with self._disk_full_in_korean("labkit: %s not saved, the disk is full: %s", path):
             return dict(await super().save(model, path))
-        except Exception as err:
-            full = disk_full_cause(err)
-            if full is None:
-                raise
-            self.log.warning("labkit: %s not saved, the disk is full: %s", path, full)
-            raise disk_full_error() from err
 
     async def create_checkpoint(self, path: str) -> dict[str, Any]:
         """Checkpoint as jupyter_server does (JupyterLab asks for one when it opens a notebook);
         on a full disk the Korean :func:`disk_full_error` instead of "Unhandled error"."""
-        try:
+        with self._disk_full_in_korean("labkit: no checkpoint of %s, the disk is full: %s", path):
             return dict(await super().create_checkpoint(path))
+
+    @contextlib.contextmanager
+    def _disk_full_in_korean(self, log_message: str, path: str) -> Iterator[None]:
+        """Turn a full disk (``ENOSPC``/``EDQUOT`` anywhere in the cause chain) into the Korean
+        :func:`disk_full_error`, logged with ``log_message % (path, cause)``; re-raise the rest."""
+        try:
+            yield
         except Exception as err:
             full = disk_full_cause(err)
             if full is None:
                 raise
-            self.log.warning("labkit: no checkpoint of %s, the disk is full: %s", path, full)
+            self.log.warning(log_message, path, full)
             raise disk_full_error() from err
