@@ -114,7 +114,7 @@ def subscribe(source: Any, callback: Callable[[], None]) -> None:
 def _shown(value: float, unit: str) -> str:
     """A prediction or an actual value as people read it (labkit.ui.format.quantity)."""
     if unit == "%":  # one decimal, none for a whole number ("12 %", not "12.0 %")
-        return f"{value:,.0f} %" if value == round(value) else f"{value:,.1f} %"
+        return f"{fmt.fixed(value, 1)} %"
     digits = 4 if abs(value) < 1_000 else 3
     return fmt.quantity(value, unit, sig=digits)
 
