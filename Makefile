@@ -48,11 +48,12 @@ PYC = @$(BIN)/python -m compileall -q labkit >/dev/null
 # JupyterLab refuses to run as root without this flag (CI machines and lab servers often run as root).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help lab test present hub thumbnails notebooks bench lint mutation system-deps clean
+.PHONY: help lab test test-fast present hub thumbnails notebooks bench lint mutation system-deps clean
 
 help:
 	@echo "make lab        open the curriculum in JupyterLab"
 	@echo "make test       run every test (unit, notebooks with nbval, browser)"
+	@echo "make test-fast  the inner loop: unit and property tests (no notebooks, browser or live hub)"
 	@echo "make present    the lessons as voila apps on this screen (127.0.0.1; LESSON=03 WARM=2; THEME=dark)"
 	@echo "make hub        the class hub, as root (or with sudo): ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"
 	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
@@ -140,6 +141,10 @@ system-deps:
 
 test: $(VENV)/.test-installed system-deps $(CHP)
 	$(BIN)/python -m pytest
+
+# The inner loop: unit and property tests only (no notebooks, no chromium, no live hub).
+test-fast: $(VENV)/.test-installed
+	$(BIN)/python -m pytest tests -m "not browser and not hub"
 
 notebooks: $(VENV)/.test-installed
 	$(BIN)/python -m labkit._dev.notebooks execute notebooks/*.ipynb
