@@ -2,8 +2,9 @@
 
 Starts the real hub as ``make hub`` does (``python -m labkit.hub serve``; root: it creates
 ``jupyter-lkbench-NN`` accounts, removed at the end) with a roster of ``--students`` (default
-30). Every scripted student, released together: submits the Korean login form (first use sets
-the password), starts their server through the Hub API and waits on its progress event stream
+30). Every scripted student, released together: submits the Korean login form (its password
+set beforehand, as the teacher's ``roster set-password`` does), starts their server through
+the Hub API and waits on its progress event stream
 (as the spawn-pending page does in a browser), GETs lesson 03 as a voila app from their
 own server, connects the kernel websocket and fetches every widget's state (what the page needs
 before a browser draws the first chart; as ``bench_classroom.py`` measures voila). Meanwhile a
@@ -254,6 +255,9 @@ def running_hub(names: list[str], **settings: Any) -> Iterator[RunningHub]:
                       encoding="utf-8")
     port = _free_port()
     HubState(work / "state").save_settings(HubSettings(teacher=TEACHER, port=port, **settings))
+    accounts = HubState(work / "state").accounts  # as `roster set-password` sets them
+    for name in [*names, TEACHER]:
+        accounts.set_password(name, f"{name}-pass")
     log = open(work / "hub.log", "wb")
     hub = subprocess.Popen([sys.executable, "-m", "labkit.hub", "--state-dir",
                             str(work / "state"), "serve", "--roster", str(roster),

@@ -163,7 +163,10 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     assert c.JupyterHub.hub_bind_url.startswith("http://127.0.0.1:")
     assert c.Authenticator.allowed_users == {"minji", "jisoo", "kim"}
     assert c.Authenticator.admin_users == {"kim"}
-    assert c.FirstUseAuthenticator.create_users is False
+    assert c.RosterAuthenticator.state_dir == str(state.root)
+    roster_service = next(s for s in c.JupyterHub.services if s["name"] == "labkit-roster")
+    assert "url" not in roster_service and "command" not in roster_service  # a token only
+    assert roster_service["api_token"] == (state.root / "roster_api_token").read_text().strip()
     assert c.JupyterHub.concurrent_spawn_limit == 5
     assert c.JupyterHub.db_url == state.db_url and str(state.root) in c.JupyterHub.db_url
     assert c.JupyterHub.tornado_settings["cookie_options"] == {"SameSite": "Lax"}
@@ -307,10 +310,11 @@ def test_status_and_roster_speak_korean(tmp_path: Path,
                          f"jisoo\tjisoo\tjupyter-jisoo\t학생(student)\t{pending}",
                          f"kim\tkim\tjupyter-kim\t교사(teacher)\t{pending}"]
     main([*state, "roster", "reset", "minji"])
-    assert capsys.readouterr().out.strip() == (
-        "minji: 아직 비밀번호(password)가 없습니다. 다음 로그인에서 정합니다.")
-    with pytest.raises(SystemExit, match="nobody은\\(는\\) 명단\\(roster\\)에 없습니다"):
-        main([*state, "roster", "reset", "nobody"])
+    code = HubState(tmp_path / "state").accounts.codes()["minji"]
+    assert capsys.readouterr().out.strip().startswith(
+        f"minji: 비밀번호(password)를 지우고 새 첫 로그인 코드 {code}")
+    with pytest.raises(SystemExit, match="stranger은\\(는\\) 명단\\(roster\\)에 없습니다"):
+        main([*state, "roster", "reset", "stranger"])
     main([*state, "status"])
     text = capsys.readouterr().out
     assert "교사(teacher, 관리자 admin): kim" in text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dbm
 import os
 import pwd
 import subprocess
@@ -38,6 +37,7 @@ def test_serve_saves_the_disk_and_tmp_flags_and_status_shows_them(
     csv = tmp_path / "class.csv"
     csv.write_text("username,display_name\nminji,김민지\n", encoding="utf-8")
     state_dir = tmp_path / "state"
+    HubState(state_dir).accounts.set_password("kim", "teacher-pass-1")  # never first-use
     with pytest.raises(Exec):
         cli.main(["--state-dir", str(state_dir), "serve", "--roster", str(csv), "--teacher",
                   "kim", "--disk-limit-mib", "512", "--tmp-limit-mib", "64"])
@@ -161,8 +161,8 @@ def two_students(tmp_path: Path) -> Iterator[tuple[HubState, list[str]]]:
         ensure_system_user(name, role="student")
         state.images_dir.mkdir(mode=0o700, exist_ok=True)
         (state.images_dir / f"jupyter-{name}.img").write_bytes(b"\0" * 1024)
-    with dbm.open(str(state.passwords_file), "c") as db:
-        db[GONE], db[KEPT] = b"hash-1", b"hash-2"
+    state.accounts.set_password(GONE, "gone-pass-1")
+    state.accounts.hand_out([KEPT])  # KEPT has not logged in yet: a first-login code
     session = orm.new_session_factory(state.db_url)()
     session.add_all([orm.User(name=GONE), orm.User(name=KEPT)])
     session.commit()
@@ -218,8 +218,7 @@ def test_roster_remove_asks_refuses_while_running_then_deletes_everything(
     assert not Path(entry.pw_dir).exists()
     assert not (state.images_dir / f"jupyter-{GONE}.img").exists()
     assert [s.username for s in state.roster()] == [KEPT]
-    with dbm.open(str(state.passwords_file), "r") as db:
-        assert GONE.encode() not in db and KEPT.encode() in db
+    assert state.accounts.with_password() == set() and set(state.accounts.codes()) == {KEPT}
     assert _hub_users(state) == [KEPT]  # the hub is stopped: its database user goes now
     pwd.getpwnam(f"jupyter-{KEPT}")  # the classmate is untouched
     assert (state.images_dir / f"jupyter-{KEPT}.img").exists()

@@ -1,4 +1,5 @@
-"""The login throttle: growing waits per username and per address, never a lockout."""
+"""Logging in: handed-out first-login codes (no first-use claims), and the login throttle:
+growing waits per username and per address, never a lockout."""
 
 from __future__ import annotations
 
@@ -64,12 +65,18 @@ def test_pending_logins_are_capped_per_address_and_in_all() -> None:
 
 class _Handler(SimpleNamespace):
     custom_login_error: str = ""
+    labkit_first_login: str | None = None
 
 
 def _authenticator(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[float]]:
+    from labkit.hub.roster import Student
+    from labkit.hub.state import HubSettings, HubState
+
+    state = HubState(tmp_path / "state")
+    state.save_roster([Student("minji"), Student("jisoo")])
+    state.save_settings(HubSettings(teacher="kim"))
     auth = RosterAuthenticator(allowed_users={"minji", "jisoo"}, admin_users={"kim"},
-                               dbm_path=str(tmp_path / "passwords.dbm"), create_users=False)
-    auth._user_exists = lambda _name: True  # the hub's database lists every roster user
+                               state_dir=str(state.root))
     slept: list[float] = []
 
     async def sleep(seconds: float) -> None:
@@ -79,9 +86,10 @@ def _authenticator(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any,
     return auth, slept
 
 
-def _login(auth: Any, name: str, password: str, ip: str = "10.1.1.1") -> Any:
-    handler = _Handler(request=SimpleNamespace(remote_ip=ip))
-    login = auth.authenticate(handler, {"username": name, "password": password})
+def _login(auth: Any, name: str, password: str, ip: str = "10.1.1.1",
+           handler: Any = None, **more: str) -> Any:
+    handler = handler or _Handler(request=SimpleNamespace(remote_ip=ip))
+    login = auth.authenticate(handler, {"username": name, "password": password, **more})
     # a thread of its own: in a full run Playwright's sync loop keeps running in the main
     # thread (tests/conftest.py's one chromium), where asyncio.run refuses to start
     with ThreadPoolExecutor(1) as worker:
@@ -91,7 +99,8 @@ def _login(auth: Any, name: str, password: str, ip: str = "10.1.1.1") -> Any:
 def test_wrong_passwords_for_a_classmate_never_refuse_the_right_one(
         tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     auth, slept = _authenticator(tmp_path, monkeypatch)
-    assert _login(auth, "jisoo", "jisoo-right-1", ip="10.1.1.2") == "jisoo"  # first use
+    auth.accounts.set_password("jisoo", "jisoo-right-1")  # (roster set-password, or 1st login)
+    assert _login(auth, "jisoo", "jisoo-right-1", ip="10.1.1.2") == "jisoo"
     for i in range(10):  # A types wrong passwords for B's name from A's address
         assert _login(auth, "jisoo", f"wrong-{i}-guess") is None
     assert slept == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0, 5.0]  # 3 free, then doubling to the cap
@@ -106,6 +115,7 @@ def test_wrong_passwords_for_a_classmate_never_refuse_the_right_one(
 def test_a_class_behind_one_address_is_slowed_not_locked_out(
         tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     auth, slept = _authenticator(tmp_path, monkeypatch)
+    auth.accounts.set_password("minji", "minji-right-1")
     assert _login(auth, "minji", "minji-right-1") == "minji"
     for i in range(40):  # 40 failures from the school's one NAT address
         _login(auth, "nobody", f"x-{i}")
@@ -140,12 +150,72 @@ def test_on_roster_reads_the_saved_roster_at_each_login(
     from labkit.hub.roster import Student
     from labkit.hub.state import HubState
 
-    state = HubState(tmp_path / "state")
-    state.save_roster([Student("minji"), Student("jisoo")])
-    monkeypatch.setenv("LABKIT_HUB_STATE", str(state.root))
     auth, _ = _authenticator(tmp_path, monkeypatch)
+    state = HubState(auth.state_root)
+    auth.accounts.set_password("minji", "minji-right-1")
     assert auth.on_roster("minji") and auth.on_roster("kim")  # the teacher: always
     state.save_roster([Student("jisoo")])  # `roster remove minji`, the hub still running
     assert not auth.on_roster("minji") and auth.on_roster("jisoo")
     assert _login(auth, "minji", "minji-right-1") is None
     assert not auth.on_roster("stranger")
+    assert not auth.check_allowed("minji")  # JupyterHub's own allow-list check agrees
+
+
+# --- accounts the teacher hands out (issue 23, attack 1) ---------------------------------------
+
+
+def test_nobody_claims_a_student_account_by_logging_in_first(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    auth, _ = _authenticator(tmp_path, monkeypatch)
+    auth.accounts.hand_out(["jisoo"])
+    for typed in ("my-new-pass-1", "", "jisoo"):  # A, as B who has not logged in yet
+        handler = _Handler(request=SimpleNamespace(remote_ip="10.1.1.1"))
+        assert _login(auth, "jisoo", typed, handler=handler, new_password="a-pass-by-a-1",
+                      new_password2="a-pass-by-a-1") is None
+        assert handler.labkit_first_login is None and "맞지 않습니다" in handler.custom_login_error
+    assert not auth.accounts.has_password("jisoo")  # nothing was set: the code still waits
+    assert auth.user_throttle.failures("jisoo") == 3  # a wrong code is a wrong login
+
+
+def test_the_teacher_is_never_first_use(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    auth, _ = _authenticator(tmp_path, monkeypatch)
+    for typed in ("teacher-pass-1", ""):
+        assert _login(auth, "kim", typed, new_password="teacher-pass-1",
+                      new_password2="teacher-pass-1") is None
+    assert not auth.accounts.has_password("kim") and "kim" not in auth.accounts.codes()
+    auth.accounts.set_password("kim", "teacher-pass-1")  # `make hub` asks in the terminal
+    assert _login(auth, "kim", "teacher-pass-1") == "kim"
+
+
+def test_a_first_login_takes_the_code_then_the_students_own_password(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    auth, _ = _authenticator(tmp_path, monkeypatch)
+    code = auth.accounts.hand_out(["minji", "jisoo"])["minji"]
+    assert len(code) == 9 and code[4] == "-"
+    ask = _Handler(request=SimpleNamespace(remote_ip="10.1.1.1"))
+    assert _login(auth, "minji", code.lower().replace("-", " "), handler=ask) is None
+    assert ask.labkit_first_login == "minji"  # the right code: the password page, no login yet
+    for new, again, rule in (("short", "short", "짧습니다"), ("minji-own-1", "minji-own-2",
+                                                          "다릅니다")):
+        retry = _Handler(request=SimpleNamespace(remote_ip="10.1.1.1"))
+        assert _login(auth, "minji", code, handler=retry, new_password=new,
+                      new_password2=again) is None
+        assert retry.labkit_first_login == "minji" and rule in retry.custom_login_error
+    assert _login(auth, "minji", code, new_password="minji-own-1",
+                  new_password2="minji-own-1") == "minji"
+    assert "minji" not in auth.accounts.codes() and "jisoo" in auth.accounts.codes()
+    assert _login(auth, "minji", code) is None  # the code is spent
+    assert _login(auth, "minji", "minji-own-1") == "minji"
+
+
+def test_a_student_imported_while_the_hub_runs_can_log_in_at_once(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit.hub.roster import Student
+    from labkit.hub.state import HubState
+
+    auth, _ = _authenticator(tmp_path, monkeypatch)  # allowed_users: minji, jisoo (at start)
+    HubState(auth.state_root).save_roster([Student("minji"), Student("jisoo"), Student("jun")])
+    code = auth.accounts.hand_out(["jun"])["jun"]
+    assert auth.check_allowed("jun")
+    assert _login(auth, "jun", code, new_password="jun-own-pass",
+                  new_password2="jun-own-pass") == "jun"

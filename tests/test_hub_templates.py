@@ -69,6 +69,8 @@ TOKEN = SimpleNamespace(api_id="a1", note="수업", scopes=["read:users"], creat
     2026, 12, 1, 9), last_activity=None, expires_at=None)
 PAGES: list[tuple[str, dict[str, Any], str]] = [
     ("login.html", {"user": None}, "hub.login.title"),
+    ("first_login.html", {"user": None, "username": "kim01", "code": "ABCD-EFGH"},
+     "hub.first_login.title"),
     ("home.html", {}, "hub.home.start"),
     ("home.html", {"default_server": SimpleNamespace(active=True)}, "hub.home.stop"),
     ("spawn.html", {"spawner_options_form": "", "error_message": "no slice"},

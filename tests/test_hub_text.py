@@ -67,6 +67,7 @@ def test_serve_speaks_korean_to_the_teacher(tmp_path: Path, monkeypatch: pytest.
 
     disk.probe.cache_clear()
     isolation.probe.cache_clear()
+    HubState(tmp_path / "state").accounts.set_password("kim", "teacher-pass-1")  # never 1st use
     try:
         with pytest.raises(Execd):
             hub_main.main(["--state-dir", str(tmp_path / "state"), "serve", "--roster",

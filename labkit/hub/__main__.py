@@ -4,9 +4,12 @@
                                [--cull-timeout S] [--mem-limit-mib M] [--cpu-limit C]
                                [--gpu-policy auto|mig|whole|shared]
                                [--disk-limit-mib D] [--tmp-limit-mib T] [--rebuild-env]
-    python -m labkit.hub roster import class.csv
+    python -m labkit.hub roster import class.csv   (each new student gets a first-login code)
     python -m labkit.hub roster list
-    python -m labkit.hub roster reset NAME      (forget NAME's password: set anew at next login)
+    python -m labkit.hub roster codes [--csv]      (the unused first-login codes)
+    python -m labkit.hub roster slips OUT.html [--url URL]   (the codes as A4 slips to print)
+    python -m labkit.hub roster set-password NAME  (from standard input; the teacher's too)
+    python -m labkit.hub roster reset NAME      (a new first-login code; every session ends)
     python -m labkit.hub roster remove NAME... | --all  [--stop] --yes
                                    (delete students: account, home image, password, hub user)
     python -m labkit.hub status [--json]     (Korean text; --json for scripts)
@@ -31,7 +34,14 @@ from typing import Any
 
 from labkit.hub import accounts
 from labkit.hub.limits import detect_mechanism
-from labkit.hub.roster import Student, read_roster, system_username, validate_username
+from labkit.hub.roster import (
+    Student,
+    check_username,
+    problem_text,
+    read_roster,
+    system_username,
+    validate_username,
+)
 from labkit.hub.state import HubSettings, HubState, default_state_dir
 from labkit.hub.statuslines import isolation_facts, isolation_lines
 from labkit.i18n import t
@@ -56,9 +66,86 @@ MECHANISMS = {
 
 
 def _import_roster(state: HubState, path: str) -> list[Student]:
+    """Save the roster at ``path``; give each new student a first-login code (and say so)."""
     students = read_roster(path)
+    before = {s.username for s in state.roster()}
     state.save_roster(students)
+    teacher = state.settings().teacher
+    given = state.accounts.hand_out(s.username for s in students if s.username != teacher)
+    if given:
+        print(_said("hub.cli.codes.given", n=len(given)), flush=True)
+    dropped = sorted(before - {s.username for s in students} - {teacher})
+    if dropped:
+        print(_said("hub.cli.roster.dropped", n=len(dropped), names=", ".join(dropped)),
+              flush=True)
     return students
+
+
+def _read_password(name: str, stream: Any = None) -> str:
+    """Return a new password for ``name``: asked twice at a terminal, else standard input's
+    first line.
+
+    Raises
+    ------
+    labkit.hub.passwords.PasswordRejected
+        Too short, too long, or typed differently twice.
+    ValueError
+        If standard input holds none.
+    """
+    from labkit.hub.passwords import MIN_PASSWORD, check_new_password
+
+    stream = stream or sys.stdin
+    if stream.isatty():
+        import getpass
+
+        first = getpass.getpass(t("hub.cli.password.prompt", name=name, n=MIN_PASSWORD))
+        return check_new_password(first, getpass.getpass(t("hub.cli.password.again")))
+    line = stream.readline().rstrip("\r\n")
+    if not line:
+        raise ValueError(t("hub.cli.password.empty"))
+    return check_new_password(line)
+
+
+def _set_password(state: HubState, name: str, stream: Any = None) -> None:
+    """Set ``name``'s password from the terminal or standard input; end their sessions."""
+    from labkit.hub.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD, PasswordRejected
+
+    try:
+        password = _read_password(name, stream)
+    except PasswordRejected as err:
+        limits = {"short": {"n": MIN_PASSWORD}, "long": {"max": MAX_PASSWORD_BYTES}}
+        reason = t(f"hub.cli.password.{err.rule}", **limits.get(err.rule, {}))
+        raise SystemExit(_said("hub.cli.password.rejected", name=name, reason=reason)) from None
+    except ValueError as err:
+        raise SystemExit(_said("hub.cli.password.rejected", name=name, reason=err)) from None
+    state.accounts.set_password(name, password)
+    print(t("hub.cli.password.done", name=name), flush=True)
+    _end_sessions(state, name)
+
+
+def _end_sessions(state: HubState, name: str, *, quiet: bool = False) -> None:
+    from labkit.hub.sessions import HubUnreachable, end_sessions
+
+    try:
+        how = end_sessions(state, name)
+    except HubUnreachable as err:
+        print(t("hub.cli.sessions.failed", name=name, reason=err), flush=True)
+        return
+    if how != "none" and not quiet:
+        print(t("hub.cli.sessions.ended", name=name), flush=True)
+
+
+def _teacher_password(state: HubState, teacher: str) -> None:
+    """Make sure the teacher has a password before the hub accepts any login (ask for it)."""
+    if state.accounts.has_password(teacher):
+        return
+    print(_said("hub.cli.serve.teacher_password", name=teacher), flush=True)
+    try:
+        _set_password(state, teacher)
+    except SystemExit as err:
+        print(err, flush=True)
+    if not state.accounts.has_password(teacher):
+        raise SystemExit(_said("hub.cli.serve.no_teacher_password", name=teacher))
 
 
 def _hub_env(state: HubState) -> dict[str, str]:
@@ -81,7 +168,8 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
     teacher = args.teacher or settings.teacher
     if not teacher:
         raise SystemExit(_said("hub.cli.serve.no_teacher"))
-    validate_username(teacher)
+    check_username(teacher)
+    _teacher_password(state, teacher)  # before anything starts: never a first-use teacher
     settings.teacher = teacher
     for name in ("host", "port"):
         if getattr(args, name) is not None:
@@ -113,13 +201,7 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
 
 
 def _password_set(state: HubState) -> set[str]:
-    import dbm
-
-    try:
-        with dbm.open(str(state.passwords_file), "r") as db:
-            return {k.decode() if isinstance(k, bytes) else k for k in db.keys()}
-    except dbm.error:
-        return set()
+    return state.accounts.with_password()
 
 
 def _role(username: str, teacher: str) -> str:
@@ -153,14 +235,67 @@ def cmd_roster(args: argparse.Namespace, state: HubState) -> None:
         for s in people:
             print(f"{s.username}\t{s.display_name or s.username}\t{s.system_user}\t"
                   f"{_role(s.username, teacher)}\t{_password_word(s.username in have)}")
+    elif args.action == "codes":
+        _print_codes(state, teacher, as_csv=args.csv)
+    elif args.action == "slips":
+        _write_slips(state, args.names[0], args.url)
+    elif args.action == "set-password":
+        name = _listed(state, args.names[0], teacher)
+        _set_password(state, name)
     elif args.action == "reset":
-        from labkit.hub.auth import reset_password
+        name = _listed(state, args.names[0], teacher)
+        if name == teacher:
+            raise SystemExit(t("hub.cli.reset.teacher", name=name))
+        code = state.accounts.reset(name)
+        _end_sessions(state, name, quiet=True)
+        print(t("hub.cli.reset.new_code", name=name, code=code))
 
-        name = validate_username(args.names[0])
-        if name not in {s.username for s in state.roster()} | {teacher}:
-            raise SystemExit(t("hub.cli.roster.not_listed", name=name))
-        done = reset_password(state.passwords_file, name)
-        print(t("hub.cli.reset.done" if done else "hub.cli.reset.unset", name=name))
+
+def _listed(state: HubState, name: str, teacher: str) -> str:
+    """Return ``name`` if it is the teacher or a roster student (else exit, in Korean)."""
+    validate_username(name)
+    if name not in {s.username for s in state.roster()} | {teacher}:
+        raise SystemExit(t("hub.cli.roster.not_listed", name=name))
+    return name
+
+
+def _print_codes(state: HubState, teacher: str, *, as_csv: bool) -> None:
+    codes = state.accounts.codes()
+    rows = [(s.display_name or s.username, s.username, codes[s.username])
+            for s in state.roster() if s.username in codes and s.username != teacher]
+    if not rows:
+        print(t("hub.cli.codes.none"))
+        return
+    if as_csv:
+        import csv
+
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow([t("hub.slips.name"), t("hub.slips.username"), t("hub.slips.code")])
+        out.writerows(rows)
+        return
+    print(t("hub.cli.codes.header"))
+    for row in rows:
+        print("\t".join(row))
+
+
+def _write_slips(state: HubState, path: str, url: str | None) -> None:
+    """Write the A4 slips page (0600; given to the user who ran sudo, to open it)."""
+    from labkit.hub.slips import slips_html
+
+    settings = state.settings()
+    if url is None:
+        url = ("" if settings.host in ("", "0.0.0.0", "::")
+               else f"http://{settings.host}:{settings.port}/")
+    codes = {k: v for k, v in state.accounts.codes().items() if k != settings.teacher}
+    page = slips_html(state.roster(), codes, url)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(page)
+    owner = os.environ.get("SUDO_UID"), os.environ.get("SUDO_GID")
+    if os.geteuid() == 0 and owner[0] and owner[1]:
+        os.chown(path, int(owner[0]), int(owner[1]))
+    print(t("hub.cli.slips.written", path=path,
+            n=sum(1 for s in state.roster() if s.username in codes)))
 
 
 def _account(username: str) -> dict[str, object] | None:
@@ -268,11 +403,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tmp-limit-mib", type=int, help=h("tmp_limit"))
     serve.add_argument("--rebuild-env", action="store_true", help=h("rebuild_env"))
     roster = sub.add_parser("roster", help=h("roster"), description=h("roster"))
-    roster.add_argument("action", choices=("import", "list", "reset", "remove"))
+    roster.add_argument("action", choices=("import", "list", "codes", "slips", "set-password",
+                                           "reset", "remove"))
     roster.add_argument("names", nargs="*", default=[], help=h("names"))
     roster.add_argument("--all", action="store_true", help=h("all"))
     roster.add_argument("--stop", action="store_true", help=h("stop"))
     roster.add_argument("--yes", action="store_true", help=h("yes"))
+    roster.add_argument("--csv", action="store_true", help=h("csv"))
+    roster.add_argument("--url", default=None, help=h("url"))
     status_cmd = sub.add_parser("status", help=h("status"), description=h("status"))
     status_cmd.add_argument("--json", action="store_true", help=h("json"))
     sub.add_parser("plan", add_help=False, help=h("plan"))
@@ -289,8 +427,9 @@ def main(argv: list[str] | None = None) -> None:
 
         raise SystemExit((plan.main_plan if argv[0] == "plan" else k8s.main_k8s)(argv[1:]))
     args = parser.parse_args(argv)
-    if args.command == "roster" and args.action in ("import", "reset") and not args.names:
-        what = t("hub.cli.roster.needs.file" if args.action == "import"
+    if (args.command == "roster" and args.action in ("import", "reset", "set-password", "slips")
+            and not args.names):
+        what = t("hub.cli.roster.needs.file" if args.action in ("import", "slips")
                  else "hub.cli.roster.needs.name")
         parser.error(t("hub.cli.roster.needs", action=args.action, what=what))
     if args.command == "serve":
@@ -315,7 +454,8 @@ def main(argv: list[str] | None = None) -> None:
         else:
             print(status_text(status(state)))
     except (ValueError, OSError) as err:
-        raise SystemExit(f"{PROG}: {err}") from None
+        said = problem_text(err) if isinstance(err, ValueError) else err
+        raise SystemExit(f"{PROG}: {said}") from None
 
 
 if __name__ == "__main__":

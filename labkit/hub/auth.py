@@ -1,39 +1,40 @@
-"""Accounts on the hub: the roster is the allow-list, the password is set at first login.
+"""Logging in to the hub: roster names only, accounts handed out by the teacher.
 
-:class:`RosterAuthenticator` is jupyterhub-firstuseauthenticator's FirstUseAuthenticator
-(https://github.com/jupyterhub/firstuseauthenticator) restricted to the roster:
+:class:`RosterAuthenticator` is a JupyterHub ``Authenticator`` over the hub's own password
+store (:mod:`labkit.hub.passwords`):
 
-- only roster usernames (and the teacher) can log in (``allowed_users``; ``create_users =
-  False`` keeps it to users the hub already knows);
-- a student's first login sets their password (bcrypt hash in the hub's private state
-  directory); :func:`reset_password` (``python -m labkit.hub roster reset NAME``) forgets it,
-  so the next login sets a new one;
-- failed logins slow guessing down, they never lock anyone out (:class:`LoginThrottle`): each
-  failure for a username, and each failure from a client address, makes the next try of that
-  name or address wait longer (exponential backoff, :func:`backoff_s`, capped at a few
-  seconds; ``await asyncio.sleep`` inside :meth:`RosterAuthenticator.authenticate`, never
-  blocking the hub's event loop), and the right password is always accepted after the wait.
-  So a student who types wrong passwords for a classmate's name cannot lock the classmate out,
-  and a class behind one school NAT address is never refused for its neighbours' typos. What
-  keeps a guesser's many parallel tries from exhausting the hub is a cap on logins pending at
-  once (:data:`MAX_PENDING_PER_ADDRESS` per address, :data:`MAX_PENDING` in all): past it the
-  hub answers 429 at once, without checking a password;
-- a student taken off the roster (``python -m labkit.hub roster remove``) is refused at once:
-  each login reads the saved roster again (:meth:`RosterAuthenticator.on_roster`), and the hub
-  deletes such users from its database at its next start (``delete_invalid_users``);
+- only the teacher and the students of the saved roster can log in, read again at every login
+  (:meth:`RosterAuthenticator.on_roster`): a student imported while the hub runs logs in at
+  once, a student removed is refused at once (and :meth:`refresh_user` ends what they still
+  hold at the hub's next check);
+- nobody claims an account by coming first. A student's first login takes the one-time
+  first-login code from the teacher's slip (``roster codes`` / ``roster slips``), then a
+  Korean page asks for the student's own password (twice; :data:`~labkit.hub.passwords.
+  MIN_PASSWORD` characters or more) and only then logs them in; the code is then gone. The
+  teacher has no code: their password is set in the terminal (``make hub``, ``roster
+  set-password``) before the hub accepts any login;
+- a wrong password and a wrong code are the same wrong login, and failed logins slow guessing
+  down, they never lock anyone out (:class:`LoginThrottle`): each failure for a username, and
+  each failure from a client address, makes the next try of that name or address wait longer
+  (exponential backoff, :func:`backoff_s`, capped at a few seconds; ``await asyncio.sleep``
+  inside :meth:`RosterAuthenticator.authenticate`, never blocking the hub's event loop), and
+  the right password is always accepted after the wait. So a student who types wrong
+  passwords for a classmate's name cannot lock the classmate out, and a class behind one
+  school NAT address is never refused for its neighbours' typos. What keeps a guesser's many
+  parallel tries from exhausting the hub is a cap on logins pending at once
+  (:data:`MAX_PENDING_PER_ADDRESS` per address, :data:`MAX_PENDING` in all): past it the hub
+  answers 429 at once, without checking a password;
 - the teacher lands on the class page after login, students on their own lab
   (:func:`landing_url`, JupyterHub's callable ``default_url``);
 - messages in Korean.
 
-FirstUse rather than NativeAuthenticator: the class needs exactly "roster names only, password
-set at first login, teacher resets"; NativeAuthenticator adds a sign-up page and an approval
-queue the teacher would have to work through for 30 students.
+Not FirstUseAuthenticator (which this module wrapped before): there the first person to type
+a name sets its password, the teacher's included (issue 23, attack 1).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dbm
 import json
 import os
 import time
@@ -44,16 +45,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firstuseauthenticator import FirstUseAuthenticator
-from firstuseauthenticator.firstuseauthenticator import CustomLoginHandler, ResetPasswordHandler
+from jupyterhub.auth import Authenticator
+from jupyterhub.handlers.login import LoginHandler as HubLoginHandler
 from tornado import web
-from traitlets import Bool
+from traitlets import Bool, Unicode
 
+from labkit.hub.passwords import (
+    MAX_PASSWORD_BYTES,
+    MIN_PASSWORD,
+    Accounts,
+    PasswordRejected,
+    check_new_password,
+)
 from labkit.i18n import t
 
 __all__ = ["ADDRESS_BACKOFF", "CLASS_PAGE_URL", "MAX_PENDING", "MAX_PENDING_PER_ADDRESS",
-           "USER_BACKOFF", "WINDOW_S", "Backoff", "LoginThrottle", "PendingLogins",
-           "RosterAuthenticator", "backoff_s", "landing_url", "reset_password"]
+           "USER_BACKOFF", "WINDOW_S", "Backoff", "LoginHandler", "LoginThrottle",
+           "PendingLogins", "RosterAuthenticator", "backoff_s", "landing_url"]
 
 
 @dataclass(frozen=True)
@@ -198,26 +206,52 @@ def landing_url(handler: Any) -> str:
     return CLASS_PAGE_URL if user is not None and getattr(user, "admin", False) else ""
 
 
-class LoginHandler(CustomLoginHandler):  # type: ignore[misc]
-    """FirstUse's login handler that also renders JupyterHub's in-form errors (429).
+class LoginHandler(HubLoginHandler):  # type: ignore[misc]
+    """JupyterHub's login handler with the first-login step and labkit's Korean errors.
 
-    JupyterHub >= 5 re-renders the login form for an error raised during a form POST, calling
-    ``_render(..., sync=True, ...)``; FirstUse 1.1's ``_render`` takes two arguments only and
-    the error page comes out empty.
+    A right first-login code without a new password yet renders ``first_login.html`` (the
+    student chooses their password there, the form posts the code again with it); any other
+    failed login re-renders the login form with the authenticator's Korean reason, as 403.
     """
 
-    def _render(self, login_error: str | None = None, username: str | None = None,
-                **kwargs: Any) -> Any:
-        if self.custom_login_error:
-            login_error = self.custom_login_error
-        return super(CustomLoginHandler, self)._render(login_error, username, **kwargs)
+    async def post(self) -> None:
+        """Log in (JupyterHub's ``LoginHandler.post``), or ask a first login's password."""
+        data = {arg: self.get_argument(arg, strip=arg == "username")
+                for arg in self.request.body_arguments if arg != "_xsrf"}
+        user = await self.login_user(data)
+        if user:
+            self._jupyterhub_user = user
+            self.redirect(self.get_next_url(user))
+            return
+        name = str(data.get("username", ""))[:32]
+        first = getattr(self, "labkit_first_login", None)
+        if first is not None:
+            self.finish(await self.render_template(
+                "first_login.html", username=first, code=data.get("password", ""),
+                login_error=getattr(self, "custom_login_error", ""),
+                next=self.get_argument("next", default=""), xsrf=self.xsrf_token.decode("ascii"),
+                authenticator_login_url=self.authenticator.login_url(self.hub.base_url)))
+            return
+        self.set_status(403)
+        self.finish(await self._render(
+            login_error=getattr(self, "custom_login_error", "") or t("hub.login.wrong"),
+            username=name))
 
 
-class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
-    """FirstUseAuthenticator for the roster, throttled, in Korean (see the module docstring)."""
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+class RosterAuthenticator(Authenticator):  # type: ignore[misc]
+    """Roster names, handed-out first-login codes, throttled, in Korean (module docstring)."""
 
     #: users the roster no longer lists are deleted from the hub's database at start
     delete_invalid_users = Bool(True, config=True)
+    state_dir = Unicode(help="the hub's private state (roster, passwords, codes); "
+                             "default $LABKIT_HUB_STATE").tag(config=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -225,8 +259,36 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
         self.address_throttle = LoginThrottle(ADDRESS_BACKOFF)
         self.pending = PendingLogins()
 
+    @property
+    def state_root(self) -> Path | None:
+        """The state directory, or None (then ``allowed_users`` alone decides)."""
+        where = self.state_dir or os.environ.get("LABKIT_HUB_STATE", "")
+        return Path(where) if where else None
+
+    @property
+    def accounts(self) -> Accounts:
+        """The password and first-login code store.
+
+        Raises
+        ------
+        RuntimeError
+            If no state directory is configured.
+        """
+        if self.state_root is None:
+            raise RuntimeError("RosterAuthenticator needs state_dir (or $LABKIT_HUB_STATE)")
+        return Accounts(self.state_root)
+
+    def teachers(self) -> set[str]:
+        """The teacher (``admin_users``, and the saved settings' teacher)."""
+        found = set(self.admin_users)
+        root = self.state_root
+        settings = _read_json(root / "settings.json") if root else None
+        if isinstance(settings, dict) and settings.get("teacher"):
+            found.add(str(settings["teacher"]))
+        return found
+
     async def authenticate(self, handler: Any, data: dict[str, str]) -> str | None:
-        """Wait the backoff, then check the password (or set it at first login).
+        """Wait the backoff, then check the password or the first-login code.
 
         Raises
         ------
@@ -244,25 +306,32 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
             return await self._check(handler, data, name, address)
 
     def on_roster(self, name: str) -> bool:
-        """Whether ``name`` may log in: the teacher, or a student of the saved roster.
+        """Whether ``name`` may log in or hold a session: the teacher, or a saved roster name.
 
-        The roster is read again from the hub's state (``$LABKIT_HUB_STATE/roster.json``) so a
-        removed student is refused without a restart; without a saved roster,
-        ``allowed_users`` decides.
+        The roster is read again from the hub's state (``roster.json``) so a student imported
+        or removed while the hub runs counts at once; without a saved roster (or an unreadable
+        one), ``allowed_users`` decides.
         """
-        if name in self.admin_users:
+        if name in self.teachers():
             return True
-        if name not in self.allowed_users:
-            return False
-        state = os.environ.get("LABKIT_HUB_STATE")
-        path = Path(state) / "roster.json" if state else None
-        if path is None or not path.exists():
-            return True
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-            return any(isinstance(r, dict) and r.get("username") == name for r in rows)
-        except (OSError, ValueError):
-            return True  # an unreadable roster: allowed_users (the one read at start) holds
+        root = self.state_root
+        rows = _read_json(root / "roster.json") if root else None
+        if not isinstance(rows, list):
+            return name in self.allowed_users
+        return any(isinstance(r, dict) and r.get("username") == name for r in rows)
+
+    def check_allowed(self, username: str, authentication: Any = None) -> bool:
+        """JupyterHub's allow-list check, read from the saved roster (:meth:`on_roster`)."""
+        return self.on_roster(username)
+
+    async def refresh_user(self, user: Any, handler: Any = None) -> bool:
+        """Refuse a session or token of a user who is no longer on the roster."""
+        return self.on_roster(str(user.name))
+
+    def _fail(self, handler: Any, name: str, address: str, key: str = "hub.login.wrong") -> None:
+        self.user_throttle.failed(name)
+        self.address_throttle.failed(address)
+        handler.custom_login_error = t(key)
 
     async def _check(self, handler: Any, data: dict[str, str], name: str,
                      address: str) -> str | None:
@@ -270,37 +339,33 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
             self.address_throttle.failed(address)
             handler.custom_login_error = t("hub.login.not_on_roster")
             return None
-        result = await super().authenticate(handler, data)
-        if result is None:
-            self.user_throttle.failed(name)
-            self.address_throttle.failed(address)
-            too_short = getattr(handler, "custom_login_error", "")
-            handler.custom_login_error = (
-                t("hub.login.too_short", n=self.min_password_length)
-                if too_short.startswith("Password too short") else t("hub.login.wrong"))
-        else:  # the address keeps its count: a guesser's own good login resets nothing
-            self.user_throttle.forget(name)
-        return result  # type: ignore[no-any-return]
+        accounts = self.accounts
+        typed = str(data.get("password", ""))
+        if accounts.has_password(name):
+            if await asyncio.to_thread(accounts.check_password, name, typed):
+                self.user_throttle.forget(name)  # the address keeps its count
+                return name
+            self._fail(handler, name, address)
+            return None
+        if name in self.teachers() or not accounts.check_code(name, typed):
+            self._fail(handler, name, address)  # the teacher has no first-use login, ever
+            return None
+        handler.labkit_first_login = name  # the right code: the password page
+        new = data.get("new_password")
+        if new is None:
+            return None
+        try:
+            check_new_password(new, data.get("new_password2", ""))
+        except PasswordRejected as err:
+            limits = {"short": {"n": MIN_PASSWORD}, "long": {"max": MAX_PASSWORD_BYTES}}
+            handler.custom_login_error = t(f"hub.first_login.{err.rule}",
+                                           **limits.get(err.rule, {}))
+            return None
+        await asyncio.to_thread(accounts.set_password, name, new)
+        self.user_throttle.forget(name)
+        handler.labkit_first_login = None
+        return name
 
     def get_handlers(self, app: Any) -> list[tuple[str, Any]]:
-        """FirstUse's handlers with :class:`LoginHandler` for the login page."""
-        return [(r"/login", LoginHandler), (r"/auth/change-password", ResetPasswordHandler)]
-
-
-def reset_password(dbm_path: Path, username: str) -> bool:
-    """Forget ``username``'s password: their next login sets a new one (first use).
-
-    Returns
-    -------
-    bool
-        True if a password was stored.
-    """
-    try:
-        with dbm.open(str(dbm_path), "w") as db:
-            key = username.encode("utf8")
-            if key in db:
-                del db[key]
-                return True
-    except dbm.error:
-        return False
-    return False
+        """The login page: :class:`LoginHandler`."""
+        return [(r"/login", LoginHandler)]

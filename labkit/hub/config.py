@@ -7,7 +7,7 @@ teacher's settings, secrets) and sets JupyterHub's traitlets:
   teacher's host/port; the Hub's own API and the proxy's API on free loopback ports chosen at
   every start (:func:`free_loopback_ports`; written to the state directory's ``ports.json``), so
   a second hub beside a class never clashes with it;
-- accounts: roster allow-list, teacher = admin, first-use passwords, login throttling
+- accounts: roster allow-list, teacher = admin, handed-out first-login codes, login throttling
   (:mod:`labkit.hub.auth`), every page a student or teacher meets in Korean
   (``labkit/hub/templates``: the frame ``page.html`` and login, home, spawn, spawn-pending,
   stop-pending, not-running, error/404, token and logout pages);
@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from labkit.hub.activity import report_interval_s
 from labkit.hub.limits import detect_mechanism
+from labkit.hub.passwords import MIN_PASSWORD as _MIN_PASSWORD
 from labkit.hub.roster import Student
 from labkit.hub.state import HubSettings, HubState, cull_every_s
 from labkit.i18n import t
@@ -40,8 +41,8 @@ __all__ = ["REPO", "TEMPLATES", "class_page_service", "configure", "free_loopbac
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-#: FirstUseAuthenticator's default minimum password length.
-MIN_PASSWORD = 7
+#: The shortest password a student may choose (labkit.hub.passwords, NIST SP 800-63B).
+MIN_PASSWORD = _MIN_PASSWORD
 
 
 def proxy_command() -> list[str]:
@@ -112,7 +113,7 @@ def free_loopback_ports(count: int) -> list[int]:
     return ports
 
 
-def _services(settings: HubSettings, roster: list[Student]
+def _services(settings: HubSettings, roster: list[Student], state: HubState
               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     services: list[dict[str, Any]] = [{
         "name": "idle-culler",
@@ -126,7 +127,10 @@ def _services(settings: HubSettings, roster: list[Student]
         "services": ["idle-culler"],
     }]
     page_services, page_roles = class_page_service(settings, roster)
-    return services + page_services, roles + page_roles
+    from labkit.hub.sessions import service_spec  # the teacher's roster commands, hub running
+
+    roster_service, roster_role = service_spec(state)
+    return services + page_services + [roster_service], roles + page_roles + [roster_role]
 
 
 def _isolation(c: Any, state: HubState, settings: HubSettings) -> None:
@@ -158,9 +162,7 @@ def _authenticator(c: Any, state: HubState, teacher: str, roster: Sequence[Stude
     c.JupyterHub.default_url = landing_url  # the teacher: the class page; students: their lab
     c.Authenticator.allowed_users = {s.username for s in roster} | {teacher}
     c.Authenticator.admin_users = {teacher}
-    c.FirstUseAuthenticator.create_users = False
-    c.FirstUseAuthenticator.dbm_path = str(state.passwords_file)
-    c.FirstUseAuthenticator.min_password_length = MIN_PASSWORD
+    c.RosterAuthenticator.state_dir = str(state.root)  # roster, passwords, first-login codes
     c.JupyterHub.template_paths = [str(TEMPLATES)]
     # a callable value is called with the user (JupyterHub template_vars)
     c.JupyterHub.template_vars = {"labkit_t": lambda _user: t, "labkit_min_password": MIN_PASSWORD}
@@ -236,7 +238,7 @@ def configure(c: Any, state: HubState | None = None) -> None:
         # the Korean "server is starting" page at once, not after 10 s of a blank wait
         "slow_spawn_timeout": 0,
     }
-    c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster)
+    c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster, state)
     # activity (JupyterLab, voila pages and widgets) reaches the hub well before the culler's
     # timeout: the servers' reports and the proxy's (both 300 s by default; labkit.hub.activity)
     interval = report_interval_s(settings.cull_timeout_s)

@@ -1,16 +1,19 @@
 """``python -m labkit.hub roster remove``: take students off the class hub for good.
 
-For each student named (or every student, ``--all``; never the teacher) it deletes, as root:
+For each student named (or every student, ``--all``; never the teacher) it deletes, as root,
+in this order:
 
+- the roster row, first: from then on the hub refuses their login
+  (:class:`labkit.hub.auth.RosterAuthenticator` reads the saved roster at each login) and
+  their spawn (:class:`labkit.hub.spawner.LabkitSpawner` reads it at each start), whatever
+  token they still hold;
+- the hub's user and everything it holds (server, cookie, API and OAuth tokens;
+  :func:`labkit.hub.sessions.end_sessions`): through the running hub's REST API, which stops
+  their server, or in the stopped hub's database;
 - the system account ``jupyter-<name>`` and its home (``userdel --remove``; the home image is
   unmounted first, :func:`labkit.hub.accounts.remove_system_user`);
-- the home image ``<state>/homes/jupyter-<name>.img`` (:class:`labkit.hub.disk.StudentDisk`) and
-  the student's cgroup;
-- the password (first-use store), and the roster row, so a running hub refuses the next login
-  at once (:class:`labkit.hub.auth.RosterAuthenticator` reads the saved roster at each login);
-- the hub's database user (servers, tokens): now when the hub is stopped (``jupyterhub.orm``),
-  else by the hub itself at its next start (``Authenticator.delete_invalid_users``), so a
-  running hub's memory never disagrees with its database.
+- the home image ``<state>/homes/jupyter-<name>.img`` (:class:`labkit.hub.disk.StudentDisk`),
+  the student's cgroup, their password and first-login code.
 
 It refuses while a student's processes run (their server, a kernel) unless ``--stop``, which
 kills them first, and does nothing without ``--yes`` but say what it would delete.
@@ -20,11 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from labkit.hub.roster import Student, system_username, validate_username
+from labkit.hub.roster import Student, problem_text, system_username, validate_username
 from labkit.hub.state import HubState
 from labkit.i18n import t
 
-__all__ = ["hub_is_running", "remove_students", "running_processes"]
+__all__ = ["remove_students", "running_processes"]
 
 
 def running_processes(username: str) -> int:
@@ -43,18 +46,6 @@ def running_processes(username: str) -> int:
         if uids is not None and uids.real == uid:
             count += 1
     return count
-
-
-def hub_is_running(state: HubState) -> bool:
-    """Whether this state's hub answers on its public port (``/hub/health``)."""
-    import urllib.request
-
-    port = int(state.settings().port)
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/health", timeout=3) as reply:
-            return bool(reply.status == 200)
-    except OSError:
-        return False
 
 
 def _targets(state: HubState, names: Sequence[str], every: bool) -> list[Student]:
@@ -79,24 +70,8 @@ def _targets(state: HubState, names: Sequence[str], every: bool) -> list[Student
     return [roster[n] for n in dict.fromkeys(wanted)]
 
 
-def _delete_hub_users(state: HubState, names: Sequence[str]) -> int:
-    """Delete the users from the stopped hub's database; return how many were there."""
-    from jupyterhub import orm
-
-    session = orm.new_session_factory(state.db_url)()
-    try:
-        found = [u for u in (orm.User.find(session, n) for n in names) if u is not None]
-        for user in found:
-            session.delete(user)
-        session.commit()
-    finally:
-        session.close()
-    return len(found)
-
-
 def _remove_one(state: HubState, student: Student, mechanism: str) -> None:
     from labkit.hub.accounts import remove_system_user
-    from labkit.hub.auth import reset_password
     from labkit.hub.disk import StudentDisk
     from labkit.hub.limits import Limits, StudentCgroup
     from labkit.hub.spawner import kill_user_processes
@@ -107,7 +82,7 @@ def _remove_one(state: HubState, student: Student, mechanism: str) -> None:
     StudentDisk(user, 16, state.images_dir).image.unlink(missing_ok=True)
     if mechanism.startswith("cgroup"):
         StudentCgroup(user, Limits(), mechanism).remove()
-    reset_password(state.passwords_file, student.username)
+    state.accounts.forget([student.username])
 
 
 def remove_students(state: HubState, names: Sequence[str], *, every: bool = False,
@@ -136,6 +111,7 @@ def remove_students(state: HubState, names: Sequence[str], *, every: bool = Fals
     """
     from labkit.hub.accounts import NeedRootError, require_root
     from labkit.hub.limits import detect_mechanism
+    from labkit.hub.sessions import HubUnreachable, end_sessions
 
     try:
         require_root()
@@ -144,7 +120,7 @@ def remove_students(state: HubState, names: Sequence[str], *, every: bool = Fals
         out(str(err))
         return 2
     except ValueError as err:
-        out(t("hub.cli.remove.bad", reason=str(err)))
+        out(t("hub.cli.remove.bad", reason=problem_text(err)))
         return 2
     listed = ", ".join(s.username for s in targets)
     running = [s.username for s in targets if running_processes(s.username)]
@@ -154,15 +130,17 @@ def remove_students(state: HubState, names: Sequence[str], *, every: bool = Fals
     if not yes:
         out(t("hub.cli.remove.confirm", names=listed, n=len(targets)))
         return 1
+    gone = {s.username for s in targets}
+    state.save_roster([s for s in state.roster() if s.username not in gone])
+    ended, later = 0, False
+    for name in sorted(gone):
+        try:
+            ended += end_sessions(state, name, remove=True) != "none"
+        except HubUnreachable:
+            later = True  # the running hub deletes them at its next start
     mechanism = detect_mechanism()
     for student in targets:
         _remove_one(state, student, mechanism)
         out(t("hub.cli.remove.done", name=student.username))
-    gone = {s.username for s in targets}
-    state.save_roster([s for s in state.roster() if s.username not in gone])
-    if hub_is_running(state):
-        out(t("hub.cli.remove.db_later"))
-    else:
-        _delete_hub_users(state, sorted(gone))
-        out(t("hub.cli.remove.db_now", n=len(gone)))
+    out(t("hub.cli.remove.db_later") if later else t("hub.cli.remove.db_now", n=ended))
     return 0

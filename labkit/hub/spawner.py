@@ -40,6 +40,7 @@ from labkit.hub.gpushare import ENV_SHARE, ShareState
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
 from labkit.hub.roster import system_username
 from labkit.hub.userenv import USER_ENV, site_packages, user_python
+from labkit.i18n import t
 
 __all__ = ["LabkitSpawner", "gpu_environment"]
 
@@ -218,6 +219,34 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
                                f"{err.decode(errors='replace')[-500:]}")
         self.log.info("labkit: curriculum for %s: %s", entry.pw_name, out.decode().strip())
 
+    def check_on_roster(self) -> None:
+        """Refuse a user who is not the teacher or on the saved roster (read now, at spawn).
+
+        Whatever token they hold: a student removed (or dropped by a new roster) while the hub
+        runs never gets a server, an account or a home again. The roster and the teacher are
+        the hub state's (``$LABKIT_HUB_STATE``: ``roster.json``, ``settings.json``); without a
+        saved roster, :attr:`roster_usernames` and the hub's admins.
+
+        Raises
+        ------
+        tornado.web.HTTPError
+            403, with the Korean message the spawn page shows.
+        """
+        from tornado import web
+
+        from labkit.hub.state import HubState
+
+        name = self.user.name
+        where = os.environ.get("LABKIT_HUB_STATE")
+        state = HubState(Path(where)) if where else None
+        if state is not None and (state.root / "roster.json").exists():
+            allowed = {s.username for s in state.roster()} | {state.settings().teacher}
+        else:
+            allowed = set(self.roster_usernames) | ({name} if self.user.admin else set())
+        if name not in allowed:
+            self.log.warning("labkit: refused a server for %s: not on the roster", name)
+            raise web.HTTPError(403, t("hub.spawn.not_on_roster", name=name))
+
     async def start(self) -> Any:
         """Create the account and cgroup, merge the curriculum, then start the server.
 
@@ -227,6 +256,7 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         would be killed as it starts and the student locked out.
         """
         phases = _Phases()
+        self.check_on_roster()  # before anything of theirs is created again
         entry = accounts.ensure_system_user(self.user.name)
         phases.done("account")
         left = await asyncio.to_thread(kill_user_processes, entry.pw_name)

@@ -1,7 +1,9 @@
 """The hub's private state directory: database, secrets, roster and the teacher's settings.
 
 JupyterHub keeps its database (``jupyterhub.sqlite``), cookie secret and the proxy's auth token;
-labkit adds the imported roster, the first-use password store and the teacher's settings. All of
+labkit adds the imported roster, the passwords and first-login codes (:mod:`labkit.hub.passwords`),
+the token of the teacher's commands on a running hub (:mod:`labkit.hub.sessions`) and the
+teacher's settings. All of
 it lives in one directory that only the hub's own account can read (0700, files 0600), never in
 the repository (JupyterHub "Security overview": the cookie secret and proxy token let anyone act
 as the hub). Default: ``/var/lib/labkit-hub`` when the hub runs as root (the FHS place for state,
@@ -19,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from labkit.hub.passwords import Accounts
 from labkit.hub.roster import Student
 
 __all__ = ["DEFAULT_CULL_TIMEOUT_S", "HubSettings", "HubState", "cull_every_s",
@@ -175,16 +178,24 @@ class HubState:
         return self.root / "homes"
 
     @property
-    def passwords_file(self) -> Path:
-        """FirstUseAuthenticator's password store (a dbm file, salted bcrypt hashes)."""
-        return self.root / "passwords.dbm"
+    def accounts(self) -> Accounts:
+        """The passwords and first-login codes (:class:`labkit.hub.passwords.Accounts`)."""
+        return Accounts(self.root)
 
-    def proxy_token(self) -> str:
-        """Return the proxy's auth token, created (0600) on first use."""
-        path = self.root / "proxy_token"
+    def _secret(self, name: str) -> str:
+        path = self.root / name
         if not path.exists():
             _write_private(path, secrets.token_hex(32))
         return path.read_text(encoding="utf-8").strip()
+
+    def proxy_token(self) -> str:
+        """Return the proxy's auth token, created (0600) on first use."""
+        return self._secret("proxy_token")
+
+    def roster_api_token(self) -> str:
+        """Return the API token of the teacher's commands on a running hub (service
+        ``labkit-roster``, :mod:`labkit.hub.sessions`), created (0600) on first use."""
+        return self._secret("roster_api_token")
 
     # --- ports -----------------------------------------------------------------------------
 

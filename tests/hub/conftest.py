@@ -29,8 +29,12 @@ STUDENT_A, STUDENT_B = "lktest-a", "lktest-b"
 THROTLED = "lktest-r"  # only for the login rate-limit test (never spawns)
 BROWSER_STUDENT = "lktest-c"  # logs in with chromium (tests/hub/test_hub_browser.py)
 TEACHER = "lktest-t"
+#: imported while the hub runs (tests/hub/test_hub_accounts_live.py)
+LATECOMERS = ("lktest-n", "lktest-m")
+#: Set by the teacher's ``roster set-password`` before the hub starts (no first-use claims);
+#: BROWSER_STUDENT logs in with the first-login code of their slip and chooses this one.
 PASSWORDS = {STUDENT_A: "alpha-pass-1", STUDENT_B: "bravo-pass-2", TEACHER: "teach-pass-3",
-             BROWSER_STUDENT: "charlie-pass-4"}
+             BROWSER_STUDENT: "charlie-pass-4", THROTLED: "bravo-first-use-7"}
 START_TIMEOUT_S = 900  # the first run builds the students' environment
 DISK_MIB, TMP_MIB = 128, 32  # each student's home image and private /tmp in the test hub
 
@@ -71,11 +75,34 @@ def _cleanup_accounts() -> None:
     from labkit.hub.spawner import kill_user_processes
 
     mechanism = detect_mechanism()
-    for name in (STUDENT_A, STUDENT_B, THROTLED, BROWSER_STUDENT, TEACHER):
+    for name in (STUDENT_A, STUDENT_B, THROTLED, BROWSER_STUDENT, TEACHER, *LATECOMERS):
         kill_user_processes(system_username(name))
         remove_system_user(name)
         if mechanism.startswith("cgroup"):
             StudentCgroup(system_username(name), Limits(), mechanism).remove()
+
+
+def roster_command(state_dir: Path, *args: str, stdin: str = "") -> str:
+    """Run ``python -m labkit.hub roster ARGS`` as the teacher does; return its output.
+
+    Raises
+    ------
+    AssertionError
+        If it exits non-zero (with its output).
+    """
+    done = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir", str(state_dir),
+                           "roster", *args], input=stdin, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done.stdout
+
+
+def _set_passwords(state_dir: Path, roster: Path) -> None:
+    """Import the roster (codes handed out) and set passwords as the teacher does (stdin)."""
+    roster_command(state_dir, "import", str(roster))
+    for name, password in PASSWORDS.items():
+        if name != BROWSER_STUDENT:  # the browser student takes the first-login path
+            roster_command(state_dir, "set-password", name, stdin=password + "\n")
 
 
 @pytest.fixture(scope="session")
@@ -106,6 +133,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         mem_limit_mib=1536, cpu_limit=1.0, nproc_limit=256, disk_limit_mib=DISK_MIB,
         tmp_limit_mib=TMP_MIB))
     _cleanup_accounts()
+    _set_passwords(state_dir, roster)
     artifacts = Path(os.environ.get("LABKIT_ARTIFACTS",
                                     Path(__file__).parents[2] / "test-artifacts"))
     artifacts.mkdir(parents=True, exist_ok=True)
@@ -146,7 +174,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
 
 @pytest.fixture(scope="session")
 def students(hub: Hub) -> dict[str, object]:
-    """A and B logged in (first use sets their passwords) with running servers."""
+    """A and B logged in (passwords set by ``roster set-password``) with running servers."""
     from tests.hub import hubclient
 
     out: dict[str, object] = {}

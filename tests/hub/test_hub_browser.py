@@ -1,4 +1,5 @@
-"""A student in a real browser on the class hub: Korean login, first-use password, JupyterLab,
+"""A student in a real browser on the class hub: Korean login with the slip's first-login code,
+then their own password, JupyterLab,
 lesson 03 as an app, a control that changes the chart (Debian's chromium, Playwright). Every hub
 page the student meets on the way (login, the "server is starting" page, home, 404, the stopped
 server's page) shows no English UI words."""
@@ -9,6 +10,7 @@ import os
 
 import pytest
 
+from labkit.hub.state import HubState
 from tests.browser.conftest import (
     RENDER_TIMEOUT_MS,
     plot_json,
@@ -36,8 +38,16 @@ def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:
     assert english_ui_words(page) == []
     assert page.evaluate("document.documentElement.lang") == "ko"
     page.fill("#username_input", BROWSER_STUDENT)
-    page.fill("#password_input", PASSWORDS[BROWSER_STUDENT])  # first use: sets it
+    code = HubState(hub.state_dir).accounts.codes()[BROWSER_STUDENT]  # from the teacher's slip
+    page.fill("#password_input", code)
     page.click("#login_submit")
+    # the first login: the code was right, now the student's own password (Korean page)
+    page.wait_for_selector("#new_password_input", timeout=RENDER_TIMEOUT_MS)
+    assert page.locator("h1").inner_text() == "처음 로그인: 비밀번호 정하기"
+    assert english_ui_words(page) == []
+    page.fill("#new_password_input", PASSWORDS[BROWSER_STUDENT])
+    page.fill("#new_password2_input", PASSWORDS[BROWSER_STUDENT])
+    page.click("#first_login_submit")
     # the hub's "server is starting" page comes at once (slow_spawn_timeout 0), in Korean
     page.wait_for_url("**/hub/spawn-pending/**", timeout=RENDER_TIMEOUT_MS)
     page.wait_for_selector("#progress-message", state="attached")

@@ -20,7 +20,7 @@ from tests.hub.conftest import PASSWORDS, ROOT_REASON, TEACHER, THROTLED, Hub
 
 pytestmark = [pytest.mark.hub,
               pytest.mark.skipif(os.geteuid() != 0, reason=ROOT_REASON)]
-RIGHT = "bravo-first-use-7"  # THROTLED plays classmate B here (never spawns)
+RIGHT = PASSWORDS[THROTLED]  # THROTLED plays classmate B here (never spawns)
 
 
 def _timed_login(hub: Hub, name: str, password: str) -> tuple[float, requests.Response]:
@@ -30,7 +30,7 @@ def _timed_login(hub: Hub, name: str, password: str) -> tuple[float, requests.Re
 
 
 def test_wrong_passwords_for_a_classmate_slow_the_guesser_but_never_lock_b_out(hub: Hub) -> None:
-    took, first = _timed_login(hub, THROTLED, RIGHT)  # B's first use sets the password
+    took, first = _timed_login(hub, THROTLED, RIGHT)  # B's password, set by the teacher
     assert hubclient.logged_in(first), first.text[-300:]
     tries = [_timed_login(hub, THROTLED, f"guess-{i}-by-a") for i in range(10)]  # A, as B
     assert all(r.status_code in (200, 403) and not hubclient.logged_in(r) for _, r in tries)

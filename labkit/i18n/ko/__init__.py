@@ -14,6 +14,7 @@ is an error at import).
 from __future__ import annotations
 
 from labkit.i18n.ko import (
+    accounts,
     answers,
     capstone,
     common,
@@ -34,7 +35,7 @@ from labkit.i18n.ko import (
 __all__ = ["KO"]
 
 _PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
-          school, predict, capstone)
+          school, predict, capstone, accounts)
 
 
 def _union() -> dict[str, str]:

@@ -1,0 +1,191 @@
+"""Accounts on the real class hub (issue 23): attacks 1 and 5, performed as a student would.
+
+- attack 1: claiming a classmate's account, or the teacher's, by logging in first;
+- ``roster reset`` / ``set-password`` on a running hub end the old cookie and the old token;
+- a student imported while the hub runs logs in at once, with the code of their slip;
+- attack 5: a removed student's token starts no server, and no account or home comes back;
+  a student dropped from the roster (not removed) is refused by the spawner, in Korean.
+
+Students here are imported while the hub runs (``roster import`` of the fixture's roster plus
+them), as a teacher adds a latecomer. Needs root (see conftest); skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from labkit.hub.state import HubState
+from tests.hub import hubclient
+from tests.hub.conftest import (
+    BROWSER_STUDENT,
+    LATECOMERS,
+    PASSWORDS,
+    ROOT_REASON,
+    STUDENT_A,
+    STUDENT_B,
+    TEACHER,
+    THROTLED,
+    Hub,
+    roster_command,
+)
+from tests.hub.hubclient import Student
+
+pytestmark = [pytest.mark.hub,
+              pytest.mark.skipif(os.geteuid() != 0, reason=ROOT_REASON)]
+NEW, DROPPED = LATECOMERS
+BASE_ROSTER = (f"{STUDENT_A},김민지\n{STUDENT_B},이지수\n{THROTLED},박서준\n"
+               f"{BROWSER_STUDENT},최유나\n")
+
+
+def _import(hub: Hub, tmp_path: Path, extra: str) -> str:
+    csv = tmp_path / "class.csv"
+    csv.write_text("username,display_name\n" + BASE_ROSTER + extra, encoding="utf-8")
+    return roster_command(hub.state_dir, "import", str(csv))
+
+
+def _code(hub: Hub, name: str) -> str:
+    return HubState(hub.state_dir).accounts.codes()[name]
+
+
+def _first_login(hub: Hub, name: str, code: str, new: str) -> tuple[Student, requests.Response]:
+    """Log in with the slip's code, then choose ``new`` on the Korean password page."""
+    student, page = hubclient.login(hub.base, name, code)
+    assert page.status_code == 200 and "처음 로그인: 비밀번호 정하기" in page.text, page.text[-400:]
+    reply = student.session.post(
+        f"{hub.base}hub/login?next=", data={"username": name, "password": code,
+                                            "new_password": new, "new_password2": new,
+                                            "_xsrf": student.xsrf()},
+        allow_redirects=False, timeout=60)
+    return student, reply
+
+
+def _token(student: Student) -> str:
+    reply = student.api("POST", f"users/{student.name}/tokens",
+                        json={"note": "mine", "expires_in": 3600})
+    reply.raise_for_status()
+    return str(reply.json()["token"])
+
+
+def _cookie_works(hub: Hub, student: Student) -> bool:
+    reply = student.session.get(f"{hub.base}hub/home", allow_redirects=False, timeout=30)
+    return reply.status_code == 200
+
+
+def _token_works(hub: Hub, token: str) -> bool:
+    reply = requests.get(f"{hub.base}hub/api/user", timeout=30,
+                         headers={"Authorization": f"token {token}"})
+    return reply.status_code == 200
+
+
+@pytest.fixture(scope="module")
+def latecomers(hub: Hub, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """NEW and DROPPED imported while the hub runs; their codes (the roster restored after)."""
+    work = tmp_path_factory.mktemp("latecomers")
+    out = _import(hub, work, f"{NEW},늦게온\n{DROPPED},빠질\n")
+    assert "첫 로그인 코드를 새로 만들었습니다" in out, out
+    yield {name: _code(hub, name) for name in LATECOMERS}
+    _import(hub, work, "")
+
+
+def test_nobody_claims_a_classmate_or_the_teacher_by_logging_in_first(
+        hub: Hub, latecomers: dict[str, str]) -> None:
+    # A, before NEW's first login: any password, and the first-login form with a made-up code
+    _, guess = hubclient.login(hub.base, NEW, "a-chose-this-1")
+    assert not hubclient.logged_in(guess) and "맞지 않습니다" in guess.text
+    _, claim = _first_login_attempt(hub, NEW, "AAAA-BBBB", "a-chose-this-1")
+    assert not hubclient.logged_in(claim)
+    # A, as the teacher: no first use there either
+    _, teacher = _first_login_attempt(hub, TEACHER, "AAAA-BBBB", "a-chose-this-1")
+    assert not hubclient.logged_in(teacher)
+    _, teacher = hubclient.login(hub.base, TEACHER, "a-chose-this-1")
+    assert not hubclient.logged_in(teacher)
+    # the rightful owners are not locked out
+    _, real = hubclient.login(hub.base, TEACHER, PASSWORDS[TEACHER])
+    assert hubclient.logged_in(real)
+    student, reply = _first_login(hub, NEW, latecomers[NEW], "new-own-pass-1")
+    assert hubclient.logged_in(reply), (reply.status_code, reply.text[-400:])
+    assert _cookie_works(hub, student)
+    _, again = hubclient.login(hub.base, NEW, latecomers[NEW])  # the code is spent
+    assert not hubclient.logged_in(again)
+
+
+def _first_login_attempt(hub: Hub, name: str, code: str, new: str
+                         ) -> tuple[Student, requests.Response]:
+    student = Student(hub.base, name)
+    student.session.get(f"{hub.base}hub/login", timeout=30).raise_for_status()
+    reply = student.session.post(
+        f"{hub.base}hub/login?next=", data={"username": name, "password": code,
+                                            "new_password": new, "new_password2": new,
+                                            "_xsrf": student.xsrf()},
+        allow_redirects=False, timeout=60)
+    return student, reply
+
+
+def test_reset_and_set_password_end_the_old_cookie_and_token_at_once(
+        hub: Hub, latecomers: dict[str, str]) -> None:
+    student, reply = hubclient.login(hub.base, NEW, "new-own-pass-1")
+    assert hubclient.logged_in(reply)
+    token = _token(student)
+    assert _cookie_works(hub, student) and _token_works(hub, token)
+    out = roster_command(hub.state_dir, "reset", NEW)  # the hub runs: through its REST API
+    assert "새 첫 로그인 코드" in out, out
+    assert not _cookie_works(hub, student) and not _token_works(hub, token)
+    student, reply = _first_login(hub, NEW, _code(hub, NEW), "new-own-pass-2")
+    assert hubclient.logged_in(reply)
+    token = _token(student)
+    roster_command(hub.state_dir, "set-password", NEW, stdin="teacher-set-3\n")
+    assert not _cookie_works(hub, student) and not _token_works(hub, token)
+    _, reply = hubclient.login(hub.base, NEW, "teacher-set-3")
+    assert hubclient.logged_in(reply)
+
+
+def test_a_removed_students_token_starts_no_server_and_brings_nothing_back(
+        hub: Hub, latecomers: dict[str, str]) -> None:
+    student, reply = hubclient.login(hub.base, NEW, "teacher-set-3")
+    assert hubclient.logged_in(reply)
+    token = _token(student)
+    out = roster_command(hub.state_dir, "remove", NEW, "--stop", "--yes")
+    assert "사용자 1명을 지웠습니다" in out, out
+    # attack 5: the removed student's token asks for a server
+    attack = requests.post(f"{hub.base}hub/api/users/{NEW}/server", timeout=60,
+                           headers={"Authorization": f"token {token}"})
+    assert attack.status_code == 403, (attack.status_code, attack.text[:300])
+    assert not _cookie_works(hub, student)
+    time.sleep(3)
+    with pytest.raises(KeyError):
+        pwd.getpwnam(f"jupyter-{NEW}")
+    assert not Path(f"/home/jupyter-{NEW}").exists()
+    teacher, _ = hubclient.login(hub.base, TEACHER, PASSWORDS[TEACHER])
+    assert teacher.api("GET", f"users/{NEW}").status_code == 404  # nothing invisible left
+    _, login = hubclient.login(hub.base, NEW, "teacher-set-3")
+    assert not hubclient.logged_in(login) and "수업 명단(roster)에 없는" in login.text
+
+
+def test_a_student_dropped_from_the_roster_gets_no_server_whatever_token(
+        hub: Hub, latecomers: dict[str, str], tmp_path: Path) -> None:
+    student, reply = _first_login(hub, DROPPED, latecomers[DROPPED], "dropped-pass-1")
+    assert hubclient.logged_in(reply)
+    token = _token(student)
+    out = _import(hub, tmp_path, "")  # a new roster without them; the hub still knows them
+    assert DROPPED in out and "로그인할 수 없습니다" in out
+    requests.post(f"{hub.base}hub/api/users/{DROPPED}/server", timeout=60,
+                  headers={"Authorization": f"token {token}"})
+    refused = f"refused a server for {DROPPED}: not on the roster"
+    deadline = time.monotonic() + 60
+    while refused not in hub.log_path.read_text(errors="replace") and \
+            time.monotonic() < deadline:
+        time.sleep(1)
+    assert refused in hub.log_path.read_text(errors="replace"), hub.log()
+    model = requests.get(f"{hub.base}hub/api/users/{DROPPED}", timeout=30,
+                         headers={"Authorization": f"token {token}"})
+    server = (model.json().get("servers") or {}).get("") if model.status_code == 200 else None
+    assert not (server and server.get("ready")), server
+    with pytest.raises(KeyError):
+        pwd.getpwnam(f"jupyter-{DROPPED}")  # no account, no home made for them
