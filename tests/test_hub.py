@@ -62,6 +62,46 @@ def test_merge_copies_updates_and_keeps_edits(tmp_path: Path) -> None:
     assert merge(home, {"01.ipynb": b"v2"}) == {}
 
 
+@pytest.mark.parametrize("planted", ["link_to_etc", "dangling_link", "file"])
+def test_merge_moves_aside_a_labkit_that_is_not_a_folder(tmp_path: Path, planted: str) -> None:
+    """Issue 23: a student who turned ~/labkit into a link could no longer start their server
+    (an English traceback); the merge moves it aside and says so in Korean."""
+    from labkit.hub.curriculum import NOTICE
+
+    home = tmp_path / "labkit"
+    work = tmp_path / "mywork"
+    work.mkdir()
+    (work / "notes.txt").write_text("mine")
+    if planted == "link_to_etc":
+        home.symlink_to("/etc")
+    elif planted == "dangling_link":
+        home.symlink_to(tmp_path / "nowhere")
+    else:
+        home.write_text("not a folder")
+    actions = merge(home, {"01.ipynb": b"v1"})
+    assert actions == {"01.ipynb": "copy", NOTICE: "notice"}
+    assert home.is_dir() and not home.is_symlink() and (home / "01.ipynb").read_bytes() == b"v1"
+    moved = [p for p in tmp_path.iterdir() if p.name.startswith("labkit-moved-")]
+    assert len(moved) == 1 and (moved[0].is_symlink() or moved[0].read_text() == "not a folder")
+    note = (home / NOTICE).read_text(encoding="utf-8")
+    assert moved[0].name in note and "옮기고" in note
+    assert (work / "notes.txt").read_text() == "mine"
+    assert merge(home, {"01.ipynb": b"v1"}) == {}  # once moved, nothing more to do
+
+
+def test_merge_keeps_a_lesson_the_student_turned_into_a_link(tmp_path: Path) -> None:
+    home = tmp_path / "labkit"
+    assert merge(home, {"01.ipynb": b"v1"}) == {"01.ipynb": "copy"}
+    (home / "01.ipynb").unlink()
+    (home / "01.ipynb").symlink_to("/etc/shadow")  # unreadable for the student
+    (home / ".01.ipynb.labkit-tmp").symlink_to("/etc/passwd")  # a planted temporary file
+    (home / ".labkit-curriculum.json").unlink()
+    (home / ".labkit-curriculum.json").mkdir()  # the manifest turned into a folder
+    assert merge(home, {"01.ipynb": b"v2"}) == {}  # the student's link: kept, not followed
+    assert (home / "01.ipynb").is_symlink()
+    assert merge(home, {"01.ipynb": b"v2", "02.ipynb": b"v1"}) == {"02.ipynb": "copy"}
+
+
 # --- websocket frame guards -------------------------------------------------------------------
 
 
@@ -162,7 +202,14 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     assert c.JupyterHub.bind_url == "http://0.0.0.0:8000/"
     assert c.JupyterHub.hub_bind_url.startswith("http://127.0.0.1:")
     assert c.Authenticator.allowed_users == {"minji", "jisoo", "kim"}
-    assert c.Authenticator.admin_users == {"kim"}
+    # issue 23: the teacher is no JupyterHub admin (whose rights open every student's server):
+    # their own role, with no access to students' servers and no tokens for others
+    assert c.Authenticator.admin_users == set() and c.RosterAuthenticator.teacher_users == {"kim"}
+    teacher = next(r for r in c.JupyterHub.load_roles if r["name"] == "teacher")
+    assert teacher["users"] == ["kim"] and "servers" in teacher["scopes"]
+    assert "access:services!service=classpage" in teacher["scopes"]
+    assert not any(s.startswith(("access:servers", "admin", "tokens")) for s in teacher["scopes"])
+    assert next(r for r in c.JupyterHub.load_roles if r["name"] == "admin")["users"] == []
     assert c.FirstUseAuthenticator.create_users is False
     assert c.JupyterHub.concurrent_spawn_limit == 5
     assert c.JupyterHub.db_url == state.db_url and str(state.root) in c.JupyterHub.db_url
@@ -183,8 +230,9 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     page = next(s for s in c.JupyterHub.services if s["name"] == "classpage")
     assert page["url"].startswith("http://127.0.0.1:")
     page_role = next(r for r in c.JupyterHub.load_roles if r.get("services") == ["classpage"])
-    assert "admin:users" not in page_role["scopes"] and "access:servers!user=minji" in \
+    assert "admin:users" not in page_role["scopes"] and "delete:servers!user=minji" in \
         page_role["scopes"]
+    assert not any(s.startswith("access:servers") for s in page_role["scopes"])  # issue 23
     assert c.LabkitSpawner.roster_usernames == ["minji", "jisoo"]
     assert c.LabkitSpawner.gpu_policy == "auto"
     json.dumps(c.JupyterHub.services)  # plain data

@@ -47,7 +47,7 @@ from typing import Any
 from firstuseauthenticator import FirstUseAuthenticator
 from firstuseauthenticator.firstuseauthenticator import CustomLoginHandler, ResetPasswordHandler
 from tornado import web
-from traitlets import Bool
+from traitlets import Bool, Set, Unicode
 
 from labkit.i18n import t
 
@@ -195,7 +195,9 @@ def landing_url(handler: Any) -> str:
     and at ``/hub/``, and takes an empty answer as "the usual place" (the user's server).
     """
     user = getattr(handler, "current_user", None)
-    return CLASS_PAGE_URL if user is not None and getattr(user, "admin", False) else ""
+    teacher = user is not None and (getattr(user, "admin", False) or any(
+        getattr(r, "name", "") == "teacher" for r in getattr(user, "roles", ())))
+    return CLASS_PAGE_URL if teacher else ""
 
 
 class LoginHandler(CustomLoginHandler):  # type: ignore[misc]
@@ -218,6 +220,9 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
 
     #: users the roster no longer lists are deleted from the hub's database at start
     delete_invalid_users = Bool(True, config=True)
+    #: the teacher(s): always allowed to log in, though not on the roster and not hub admins
+    #: (their own role, labkit.hub.config.teacher_roles)
+    teacher_users = Set(Unicode(), config=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -250,7 +255,7 @@ class RosterAuthenticator(FirstUseAuthenticator):  # type: ignore[misc]
         removed student is refused without a restart; without a saved roster,
         ``allowed_users`` decides.
         """
-        if name in self.admin_users:
+        if name in self.admin_users or name in self.teacher_users:
             return True
         if name not in self.allowed_users:
             return False
