@@ -425,3 +425,59 @@ def test_class_page_says_why_a_student_server_or_the_hub_cannot_be_read() -> Non
         run(page.rows())
     with pytest.raises(ValueError, match="not a student"):
         run(page.stop("teacher"))
+
+
+# --- the teacher's view of a student's work ---------------------------------------------------
+
+
+def _notebook(html_output: str) -> bytes:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 내 답 <script>alert(1)</script>"),
+        nbformat.v4.new_code_cell("x = 42", outputs=[
+            nbformat.v4.new_output("stream", name="stdout", text="answer 42\n"),
+            nbformat.v4.new_output("display_data", data={"text/html": html_output})])])
+    return nbformat.writes(nb).encode()
+
+
+def test_render_work_shows_inputs_and_outputs_without_any_script() -> None:
+    body = classpage.render_work(_notebook(
+        "<b>bold</b><script>fetch('/hub/api/users')</script>"
+        "<img src=x onerror=\"fetch('/hub/api')\"><a href=\"javascript:alert(1)\">x</a>"))
+    import html as _html
+    import re
+
+    text = _html.unescape(re.sub(r"<[^>]+>", "", body))
+    assert "x = 42" in text and "answer 42" in text and "<b>bold</b>" in body
+    tags = [tag.lower() for tag in re.findall(r"<[^>]+>", body)]  # what a browser would parse
+    assert not [tag for tag in tags if tag.startswith(("<script", "<img", "<iframe"))
+                or "onerror" in tag or "javascript:" in tag or "/hub/" in tag], tags
+    with pytest.raises(ValueError, match="not a notebook"):
+        classpage.render_work(b"{not json")
+    assert classpage.WORK_CSP.startswith("sandbox;") and "default-src 'none'" in classpage.WORK_CSP
+
+
+def test_work_view_lists_and_refuses_what_a_student_planted(tmp_path: Path) -> None:
+    import os
+
+    home = tmp_path / "kim01"
+    (home / "labkit").mkdir(parents=True)
+    (home / "labkit" / "03_goodput.ipynb").write_bytes(_notebook("<i>ok</i>"))
+    (home / "labkit" / "notes.txt").write_text("not a notebook")
+    (home / "labkit" / "shadow.ipynb").symlink_to("/etc/shadow")
+    (home / "labkit" / "broken.ipynb").write_text("{")
+    template = str(tmp_path / "{username}")
+    assert classpage.student_notebooks("kim01", template) == [
+        "03_goodput.ipynb", "broken.ipynb", "shadow.ipynb"]
+    status, body = classpage._work_html("kim01", None, template, "김민준")
+    assert status == 200 and 'href="03_goodput.ipynb"' in body and "김민준" in body
+    assert classpage._work_html("kim01", "03_goodput.ipynb", template, "김민준")[0] == 200
+    status, body = classpage._work_html("kim01", "shadow.ipynb", template, "김민준")
+    assert status == 400 and "보통 파일이 아니어서" in body
+    assert classpage._work_html("kim01", "broken.ipynb", template, "김민준")[0] == 400
+    for name in ("../kim01/labkit/03_goodput.ipynb", "notes.txt", "missing.ipynb"):
+        assert classpage._work_html("kim01", name, template, "김민준")[0] == 404, name
+    os.rename(home / "labkit", home / "real")
+    (home / "labkit").symlink_to(home / "real")  # the folder itself a link
+    assert classpage._work_html("kim01", None, template, "김민준")[0] == 400

@@ -19,12 +19,12 @@ skipping lines it cannot read (the student owns the file and may have edited it)
 from __future__ import annotations
 
 import datetime as _dt
-import errno
 import json
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from labkit.data.owned import UnsafeFile, read_owned
 
 __all__ = ["MAX_BYTES", "ProgressRecord", "UnsafeProgressFile", "progress_path", "read_progress",
            "read_student_progress", "record_result"]
@@ -116,17 +116,8 @@ def _record(doc: object) -> ProgressRecord | None:
     return ProgressRecord(time[:40], key, correct, str(answer)[:_MAX_ANSWER])
 
 
-class UnsafeProgressFile(OSError):
-    """A student's progress path that a privileged reader must not read.
-
-    ``reason`` is one of ``"symlink"`` (a link at some step), ``"not_regular"`` (a FIFO, socket,
-    directory), ``"owner"`` (not owned by the student, or hard-linked) -- what a student gets by
-    replacing their own file with a link to ``/etc/shadow``, a FIFO, or a classmate's file.
-    """
-
-    def __init__(self, reason: str, path: str) -> None:
-        super().__init__(f"refusing to read {path}: {reason}")
-        self.reason = reason
+#: A progress path a privileged reader must not read (:class:`labkit.data.owned.UnsafeFile`).
+UnsafeProgressFile = UnsafeFile
 
 
 def _parse(raw: bytes, cut: bool) -> tuple[list[ProgressRecord], int]:
@@ -175,30 +166,6 @@ def read_progress(path: str | os.PathLike[str]) -> tuple[list[ProgressRecord], i
     return _read_tail(fd)
 
 
-def _open_owned(name: str, uid: int, flags: int, dir_fd: int | None, shown: str) -> int:
-    """Open one step of the path without following a link; check its owner (and kind)."""
-    try:
-        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
-    except OSError as err:
-        if err.errno in (errno.ELOOP, errno.ENOTDIR):  # a link, or .labkit is not a folder
-            link = stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
-            raise UnsafeProgressFile("symlink" if link else "not_regular", shown) from err
-        raise
-    info = os.fstat(fd)
-    directory = bool(flags & os.O_DIRECTORY)
-    problem = None
-    if info.st_uid != uid:
-        problem = "owner"
-    elif not directory and not stat.S_ISREG(info.st_mode):
-        problem = "not_regular"
-    elif not directory and info.st_nlink != 1:
-        problem = "owner"  # a hard link: maybe someone else's file under the student's name
-    if problem:
-        os.close(fd)
-        raise UnsafeProgressFile(problem, shown)
-    return fd
-
-
 def read_student_progress(home: str | os.PathLike[str], uid: int
                           ) -> tuple[list[ProgressRecord], int]:
     """Read a student's ``<home>/.labkit/progress.jsonl`` as a privileged reader (root).
@@ -227,16 +194,8 @@ def read_student_progress(home: str | os.PathLike[str], uid: int
     OSError
         If it cannot be read otherwise.
     """
-    shown = str(progress_path(home))
-    directory = os.O_RDONLY | os.O_DIRECTORY
-    fds: list[int] = []
     try:
-        fds.append(_open_owned(os.fspath(home), uid, directory, None, shown))
-        fds.append(_open_owned(".labkit", uid, directory, fds[-1], shown))
-        fd = _open_owned("progress.jsonl", uid, os.O_RDONLY, fds[-1], shown)
+        raw, size = read_owned(home, uid, (".labkit", "progress.jsonl"), MAX_BYTES)
     except FileNotFoundError:
         return [], 0
-    finally:
-        for d in fds:
-            os.close(d)
-    return _read_tail(fd)
+    return _parse(raw, size > MAX_BYTES)

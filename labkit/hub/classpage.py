@@ -55,7 +55,8 @@ from labkit.i18n import t
 
 __all__ = ["ENV_ADMINS", "ENV_HOMES", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow",
            "class_rows", "main", "make_app", "render_confirm", "render_error", "render_page",
-           "server_memory_bytes", "service_spec", "share_text", "student_home"]
+           "render_work", "server_memory_bytes", "service_spec", "share_text", "student_home",
+           "student_notebooks"]
 
 #: The service's scopes (each filtered to the roster's students in :func:`service_spec`).
 SCOPES = ("list:users", "read:users:activity", "read:servers", "admin:server_state",
@@ -72,6 +73,13 @@ _REFRESH_S = 30
 _MAX_BODY_BYTES = 4_000_000
 #: Newest records of a progress file shown (a class's lessons have ~40 exercises).
 MAX_RESULTS = 2000
+#: The work view's Content-Security-Policy: a sandbox (an opaque origin: no script runs, no form
+#: is sent, nothing reaches the hub's API with the teacher's cookie), nothing loaded from anywhere,
+#: inline styles and embedded images only (CSP Level 3, "sandbox", "default-src").
+WORK_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+#: A notebook a teacher may view: a plain file name of the student's ``~/labkit`` folder.
+_NOTEBOOK_NAME = r"[0-9A-Za-z][0-9A-Za-z_.-]{0,99}\.ipynb"
+_MAX_NOTEBOOK_BYTES = 20_000_000  # a lesson with its outputs is ~2 MB
 
 
 def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[str],
@@ -333,8 +341,10 @@ def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str)
                   f'<button type="submit" class="lk-stop">{e(t("hub.class.stop"))}</button>'
                   f"</form>")
     when = row.last_activity.isoformat(timespec="seconds") if row.last_activity else ""
+    work = f'<br><a class="lk-work-link" href="work/{e(quote(row.username))}/">' \
+           f'{e(t("hub.class.work.link"))}</a>' if row.state != "never" else ""
     return (f'<tr class="lk-student lk-{e(row.state)}" data-username="{e(row.username)}">'
-            f"<td>{e(row.display_name)}<br><small>{e(row.username)}</small></td>"
+            f"<td>{e(row.display_name)}<br><small>{e(row.username)}</small>{work}</td>"
             f"<td>{e(t(f'hub.class.state.{row.state}'))}</td>"
             f'<td class="lk-share">{e(row.share or t("hub.class.no_share"))}</td>'
             f"<td>{e(_mib(row.memory_bytes))}</td>"
@@ -483,6 +493,79 @@ def _read_report(username: str, server: Mapping[str, Any], template: str | None,
             "skipped_lines": skipped}
 
 
+def student_notebooks(username: str, template: str | None = None) -> list[str]:
+    """Return the notebooks in the student's ``~/labkit`` (read as a privileged reader).
+
+    Raises
+    ------
+    labkit.data.owned.UnsafeFile, OSError, KeyError
+        As :func:`labkit.data.owned.list_owned` and :func:`student_home`.
+    """
+    import re
+
+    from labkit.data.owned import list_owned
+    from labkit.hub.spawner import HOME_FOLDER
+
+    home, uid = student_home(username, template)
+    return [n for n in list_owned(home, uid, (HOME_FOLDER,)) if re.fullmatch(_NOTEBOOK_NAME, n)]
+
+
+def render_work(raw: bytes) -> str:
+    """Return a notebook as static HTML for the teacher: inputs and saved outputs, sanitized.
+
+    nbconvert's ``basic`` template with ``sanitize_html`` (no script, no event handler, no
+    style that loads anything); the page that shows it adds :data:`WORK_CSP`, so even HTML the
+    sanitizer let through runs nothing. Widgets and plotly charts have no static output here.
+
+    Raises
+    ------
+    ValueError
+        If ``raw`` is not a notebook.
+    """
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    try:
+        notebook = nbformat.reads(raw.decode("utf-8", errors="replace"), as_version=4)
+    except Exception as err:  # nbformat raises several kinds for a broken file
+        raise ValueError(f"not a notebook: {type(err).__name__}") from err
+    body, _ = HTMLExporter(template_name="basic", sanitize_html=True).from_notebook_node(notebook)
+    return str(body)
+
+
+def _work_html(username: str, name: str | None, template: str | None,
+               display_name: str) -> tuple[int, str]:
+    """The work view's (status, HTML body) for ``username``'s notebook ``name`` (None: the list)."""
+    import re
+
+    from labkit.data.owned import UnsafeFile, read_owned
+    from labkit.hub.spawner import HOME_FOLDER
+
+    e = html.escape
+    title = e(t("hub.class.work.title", name=display_name, username=username))
+    try:
+        if name is None:
+            names = student_notebooks(username, template)
+            items = "".join(f'<li><a href="{e(quote(n))}">{e(n)}</a></li>' for n in names)
+            return 200, (f"<h2>{title}</h2>" + (f'<ul class="lk-work">{items}</ul>' if items
+                                                  else f"<p>{e(t('hub.class.work.none'))}</p>"))
+        if not re.fullmatch(_NOTEBOOK_NAME, name):
+            return 404, f"<p>{e(t('hub.class.work.missing'))}</p>"
+        home, uid = student_home(username, template)
+        raw, size = read_owned(home, uid, (HOME_FOLDER, name), _MAX_NOTEBOOK_BYTES)
+        if size > _MAX_NOTEBOOK_BYTES:
+            return 413, f"<p>{e(t('hub.class.work.too_big'))}</p>"
+        return 200, (f"<h2>{title}: {e(name)}</h2>"
+                     f'<p class="lk-note"><small>{e(t("hub.class.work.note"))}</small></p>'
+                     f'<div class="lk-work-notebook">{render_work(raw)}</div>')
+    except UnsafeFile:
+        return 400, f"<p>{e(t('hub.class.work.unsafe'))}</p>"
+    except (FileNotFoundError, KeyError):
+        return 404, f"<p>{e(t('hub.class.work.missing'))}</p>"
+    except ValueError:
+        return 400, f"<p>{e(t('hub.class.work.broken'))}</p>"
+
+
 class ClassPage:
     """The class page's link to the hub: users, progress reports, stopping a server.
 
@@ -596,6 +679,24 @@ def make_app(page: ClassPage, prefix: str) -> Any:
                                     stop_url=url_path_join(prefix, "stop"),
                                     xsrf_html=self.xsrf_form_html(), message=message))
 
+    class WorkHandler(_Teacher):
+        @web.authenticated
+        async def get(self, username: str, name: str) -> None:
+            self._check_teacher()
+            if username not in page.students:
+                raise web.HTTPError(404, "not a student of this class")
+            status, body = await asyncio.to_thread(
+                _work_html, username, name or None, page.homes,
+                page.display_names.get(username, username))
+            self.set_status(status)
+            self.set_header("Content-Security-Policy", WORK_CSP)
+            self.set_header("X-Content-Type-Options", "nosniff")
+            self.set_header("Cache-Control", "no-store")
+            back = (f'<p><a href="{html.escape(prefix)}">'
+                    f'{html.escape(t("hub.class.work.back"))}</a></p>')
+            self.finish(_frame(back + body, refresh=False,
+                               title=t("hub.class.work.heading")))
+
     class StopHandler(_Teacher):
         @web.authenticated
         async def post(self) -> None:
@@ -618,6 +719,7 @@ def make_app(page: ClassPage, prefix: str) -> Any:
     return web.Application([
         (prefix, PageHandler),
         (url_path_join(prefix, "stop"), StopHandler),
+        (url_path_join(prefix, r"work/([^/]+)/([^/]*)"), WorkHandler),
         (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
     ], cookie_secret=os.urandom(32), xsrf_cookies=True)
 
