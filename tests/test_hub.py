@@ -89,6 +89,33 @@ def test_merge_moves_aside_a_labkit_that_is_not_a_folder(tmp_path: Path, planted
     assert merge(home, {"01.ipynb": b"v1"}) == {}  # once moved, nothing more to do
 
 
+def test_curriculum_main_moves_aside_a_linked_state_folder(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    """~/.labkit (the runtime folder's parent) turned into a link to /etc would stop the
+    server from starting (jupyter cannot make its runtime folder there)."""
+    import base64
+    import io
+    import json
+
+    from labkit.hub import curriculum
+
+    (tmp_path / ".labkit").symlink_to("/etc")
+    payload = json.dumps({"01.ipynb": base64.b64encode(b"v1").decode()})
+    import sys
+
+    old = sys.stdin
+    sys.stdin = io.StringIO(payload)
+    try:
+        curriculum.main([str(tmp_path / "labkit")])
+    finally:
+        sys.stdin = old
+    actions = json.loads(capsys.readouterr().out)
+    moved = [k for k, v in actions.items() if v == "moved"]
+    assert len(moved) == 1 and moved[0].startswith(".labkit-moved-")
+    assert not (tmp_path / ".labkit").exists() and (tmp_path / moved[0]).is_symlink()
+
+
 def test_merge_keeps_a_lesson_the_student_turned_into_a_link(tmp_path: Path) -> None:
     home = tmp_path / "labkit"
     assert merge(home, {"01.ipynb": b"v1"}) == {"01.ipynb": "copy"}

@@ -186,7 +186,13 @@ def main(argv: list[str] | None = None) -> None:
     for rel in files:
         if rel.startswith("/") or ".." in Path(rel).parts:
             raise SystemExit(f"refusing path {rel!r}")
-    actions = merge(Path(args[0]).expanduser(), files)
+    dest = Path(args[0]).expanduser()
+    actions = merge(dest, files)
+    # ~/.labkit holds the server's runtime folder (kernel sockets) and the progress file: a link
+    # or a file there would stop the server from starting, so it is moved aside the same way
+    state = make_room(dest.parent / ".labkit")
+    if state is not None:
+        actions[state.name] = "moved"
     print(json.dumps(actions))
 
 

@@ -256,12 +256,14 @@ def test_kernel_of_a_cannot_reach_bs_kernels(hub: Hub, online: dict[str, Any]) -
     a_client = HubKernelClient(a, hubclient.start_kernel(a))
     try:
         hubclient.execute(b_client, "print('B works')")
+        voila = hubclient.fetch_voila(b, "03_goodput.ipynb")  # voila's kernels: the same manager
         uid_b = _uid(STUDENT_B)
         runtime = Path(pwd.getpwnam(system_username(STUDENT_B)).pw_dir) / RUNTIME_DIR
         files = sorted(runtime.iterdir())
-        connections = [json.loads(p.read_text()) for p in files
-                       if p.name.startswith("kernel-") and p.suffix == ".json"]
-        assert connections and all(c["transport"] == "ipc" for c in connections), connections
+        connections = {p.name: json.loads(p.read_text()) for p in files
+                       if p.name.startswith("kernel-") and p.suffix == ".json"}
+        assert f"kernel-{voila.kernel_id}.json" in connections, sorted(connections)
+        assert all(c["transport"] == "ipc" for c in connections.values()), connections
         sockets = [str(p) for p in files if "-ipc-" in p.name]
         assert sockets, [p.name for p in files]
         # as root: B's kernels have no TCP socket at all
