@@ -237,6 +237,14 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     assert "access:services!service=classpage" in teacher["scopes"]
     assert not any(s.startswith(("access:servers", "admin", "tokens")) for s in teacher["scopes"])
     assert next(r for r in c.JupyterHub.load_roles if r["name"] == "admin")["users"] == []
+    from jupyterhub.scopes import _check_scopes_exist, expand_scopes
+
+    _check_scopes_exist(teacher["scopes"])  # JupyterHub would refuse an unknown one at start
+    # what the scopes grant once JupyterHub expands them (servers -> delete:servers, ...)
+    granted = expand_scopes([s for s in teacher["scopes"] if s != "self"])
+    assert "delete:servers" in granted and "list:users" in granted
+    assert not [s for s in granted if s.startswith(("access:servers", "tokens", "admin:",
+                                                    "read:tokens"))], sorted(granted)
     assert c.FirstUseAuthenticator.create_users is False
     assert c.JupyterHub.concurrent_spawn_limit == 5
     assert c.JupyterHub.db_url == state.db_url and str(state.root) in c.JupyterHub.db_url
