@@ -62,6 +62,73 @@ def test_merge_copies_updates_and_keeps_edits(tmp_path: Path) -> None:
     assert merge(home, {"01.ipynb": b"v2"}) == {}
 
 
+@pytest.mark.parametrize("planted", ["link_to_etc", "dangling_link", "file"])
+def test_merge_moves_aside_a_labkit_that_is_not_a_folder(tmp_path: Path, planted: str) -> None:
+    """Issue 23: a student who turned ~/labkit into a link could no longer start their server
+    (an English traceback); the merge moves it aside and says so in Korean."""
+    from labkit.hub.curriculum import NOTICE
+
+    home = tmp_path / "labkit"
+    work = tmp_path / "mywork"
+    work.mkdir()
+    (work / "notes.txt").write_text("mine")
+    if planted == "link_to_etc":
+        home.symlink_to("/etc")
+    elif planted == "dangling_link":
+        home.symlink_to(tmp_path / "nowhere")
+    else:
+        home.write_text("not a folder")
+    actions = merge(home, {"01.ipynb": b"v1"})
+    assert actions == {"01.ipynb": "copy", NOTICE: "notice"}
+    assert home.is_dir() and not home.is_symlink() and (home / "01.ipynb").read_bytes() == b"v1"
+    moved = [p for p in tmp_path.iterdir() if p.name.startswith("labkit-moved-")]
+    assert len(moved) == 1 and (moved[0].is_symlink() or moved[0].read_text() == "not a folder")
+    note = (home / NOTICE).read_text(encoding="utf-8")
+    assert moved[0].name in note and "옮기고" in note
+    assert (work / "notes.txt").read_text() == "mine"
+    assert merge(home, {"01.ipynb": b"v1"}) == {}  # once moved, nothing more to do
+
+
+def test_curriculum_main_moves_aside_a_linked_state_folder(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    """~/.labkit (the runtime folder's parent) turned into a link to /etc would stop the
+    server from starting (jupyter cannot make its runtime folder there)."""
+    import base64
+    import io
+    import json
+
+    from labkit.hub import curriculum
+
+    (tmp_path / ".labkit").symlink_to("/etc")
+    payload = json.dumps({"01.ipynb": base64.b64encode(b"v1").decode()})
+    import sys
+
+    old = sys.stdin
+    sys.stdin = io.StringIO(payload)
+    try:
+        curriculum.main([str(tmp_path / "labkit")])
+    finally:
+        sys.stdin = old
+    actions = json.loads(capsys.readouterr().out)
+    moved = [k for k, v in actions.items() if v == "moved"]
+    assert len(moved) == 1 and moved[0].startswith(".labkit-moved-")
+    assert not (tmp_path / ".labkit").exists() and (tmp_path / moved[0]).is_symlink()
+
+
+def test_merge_keeps_a_lesson_the_student_turned_into_a_link(tmp_path: Path) -> None:
+    home = tmp_path / "labkit"
+    assert merge(home, {"01.ipynb": b"v1"}) == {"01.ipynb": "copy"}
+    (home / "01.ipynb").unlink()
+    (home / "01.ipynb").symlink_to("/etc/shadow")  # unreadable for the student
+    (home / ".01.ipynb.labkit-tmp").symlink_to("/etc/passwd")  # a planted temporary file
+    (home / ".labkit-curriculum.json").unlink()
+    (home / ".labkit-curriculum.json").mkdir()  # the manifest turned into a folder
+    assert merge(home, {"01.ipynb": b"v2"}) == {}  # the student's link: kept, not followed
+    assert (home / "01.ipynb").is_symlink()
+    assert merge(home, {"01.ipynb": b"v2", "02.ipynb": b"v1"}) == {"02.ipynb": "copy"}
+
+
 # --- websocket frame guards -------------------------------------------------------------------
 
 
@@ -162,7 +229,22 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     assert c.JupyterHub.bind_url == "http://0.0.0.0:8000/"
     assert c.JupyterHub.hub_bind_url.startswith("http://127.0.0.1:")
     assert c.Authenticator.allowed_users == {"minji", "jisoo", "kim"}
-    assert c.Authenticator.admin_users == {"kim"}
+    # issue 23: the teacher is no JupyterHub admin (whose rights open every student's server):
+    # their own role, with no access to students' servers and no tokens for others
+    assert c.Authenticator.admin_users == set() and c.RosterAuthenticator.teacher_users == {"kim"}
+    teacher = next(r for r in c.JupyterHub.load_roles if r["name"] == "teacher")
+    assert teacher["users"] == ["kim"] and "servers" in teacher["scopes"]
+    assert "access:services!service=classpage" in teacher["scopes"]
+    assert not any(s.startswith(("access:servers", "admin", "tokens")) for s in teacher["scopes"])
+    assert next(r for r in c.JupyterHub.load_roles if r["name"] == "admin")["users"] == []
+    from jupyterhub.scopes import _check_scopes_exist, expand_scopes
+
+    _check_scopes_exist(teacher["scopes"])  # JupyterHub would refuse an unknown one at start
+    # what the scopes grant once JupyterHub expands them (servers -> delete:servers, ...)
+    granted = expand_scopes([s for s in teacher["scopes"] if s != "self"])
+    assert "delete:servers" in granted and "list:users" in granted
+    assert not [s for s in granted if s.startswith(("access:servers", "tokens", "admin:",
+                                                    "read:tokens"))], sorted(granted)
     assert c.RosterAuthenticator.state_dir == str(state.root)
     roster_service = next(s for s in c.JupyterHub.services if s["name"] == "labkit-roster")
     assert "url" not in roster_service and "command" not in roster_service  # a token only
@@ -186,8 +268,9 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     page = next(s for s in c.JupyterHub.services if s["name"] == "classpage")
     assert page["url"].startswith("http://127.0.0.1:")
     page_role = next(r for r in c.JupyterHub.load_roles if r.get("services") == ["classpage"])
-    assert "admin:users" not in page_role["scopes"] and "access:servers!user=minji" in \
+    assert "admin:users" not in page_role["scopes"] and "delete:servers!user=minji" in \
         page_role["scopes"]
+    assert not any(s.startswith("access:servers") for s in page_role["scopes"])  # issue 23
     assert c.LabkitSpawner.roster_usernames == ["minji", "jisoo"]
     assert c.LabkitSpawner.gpu_policy == "auto"
     json.dumps(c.JupyterHub.services)  # plain data

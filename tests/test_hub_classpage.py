@@ -11,7 +11,7 @@ import pytest
 
 from labkit.data import progress
 from labkit.data.roster import RosterEntry
-from labkit.hub import classpage, progress_ext
+from labkit.hub import classpage
 from labkit.hub.gpushare import GpuUnit, Share
 from labkit.ui import exercises
 
@@ -116,20 +116,108 @@ def test_exercise_check_goes_on_when_the_home_is_read_only(
     assert "✔" in box.children[0].children[2].value
 
 
-# --- the extension's report -----------------------------------------------------------------------
+# --- the results, read from the student's home as a privileged reader ---------------------------
 
 
-def test_progress_report_has_results_and_memory_but_not_the_share(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_read_student_progress_reads_the_students_own_file(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
     monkeypatch.setenv("JUPYTERHUB_USER", "kim01")
-    share = Share("mig", GpuUnit("mig", 0, "MIG-1", "H100", "1g.10gb", 0), 1, 1)
-    monkeypatch.setenv("LABKIT_GPU_SHARE", share.to_env())
     progress.record_result("goodput.ex1", "86.1", True, home=tmp_path)
-    doc = progress_ext.progress_report("kim01", home=str(tmp_path))
-    assert doc["user"] == "kim01" and "gpu_share" not in doc  # the class page asks the hub
-    assert doc["results"][0]["exercise"] == "goodput.ex1"
+    records, skipped = progress.read_student_progress(tmp_path, os.getuid())
+    assert [(r.exercise, r.correct, r.answer) for r in records] == [("goodput.ex1", True, "86.1")]
+    assert skipped == 0
+    with pytest.raises(progress.UnsafeProgressFile) as err:  # another account's file
+        progress.read_student_progress(tmp_path, os.getuid() + 1)
+    assert err.value.reason == "owner"
+
+
+def _plant(home: Path, what: str) -> None:
+    """What a student can put at ~/.labkit/progress.jsonl in their own home."""
+    import os
+
+    folder = home / ".labkit"
+    secret = home.parent / "secret.txt"  # someone else's file (here: outside the home)
+    secret.write_text('{"v": 1, "time": "2026-12-01T09:00:00+00:00", "exercise": "mig.ex1", '
+                      '"correct": true, "answer": "1"}\n')
+    if what == "folder_link":
+        folder.symlink_to(home.parent)
+        return
+    if what == "folder_file":
+        folder.write_text("x")
+        return
+    folder.mkdir()
+    target = folder / "progress.jsonl"
+    if what == "symlink":
+        target.symlink_to("/etc/shadow")
+    elif what == "link_to_other":
+        target.symlink_to(secret)
+    elif what == "fifo":
+        os.mkfifo(target)
+    elif what == "hardlink":
+        os.link(secret, target)
+    elif what == "directory":
+        target.mkdir()
+
+
+@pytest.mark.parametrize(("what", "reason"), [
+    ("symlink", "symlink"), ("link_to_other", "symlink"), ("folder_link", "symlink"),
+    ("fifo", "not_regular"), ("directory", "not_regular"), ("folder_file", "not_regular"),
+    ("hardlink", "owner"),
+])
+def test_read_student_progress_refuses_what_a_student_can_plant(tmp_path: Path, what: str,
+                                                                reason: str) -> None:
+    import os
+
+    home = tmp_path / "home"
+    home.mkdir()
+    _plant(home, what)
+    with pytest.raises(progress.UnsafeProgressFile) as err:
+        progress.read_student_progress(home, os.getuid())  # a FIFO must not block it either
+    assert err.value.reason == reason
+
+
+def test_class_page_reads_results_from_the_home_and_memory_from_the_hubs_pid(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import concurrent.futures
+    import os
+
+    monkeypatch.setenv("JUPYTERHUB_USER", "kim01")
+    (tmp_path / "kim01").mkdir()
+    progress.record_result("goodput.ex1", "86.1", True, home=tmp_path / "kim01")
+    page = classpage.ClassPage("http://127.0.0.1:1/hub/api", "token", ROSTER, ["teacher"],
+                               homes=str(tmp_path / "{username}"))
+    online = {"name": "kim01", "servers": {"": {"ready": True, "state": {"pid": os.getpid()}}}}
+
+    def run(coro: Any) -> Any:  # off this thread: the session's Playwright keeps a loop here
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, coro).result()
+
+    doc = run(page.report(online))
+    assert doc["results"][0]["exercise"] == "goodput.ex1" and "gpu_share" not in doc
     assert isinstance(doc["memory_bytes"], int) and doc["memory_bytes"] > 10 * 2**20
-    assert json.loads(json.dumps(doc)) == doc
+    offline = {"name": "kim01", "servers": {}, "last_activity": "2026-12-01T09:00:00Z"}
+    assert run(page.report(offline))["memory_bytes"] is None
+    # a pid the hub stored that now belongs to another account is not this student's memory
+    assert classpage.server_memory_bytes(os.getpid(), os.getuid() + 1) is None
+    assert classpage.server_memory_bytes("1", os.getuid()) is None
+    assert run(page.report({"name": "lee02", "servers": {}})) == \
+        "학생 홈에서 진도 파일을 읽지 못했습니다 (오류 ENOENT)"
+    (tmp_path / "park03").mkdir()
+    _plant(tmp_path / "park03", "symlink")
+    assert "보통 파일이 아니어서" in run(page.report({"name": "park03", "servers": {}}))
+
+
+def test_class_page_sends_its_token_to_the_hub_only() -> None:
+    import asyncio
+    import concurrent.futures
+
+    page = classpage.ClassPage("http://127.0.0.1:1/hub/api", "token", ROSTER, ["teacher"])
+    with concurrent.futures.ThreadPoolExecutor(1) as pool, \
+            pytest.raises(ValueError, match="refusing to send"):
+        pool.submit(asyncio.run, page._fetch("http://127.0.0.1:1/user/kim01/api")).result()
 
 
 # --- the page model -------------------------------------------------------------------------------
@@ -141,7 +229,7 @@ def at(hhmm: str) -> str:
 
 
 def rec(exercise: str, correct: bool | None, hhmm: str, answer: str = "1") -> dict[str, Any]:
-    """One record of a progress report (labkit.hub.progress_ext)."""
+    """One record of a progress report (labkit.hub.classpage, from labkit.data.progress)."""
     return {"time": at(hhmm), "exercise": exercise, "correct": correct, "answer": answer}
 
 
@@ -274,18 +362,18 @@ def test_render_page_lists_students_in_korean_and_escapes_names() -> None:
 
 
 def test_service_spec_gives_only_the_needed_scopes_on_the_class_students() -> None:
-    service, role = classpage.service_spec(port=10101, roster=ROSTER, admins=["teacher"],
-                                           proxy_url="http://127.0.0.1:8000")
+    service, role = classpage.service_spec(port=10101, roster=ROSTER, admins=["teacher"])
     assert service["name"] == "classpage" and service["url"] == "http://127.0.0.1:10101"
-    assert service["command"][1:] == ["-m", "labkit.hub.classpage", "--port", "10101",
-                                      "--proxy-url", "http://127.0.0.1:8000"]
+    assert service["command"][1:] == ["-m", "labkit.hub.classpage", "--port", "10101"]
     assert json.loads(service["environment"][classpage.ENV_ROSTER])[0] == ["kim01", "김민준"]
     assert role["services"] == ["classpage"]
     assert sorted({s.split("!")[0] for s in role["scopes"]}) == sorted(classpage.SCOPES)
-    assert len(role["scopes"]) == 6 * 3  # six scopes x three students, none on the teacher
+    assert len(role["scopes"]) == 5 * 3  # five scopes x three students, none on the teacher
     assert "admin:server_state!user=kim01" in role["scopes"]  # the hub's record of the share
     assert not any("teacher" in s for s in role["scopes"])
-    assert "access:servers!user=kim01" in role["scopes"]
+    # issue 23: nothing that reaches a student's server (its token would sit in their memory)
+    assert not any(s.startswith(("access:servers", "servers", "admin:servers", "tokens",
+                                 "admin:users")) for s in role["scopes"]), role["scopes"]
 
 
 @pytest.mark.parametrize(("kw", "match"), [
@@ -293,8 +381,7 @@ def test_service_spec_gives_only_the_needed_scopes_on_the_class_students() -> No
     ({"roster": [RosterEntry("teacher", "t")]}, "no student"),
 ])
 def test_service_spec_rejects_bad_input(kw: dict[str, object], match: str) -> None:
-    args: dict[str, object] = {"port": 10101, "roster": ROSTER, "admins": ["teacher"],
-                               "proxy_url": "http://127.0.0.1:8000", **kw}
+    args: dict[str, object] = {"port": 10101, "roster": ROSTER, "admins": ["teacher"], **kw}
     with pytest.raises(ValueError, match=match):
         classpage.service_spec(**args)  # type: ignore[arg-type]
 
@@ -311,7 +398,7 @@ def test_class_rows_take_any_roster_like_entries_and_empty_display_names() -> No
     rows = classpage.class_rows(hub_users(), [Student("kim01")], {})
     assert (rows[0].username, rows[0].display_name) == ("kim01", "kim01")
     service, _ = classpage.service_spec(port=10101, roster=[Student("kim01"), Student("t")],
-                                        admins=["t"], proxy_url="http://127.0.0.1:8000")
+                                        admins=["t"])
     assert json.loads(service["environment"][classpage.ENV_ROSTER]) == [["kim01", "kim01"],
                                                                         ["t", "t"]]
 
@@ -324,15 +411,73 @@ def test_class_page_says_why_a_student_server_or_the_hub_cannot_be_read() -> Non
     with socket.socket() as s:  # a loopback port nothing listens on
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
-    page = classpage.ClassPage(f"{closed}/hub/api", "token", closed, ROSTER, ["teacher"])
+    page = classpage.ClassPage(f"{closed}/hub/api", "token", ROSTER, ["teacher"],
+                               homes="/nonexistent/{username}")
     user = {"name": "kim01", "servers": {"": {"ready": True, "url": "/user/kim01/"}}}
+
     def run(coro: Any) -> Any:  # off this thread: the session's Playwright keeps a loop here
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             return pool.submit(asyncio.run, coro).result()
 
     reason = run(page.report(user))
-    assert reason == "학생 서버에서 진도를 읽지 못했습니다 (ConnectionRefusedError)"
+    assert reason == "학생 홈에서 진도 파일을 읽지 못했습니다 (오류 ENOENT)"
     with pytest.raises(OSError):
         run(page.rows())
     with pytest.raises(ValueError, match="not a student"):
         run(page.stop("teacher"))
+
+
+# --- the teacher's view of a student's work ---------------------------------------------------
+
+
+def _notebook(html_output: str) -> bytes:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 내 답 <script>alert(1)</script>"),
+        nbformat.v4.new_code_cell("x = 42", outputs=[
+            nbformat.v4.new_output("stream", name="stdout", text="answer 42\n"),
+            nbformat.v4.new_output("display_data", data={"text/html": html_output})])])
+    return nbformat.writes(nb).encode()
+
+
+def test_render_work_shows_inputs_and_outputs_without_any_script() -> None:
+    body = classpage.render_work(_notebook(
+        "<b>bold</b><script>fetch('/hub/api/users')</script>"
+        "<img src=x onerror=\"fetch('/hub/api')\"><a href=\"javascript:alert(1)\">x</a>"))
+    import html as _html
+    import re
+
+    text = _html.unescape(re.sub(r"<[^>]+>", "", body))
+    assert "x = 42" in text and "answer 42" in text and "<b>bold</b>" in body
+    tags = [tag.lower() for tag in re.findall(r"<[^>]+>", body)]  # what a browser would parse
+    assert not [tag for tag in tags if tag.startswith(("<script", "<img", "<iframe"))
+                or "onerror" in tag or "javascript:" in tag or "/hub/" in tag], tags
+    with pytest.raises(ValueError, match="not a notebook"):
+        classpage.render_work(b"{not json")
+    assert classpage.WORK_CSP.startswith("sandbox;") and "default-src 'none'" in classpage.WORK_CSP
+
+
+def test_work_view_lists_and_refuses_what_a_student_planted(tmp_path: Path) -> None:
+    import os
+
+    home = tmp_path / "kim01"
+    (home / "labkit").mkdir(parents=True)
+    (home / "labkit" / "03_goodput.ipynb").write_bytes(_notebook("<i>ok</i>"))
+    (home / "labkit" / "notes.txt").write_text("not a notebook")
+    (home / "labkit" / "shadow.ipynb").symlink_to("/etc/shadow")
+    (home / "labkit" / "broken.ipynb").write_text("{")
+    template = str(tmp_path / "{username}")
+    assert classpage.student_notebooks("kim01", template) == [
+        "03_goodput.ipynb", "broken.ipynb", "shadow.ipynb"]
+    status, body = classpage._work_html("kim01", None, template, "김민준")
+    assert status == 200 and 'href="03_goodput.ipynb"' in body and "김민준" in body
+    assert classpage._work_html("kim01", "03_goodput.ipynb", template, "김민준")[0] == 200
+    status, body = classpage._work_html("kim01", "shadow.ipynb", template, "김민준")
+    assert status == 400 and "보통 파일이 아니어서" in body
+    assert classpage._work_html("kim01", "broken.ipynb", template, "김민준")[0] == 400
+    for name in ("../kim01/labkit/03_goodput.ipynb", "notes.txt", "missing.ipynb"):
+        assert classpage._work_html("kim01", name, template, "김민준")[0] == 404, name
+    os.rename(home / "labkit", home / "real")
+    (home / "labkit").symlink_to(home / "real")  # the folder itself a link
+    assert classpage._work_html("kim01", None, template, "김민준")[0] == 400

@@ -1,7 +1,7 @@
 """The class page against a real JupyterHub on loopback (configurable-http-proxy, local spawner).
 
-A hub with a test-only admin service token starts a student's server (with
-``labkit.hub.progress_ext`` and the GPU share from ``labkit.hub.gpushare`` in a pre-spawn hook),
+A hub with a test-only admin service token starts a student's server (with the GPU share from
+``labkit.hub.gpushare`` in a pre-spawn hook; the class page reads results from the homes),
 an exercise answer is checked in the student's own kernel, the teacher logs in and opens the
 class page through OAuth, the page lists the student with their GPU share and exercise result,
 a classmate is refused the page and the student's progress, and the teacher's button stops the
@@ -108,7 +108,7 @@ from labkit.hub.auth import landing_url
 c.JupyterHub.default_url = landing_url  # as labkit.hub.config sets it
 c.ClassSpawner.home_dir_template = "{home}/{{username}}"
 c.Spawner.cmd = [{singleuser!r}]
-c.Spawner.args = ["--allow-root", "--ServerApp.jpserver_extensions=labkit.hub.progress_ext=True"]
+c.Spawner.args = ["--allow-root"]
 c.Spawner.environment = {{"LABKIT_GPU": "sim:H100-80GB"}}
 c.Spawner.http_timeout = 90
 c.Spawner.start_timeout = 120
@@ -125,7 +125,7 @@ def pre_spawn(spawner):
 
 c.Spawner.pre_spawn_hook = pre_spawn
 service, role = service_spec(port={service_port}, roster=ROSTER, admins=["teacher"],
-                             proxy_url="http://127.0.0.1:{port}", python=sys.executable)
+                             python=sys.executable, homes="{home}/{{username}}")
 c.JupyterHub.services = [service, {{"name": "tester", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = [role, {{"name": "tester", "services": ["tester"],
                                    "scopes": ["admin:users", "admin:servers",
@@ -265,10 +265,10 @@ def test_class_page_lists_the_student_and_stops_their_server(hub: Hub) -> None:
     refused = student.get(f"{hub.base}/services/classpage/", timeout=60)
     assert refused.status_code == 403 or "우리 반 실습 현황" not in refused.text
 
-    # a classmate (or nobody) cannot read kim01's progress on kim01's server
+    # a classmate (or nobody) cannot read kim01's progress file through kim01's server
     for who in (student, requests.Session()):
-        other = who.get(f"{hub.base}/user/kim01/labkit/progress", timeout=60,
-                        allow_redirects=False)
+        other = who.get(f"{hub.base}/user/kim01/api/contents/.labkit/progress.jsonl",
+                        timeout=60, allow_redirects=False)
         assert other.status_code in (302, 403), (other.status_code, other.text[:300])
         assert "orch.ex5" not in other.text
 

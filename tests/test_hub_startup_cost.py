@@ -36,7 +36,7 @@ def test_student_server_extensions_import_no_data_libraries() -> None:
     """labkit's part of a student's server (config, extensions) loads none of the lesson
     libraries: pandas alone was ~0.5 CPU-s and ~60 MB in each of 30 servers."""
     code = ("import labkit.hub.singleuser_config, labkit.hub.singleuser, "
-            "labkit.hub.progress_ext, labkit.hub.activity, labkit.serve.presave")
+            "labkit.hub.activity, labkit.serve.presave")
     assert _imported_after(code, ("pandas", "pydantic", "scipy", "plotly", "ipywidgets")) == []
 
 

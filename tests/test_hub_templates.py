@@ -27,7 +27,7 @@ from labkit.i18n import t  # noqa: E402
 ENGLISH = re.compile(r"\b(Home|Token|Admin|Services|Logout|Login|Start|Stop|My Server|Server|"
                      r"server|starting|redirected|Event log|Complete|refresh|Launch|Relaunch|"
                      r"running|Note|Permissions|Never|revoke|Request|Error|moons|logged out|"
-                     r"Toggle|Options)\b")
+                     r"Toggle|Options|Authorize|permission|Applies)\b")
 
 
 def _env() -> Any:
@@ -89,6 +89,13 @@ PAGES: list[tuple[str, dict[str, Any], str]] = [
                     "oauth_clients": [{"token_id": "o1", "description": "class page",
                                        "tokens": [], "last_activity": None,
                                        "created": None}]}, "hub.token.heading"),
+    ("oauth.html", {"oauth_client": SimpleNamespace(description="Server at /user/kim01/",
+                                                    redirect_uri="/user/kim01/oauth_callback"),
+                    "allowed_scopes": ["read:users:name!user=kim01"],
+                    "scope_descriptions": [{"scope": None, "description": "Identify you",
+                                            "filter": ""},
+                                           {"scope": "access:servers", "description": "Access",
+                                            "filter": "!user=kim01"}]}, "hub.oauth.heading"),
 ]
 
 
@@ -108,7 +115,7 @@ def test_labkit_overrides_the_student_facing_pages() -> None:
     names = {p.name for p in Path(TEMPLATES).glob("*.html")}
     assert {"page.html", "login.html", "error.html", "home.html", "spawn.html",
             "spawn_pending.html", "stop_pending.html", "not_running.html", "404.html",
-            "token.html", "logout.html"} <= names
+            "token.html", "logout.html", "oauth.html"} <= names
 
 
 def test_english_pattern_finds_jupyterhubs_own_pages() -> None:
@@ -120,6 +127,9 @@ def test_english_pattern_finds_jupyterhubs_own_pages() -> None:
     for name in ("home.html", "spawn_pending.html", "not_running.html"):
         text = visible_text(env.get_template(name).render(**_context()))
         assert ENGLISH.findall(text), name
+    oauth = next(p for p in PAGES if p[0] == "oauth.html")[1]
+    text = visible_text(env.get_template("oauth.html").render(**_context(**oauth)))
+    assert ENGLISH.findall(text), "oauth.html"
 
 
 def test_every_key_the_templates_use_is_in_the_catalog() -> None:

@@ -9,8 +9,11 @@ Only on the class hub: :func:`record_result` does nothing unless ``$JUPYTERHUB_U
 (the single-user server sets it, and kernels inherit it), so ``make lab``, ``make present`` and
 CI never write anything. The file lives in the student's own home (0700 on the hub), is written
 with mode 0600 and never through a symbolic link. The student's server serves it to the
-teacher's class page (``labkit.hub.progress_ext``); :func:`read_progress` reads it back, skipping
-lines it cannot read (the student owns the file and may have edited it).
+teacher's class page (``labkit.hub.classpage``, a hub service running as root) reads it itself
+with :func:`read_student_progress`, which opens it the way a privileged reader must open a file
+its owner controls: no symbolic link followed at any step, a regular file owned by the student
+(not a FIFO, not a hard link to someone else's file). :func:`read_progress` reads it back,
+skipping lines it cannot read (the student owns the file and may have edited it).
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MAX_BYTES", "ProgressRecord", "progress_path", "read_progress", "record_result"]
+from labkit.data.owned import UnsafeFile, read_owned
+
+__all__ = ["MAX_BYTES", "ProgressRecord", "UnsafeProgressFile", "progress_path", "read_progress",
+           "read_student_progress", "record_result"]
 
 #: Most of the file that is read back (its newest part). [bytes]
 MAX_BYTES = 1_000_000
@@ -110,27 +116,11 @@ def _record(doc: object) -> ProgressRecord | None:
     return ProgressRecord(time[:40], key, correct, str(answer)[:_MAX_ANSWER])
 
 
-def read_progress(path: str | os.PathLike[str]) -> tuple[list[ProgressRecord], int]:
-    """Return the records of a progress file (oldest first) and how many lines were skipped.
+#: A progress path a privileged reader must not read (:class:`labkit.data.owned.UnsafeFile`).
+UnsafeProgressFile = UnsafeFile
 
-    Reads at most the newest :data:`MAX_BYTES` of the file; a missing file has no records.
-    Lines that are not a version-1 record (broken JSON, wrong types) are skipped and counted.
 
-    Raises
-    ------
-    OSError
-        If the file exists but cannot be read.
-    """
-    p = Path(path)
-    try:
-        fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return [], 0
-    with os.fdopen(fd, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        cut = size > MAX_BYTES
-        f.seek(max(0, size - MAX_BYTES))
-        raw = f.read(MAX_BYTES)
+def _parse(raw: bytes, cut: bool) -> tuple[list[ProgressRecord], int]:
     lines = raw.decode("utf-8", errors="replace").splitlines()
     if cut and lines:
         lines = lines[1:]  # the first line was cut in the middle
@@ -148,3 +138,64 @@ def read_progress(path: str | os.PathLike[str]) -> tuple[list[ProgressRecord], i
         else:
             records.append(rec)
     return records, skipped
+
+
+def _read_tail(fd: int) -> tuple[list[ProgressRecord], int]:
+    with os.fdopen(fd, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        f.seek(max(0, size - MAX_BYTES))
+        raw = f.read(MAX_BYTES)
+    return _parse(raw, size > MAX_BYTES)
+
+
+def read_progress(path: str | os.PathLike[str]) -> tuple[list[ProgressRecord], int]:
+    """Return the records of a progress file (oldest first) and how many lines were skipped.
+
+    Reads at most the newest :data:`MAX_BYTES` of the file; a missing file has no records.
+    Lines that are not a version-1 record (broken JSON, wrong types) are skipped and counted.
+
+    Raises
+    ------
+    OSError
+        If the file exists but cannot be read.
+    """
+    try:
+        fd = os.open(Path(path), os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return [], 0
+    return _read_tail(fd)
+
+
+def read_student_progress(home: str | os.PathLike[str], uid: int
+                          ) -> tuple[list[ProgressRecord], int]:
+    """Read a student's ``<home>/.labkit/progress.jsonl`` as a privileged reader (root).
+
+    Each step (the home, ``.labkit``, the file) is opened with ``O_NOFOLLOW`` relative to the
+    one before (``openat``), and must be owned by ``uid``; the file must be a regular file with
+    one link, opened ``O_NONBLOCK`` (a FIFO cannot hold the reader). So whatever the student
+    puts at that path, root reads only a file the student owns.
+
+    Parameters
+    ----------
+    home : path
+        The student's home directory (from the system account, never from the student).
+    uid : int
+        The student's uid.
+
+    Returns
+    -------
+    (list of ProgressRecord, int)
+        As :func:`read_progress`; a missing file or ``.labkit`` folder has no records.
+
+    Raises
+    ------
+    UnsafeProgressFile
+        If a step is a symbolic link, not owned by ``uid``, or the file is not regular.
+    OSError
+        If it cannot be read otherwise.
+    """
+    try:
+        raw, size = read_owned(home, uid, (".labkit", "progress.jsonl"), MAX_BYTES)
+    except FileNotFoundError:
+        return [], 0
+    return _parse(raw, size > MAX_BYTES)

@@ -15,8 +15,8 @@ https://tljh.jupyter.org):
 - :mod:`labkit.hub.singleuser` -- the jupyter_server extension of every student's server;
 - :mod:`labkit.hub.activity` -- what counts as a student's activity for the idle culler;
 - :mod:`labkit.hub.gpushare` -- each student's GPU share (MIG device, whole GPU or shared);
-- :mod:`labkit.hub.classpage` -- the teacher's class page (a hub service) and
-  :mod:`labkit.hub.progress_ext` -- the exercise results it reads from each student's server;
+- :mod:`labkit.hub.classpage` -- the teacher's class page (a hub service; it reads the exercise
+  results from each student's home itself, :mod:`labkit.hub.results` checks them);
 - :mod:`labkit.hub.plan` / :mod:`labkit.hub.k8s` -- the class MIG layout for the operator and
   zero-to-jupyterhub values for a school that outgrows one server.
 

@@ -48,7 +48,7 @@ from typing import Any
 from jupyterhub.auth import Authenticator
 from jupyterhub.handlers.login import LoginHandler as HubLoginHandler
 from tornado import web
-from traitlets import Bool, Unicode
+from traitlets import Bool, Set, Unicode
 
 from labkit.hub.passwords import (
     MAX_PASSWORD_BYTES,
@@ -203,7 +203,9 @@ def landing_url(handler: Any) -> str:
     and at ``/hub/``, and takes an empty answer as "the usual place" (the user's server).
     """
     user = getattr(handler, "current_user", None)
-    return CLASS_PAGE_URL if user is not None and getattr(user, "admin", False) else ""
+    teacher = user is not None and (getattr(user, "admin", False) or any(
+        getattr(r, "name", "") == "teacher" for r in getattr(user, "roles", ())))
+    return CLASS_PAGE_URL if teacher else ""
 
 
 class LoginHandler(HubLoginHandler):  # type: ignore[misc]
@@ -252,6 +254,9 @@ class RosterAuthenticator(Authenticator):  # type: ignore[misc]
     delete_invalid_users = Bool(True, config=True)
     state_dir = Unicode(help="the hub's private state (roster, passwords, codes); "
                              "default $LABKIT_HUB_STATE").tag(config=True)
+    #: the teacher(s): always allowed to log in, though not on the roster and not hub admins
+    #: (their own role, labkit.hub.config.teacher_roles)
+    teacher_users = Set(Unicode(), config=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -279,8 +284,8 @@ class RosterAuthenticator(Authenticator):  # type: ignore[misc]
         return Accounts(self.state_root)
 
     def teachers(self) -> set[str]:
-        """The teacher (``admin_users``, and the saved settings' teacher)."""
-        found = set(self.admin_users)
+        """The teacher (``admin_users``, ``teacher_users`` and the saved settings' teacher)."""
+        found = set(self.admin_users) | set(self.teacher_users)
         root = self.state_root
         settings = _read_json(root / "settings.json") if root else None
         if isinstance(settings, dict) and settings.get("teacher"):

@@ -6,14 +6,21 @@ share, memory used by their server and kernels, last activity, exercise results,
 that stops the student's server. It works with the hub's REST API through its own token, which
 has only the scopes the page needs, each limited to the roster's students
 (:data:`SCOPES`): ``list:users``, ``read:users:activity``, ``read:servers`` (the table),
-``admin:server_state`` (each server's GPU share, as the hub's spawner stored it:
-:class:`labkit.hub.gpushare.ShareState` -- never what the student's own server says),
-``delete:servers`` (the button) and ``access:servers`` (reading each student's
-``/user/<name>/labkit/progress``, :mod:`labkit.hub.progress_ext`, through the proxy). The
-teacher heads the table as 교사(teacher), without a stop button.
+``admin:server_state`` (each server's GPU share and process id, as the hub's spawner stored
+them: :class:`labkit.hub.gpushare.ShareState` -- never what the student's own server says) and
+``delete:servers`` (the button). The teacher heads the table as 교사(teacher), without a stop
+button.
+
+The token never leaves the hub's side: no request carrying it goes to a student's server (a
+student reads their own server's memory). The exercise results are read by the service itself
+(it runs as root beside the hub) from each student's home, opened as a privileged reader must
+open a file its owner controls (:func:`labkit.data.progress.read_student_progress`: no link
+followed, a regular file owned by the student); the memory is the resident size of the process
+tree the hub's spawner started (its ``pid`` in the server's state).
+
 
 Three parts: :func:`class_rows` and :func:`render_page` are pure (hub API JSON and progress
-reports in, rows and HTML out); :class:`ClassPage` talks to the hub and the proxy;
+reports in, rows and HTML out); :class:`ClassPage` talks to the hub and reads the homes;
 :func:`make_app` and :func:`main` run it as a tornado app under the hub (started by the hub
 from :func:`service_spec`).
 
@@ -38,6 +45,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -45,26 +53,38 @@ from labkit.data.roster import RosterEntry, RosterLike
 from labkit.hub.results import exercise_title, parse_when, reported_results
 from labkit.i18n import t
 
-__all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
-           "main", "make_app", "render_confirm", "render_error", "render_page", "service_spec",
-           "share_text"]
+__all__ = ["ENV_ADMINS", "ENV_HOMES", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow",
+           "class_rows", "main", "make_app", "render_confirm", "render_error", "render_page",
+           "render_work", "server_memory_bytes", "service_spec", "share_text", "student_home",
+           "student_notebooks"]
 
 #: The service's scopes (each filtered to the roster's students in :func:`service_spec`).
 SCOPES = ("list:users", "read:users:activity", "read:servers", "admin:server_state",
-          "delete:servers", "access:servers")
+          "delete:servers")
 #: Environment variables the hub passes the service (JSON roster; comma-separated admins).
 ENV_ROSTER = "LABKIT_CLASSPAGE_ROSTER"
 ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
-_PROGRESS_TIMEOUT_S = 5.0  # a busy student's server must not hold the page up longer
+#: Where the students' homes are, as a ``str.format`` template of ``username`` (a hub whose
+#: spawner puts homes elsewhere than the system accounts'; unset: each student's system account
+#: ``jupyter-<name>``, :func:`labkit.hub.roster.system_username`).
+ENV_HOMES = "LABKIT_CLASSPAGE_HOMES"
 _REFRESH_S = 30
-# Largest reply read from the hub or a student's server: a report holds at most 2,000 records
-# of ~150 bytes (labkit.hub.progress_ext.MAX_RESULTS); the users list of 500 students ~1 MB.
+# Largest reply read from the hub: the users list of 500 students ~1 MB.
 _MAX_BODY_BYTES = 4_000_000
+#: Newest records of a progress file shown (a class's lessons have ~40 exercises).
+MAX_RESULTS = 2000
+#: The work view's Content-Security-Policy: a sandbox (an opaque origin: no script runs, no form
+#: is sent, nothing reaches the hub's API with the teacher's cookie), nothing loaded from anywhere,
+#: inline styles and embedded images only (CSP Level 3, "sandbox", "default-src").
+WORK_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+#: A notebook a teacher may view: a plain file name of the student's ``~/labkit`` folder.
+_NOTEBOOK_NAME = r"[0-9A-Za-z][0-9A-Za-z_.-]{0,99}\.ipynb"
+_MAX_NOTEBOOK_BYTES = 20_000_000  # a lesson with its outputs is ~2 MB
 
 
 def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[str],
-                 proxy_url: str, name: str = "classpage",
-                 python: str = sys.executable) -> tuple[dict[str, Any], dict[str, Any]]:
+                 name: str = "classpage", python: str = sys.executable,
+                 homes: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return the JupyterHub ``services`` entry and the ``load_roles`` role of the class page.
 
     Parameters
@@ -75,12 +95,13 @@ def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[st
         The class; the teacher(s) in ``admins`` get no scopes on their own servers.
     admins : sequence of str
         Usernames allowed to open the page (the teacher; hub admins).
-    proxy_url : str
-        The proxy's address as the service reaches it (``http://127.0.0.1:8000``).
     name : str, default "classpage"
         The service name (its URL is ``/services/<name>/``).
     python : str
         The interpreter that runs the service (default: this one).
+    homes : str, optional
+        The students' homes as a template of ``{username}`` (:data:`ENV_HOMES`); default: the
+        students' system accounts.
 
     Returns
     -------
@@ -104,15 +125,15 @@ def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[st
     service = {
         "name": name,
         "url": f"http://127.0.0.1:{port}",
-        "command": [python, "-m", "labkit.hub.classpage", "--port", str(port),
-                    "--proxy-url", proxy_url],
-        "environment": {ENV_ROSTER: doc, ENV_ADMINS: ",".join(admins)},
+        "command": [python, "-m", "labkit.hub.classpage", "--port", str(port)],
+        "environment": {ENV_ROSTER: doc, ENV_ADMINS: ",".join(admins),
+                        **({ENV_HOMES: homes} if homes else {})},
         "oauth_no_confirm": True,
         "display": True,
     }
     scopes = [f"{scope}!user={e.username}" for scope in SCOPES for e in students]
     role = {"name": f"{name}-service",
-            "description": "labkit class page: list the class, read progress, stop servers",
+            "description": "labkit class page: list the class, stop servers",
             "scopes": scopes, "services": [name]}
     return service, role
 
@@ -320,8 +341,10 @@ def _row_html(row: StudentRow, now: _dt.datetime, stop_url: str, xsrf_html: str)
                   f'<button type="submit" class="lk-stop">{e(t("hub.class.stop"))}</button>'
                   f"</form>")
     when = row.last_activity.isoformat(timespec="seconds") if row.last_activity else ""
+    work = f'<br><a class="lk-work-link" href="work/{e(quote(row.username))}/">' \
+           f'{e(t("hub.class.work.link"))}</a>' if row.state != "never" else ""
     return (f'<tr class="lk-student lk-{e(row.state)}" data-username="{e(row.username)}">'
-            f"<td>{e(row.display_name)}<br><small>{e(row.username)}</small></td>"
+            f"<td>{e(row.display_name)}<br><small>{e(row.username)}</small>{work}</td>"
             f"<td>{e(t(f'hub.class.state.{row.state}'))}</td>"
             f'<td class="lk-share">{e(row.share or t("hub.class.no_share"))}</td>'
             f"<td>{e(_mib(row.memory_bytes))}</td>"
@@ -384,7 +407,163 @@ def render_confirm(username: str, display_name: str, *, stop_url: str, back_url:
         refresh=False)
 
 
-# --- the service: hub API and proxy -------------------------------------------------------------
+# --- the service: hub API and the students' homes -----------------------------------------------
+
+
+def student_home(username: str, template: str | None = None) -> tuple[Path, int]:
+    """Return a student's home and uid, as the hub (not the student) knows them.
+
+    Parameters
+    ----------
+    username : str
+        The hub username.
+    template : str, optional
+        ``str.format`` template of ``username`` (:data:`ENV_HOMES`): the home is that folder
+        and the uid its owner (the folder itself must not be a link). Default: the system
+        account ``jupyter-<name>`` (its ``pw_dir`` and ``pw_uid``).
+
+    Raises
+    ------
+    KeyError
+        If the system account does not exist.
+    OSError
+        If the templated home is missing or a link.
+    """
+    if template:
+        home = Path(template.format(username=username))
+        info = os.lstat(home)
+        if not os.path.isdir(home) or os.path.islink(home):
+            raise NotADirectoryError(str(home))
+        return home, info.st_uid
+    import pwd
+
+    from labkit.hub.roster import system_username
+
+    entry = pwd.getpwnam(system_username(username))
+    return Path(entry.pw_dir), entry.pw_uid
+
+
+def server_memory_bytes(pid: object, uid: int) -> int | None:
+    """Return the resident memory of the server ``pid`` and its children (kernels). [bytes]
+
+    ``pid`` is what the hub's spawner stored for the server (``state["pid"]``); a process that
+    no longer runs as ``uid`` (the pid was reused) counts as unknown: None.
+    """
+    import psutil
+
+    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
+        return None
+    try:
+        server = psutil.Process(pid)
+        if server.uids().real != uid:
+            return None
+        total: int = server.memory_info().rss
+        for child in server.children(recursive=True):
+            try:
+                total += child.memory_info().rss if child.uids().real == uid else 0
+            except psutil.Error:
+                continue
+        return total
+    except psutil.Error:
+        return None
+
+
+def _read_report(username: str, server: Mapping[str, Any], template: str | None,
+                 live: bool) -> Mapping[str, Any] | str:
+    """A student's progress report, read from their home as a privileged reader."""
+    from labkit.data.progress import UnsafeProgressFile, read_student_progress
+
+    try:
+        home, uid = student_home(username, template)
+        records, skipped = read_student_progress(home, uid)
+    except UnsafeProgressFile:
+        return t("hub.class.report_unsafe")
+    except KeyError:
+        return t("hub.class.report_no_account")
+    except OSError as err:
+        import errno
+
+        return t("hub.class.report_unreadable",
+                 code=errno.errorcode.get(err.errno or 0, type(err).__name__))
+    state = server.get("state")
+    pid = state.get("pid") if isinstance(state, Mapping) else None
+    return {"memory_bytes": server_memory_bytes(pid, uid) if live else None,
+            "results": [{"time": r.time, "exercise": r.exercise, "correct": r.correct,
+                         "answer": r.answer} for r in records[-MAX_RESULTS:]],
+            "skipped_lines": skipped}
+
+
+def student_notebooks(username: str, template: str | None = None) -> list[str]:
+    """Return the notebooks in the student's ``~/labkit`` (read as a privileged reader).
+
+    Raises
+    ------
+    labkit.data.owned.UnsafeFile, OSError, KeyError
+        As :func:`labkit.data.owned.list_owned` and :func:`student_home`.
+    """
+    import re
+
+    from labkit.data.owned import list_owned
+    from labkit.hub.spawner import HOME_FOLDER
+
+    home, uid = student_home(username, template)
+    return [n for n in list_owned(home, uid, (HOME_FOLDER,)) if re.fullmatch(_NOTEBOOK_NAME, n)]
+
+
+def render_work(raw: bytes) -> str:
+    """Return a notebook as static HTML for the teacher: inputs and saved outputs, sanitized.
+
+    nbconvert's ``basic`` template with ``sanitize_html`` (no script, no event handler, no
+    style that loads anything); the page that shows it adds :data:`WORK_CSP`, so even HTML the
+    sanitizer let through runs nothing. Widgets and plotly charts have no static output here.
+
+    Raises
+    ------
+    ValueError
+        If ``raw`` is not a notebook.
+    """
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    try:
+        notebook = nbformat.reads(raw.decode("utf-8", errors="replace"), as_version=4)
+    except Exception as err:  # nbformat raises several kinds for a broken file
+        raise ValueError(f"not a notebook: {type(err).__name__}") from err
+    body, _ = HTMLExporter(template_name="basic", sanitize_html=True).from_notebook_node(notebook)
+    return str(body)
+
+
+def _work_html(username: str, name: str | None, template: str | None,
+               display_name: str) -> tuple[int, str]:
+    """The work view's (status, HTML body) for ``username``'s notebook ``name`` (None: the list)."""
+    import re
+
+    from labkit.data.owned import UnsafeFile, read_owned
+    from labkit.hub.spawner import HOME_FOLDER
+
+    e = html.escape
+    title = e(t("hub.class.work.title", name=display_name, username=username))
+    try:
+        if name is None:
+            names = student_notebooks(username, template)
+            items = "".join(f'<li><a href="{e(quote(n))}">{e(n)}</a></li>' for n in names)
+            return 200, (f"<h2>{title}</h2>" + (f'<ul class="lk-work">{items}</ul>' if items
+                                                  else f"<p>{e(t('hub.class.work.none'))}</p>"))
+        if not re.fullmatch(_NOTEBOOK_NAME, name):
+            return 404, f"<p>{e(t('hub.class.work.missing'))}</p>"
+        home, uid = student_home(username, template)
+        raw, size = read_owned(home, uid, (HOME_FOLDER, name), _MAX_NOTEBOOK_BYTES)
+        if size > _MAX_NOTEBOOK_BYTES:
+            return 413, f"<p>{e(t('hub.class.work.too_big'))}</p>"
+        return 200, (f"<h2>{title}: {e(name)}</h2>"
+                     f'<p class="lk-note"><small>{e(t("hub.class.work.note"))}</small></p>'
+                     f'<div class="lk-work-notebook">{render_work(raw)}</div>')
+    except UnsafeFile:
+        return 400, f"<p>{e(t('hub.class.work.unsafe'))}</p>"
+    except (FileNotFoundError, KeyError):
+        return 404, f"<p>{e(t('hub.class.work.missing'))}</p>"
+    except ValueError:
+        return 400, f"<p>{e(t('hub.class.work.broken'))}</p>"
 
 
 class ClassPage:
@@ -395,34 +574,33 @@ class ClassPage:
     api_url : str
         ``$JUPYTERHUB_API_URL`` (``http://127.0.0.1:8081/hub/api``).
     token : str
-        ``$JUPYTERHUB_API_TOKEN``, the service's own token.
-    proxy_url : str
-        The proxy's address (single-user servers are reached through it).
+        ``$JUPYTERHUB_API_TOKEN``, the service's own token (sent to the hub only).
     roster : sequence of RosterEntry (or any RosterLike)
     admins : sequence of str
+    homes : str, optional
+        The students' homes (:func:`student_home`'s ``template``).
     """
 
-    def __init__(self, api_url: str, token: str, proxy_url: str,
-                 roster: Sequence[RosterLike], admins: Sequence[str]) -> None:
+    def __init__(self, api_url: str, token: str, roster: Sequence[RosterLike],
+                 admins: Sequence[str], homes: str | None = None) -> None:
         self.api_url = api_url.rstrip("/")
         self.token = token
-        self.proxy_url = proxy_url.rstrip("/")
+        self.homes = homes
         self.roster = list(roster)
         self.admins = list(admins)
         self.students = {e.username for e in self.roster} - set(self.admins)
         self.display_names = {e.username: e.display_name or e.username for e in self.roster}
-        # each student's last report read while their server was up: a culled or stopped
-        # student's results stay on the page (kept in memory, until the service restarts)
-        self._last: dict[str, Mapping[str, Any]] = {}
         self._client: Any = None
 
     async def _fetch(self, url: str, method: str = "GET", timeout_s: float = 10.0) -> Any:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
+        if not url.startswith(self.api_url + "/"):  # the token goes to the hub, nowhere else
+            raise ValueError(f"refusing to send the service token to {url!r}")
         request = HTTPRequest(url, method=method, headers={
             "Authorization": f"token {self.token}", "Accept": "application/json"},
             request_timeout=timeout_s, follow_redirects=False)
-        if self._client is None:  # one client; a student's server cannot send a huge body
+        if self._client is None:
             self._client = AsyncHTTPClient(force_instance=True, max_body_size=_MAX_BODY_BYTES)
         response = await self._client.fetch(request)
         return json.loads(response.body) if response.body else None
@@ -433,28 +611,21 @@ class ClassPage:
         return [u for u in found or [] if isinstance(u, dict)]
 
     async def report(self, user: Mapping[str, Any]) -> Mapping[str, Any] | str:
-        """Return a student's ``/labkit/progress`` document, or the Korean reason it failed."""
-        from tornado.httpclient import HTTPClientError
+        """Return a student's progress report (results, memory), or the Korean reason it failed.
 
-        server = (user.get("servers") or {}).get("") or {}
-        path = server.get("url") or f"/user/{quote(str(user.get('name', '')))}/"
-        try:
-            doc = await self._fetch(f"{self.proxy_url}{path}labkit/progress",
-                                    timeout_s=_PROGRESS_TIMEOUT_S)
-        except HTTPClientError as err:
-            return t("hub.class.report_http", code=err.code)
-        except (OSError, ValueError) as err:
-            return t("hub.class.report_failed", reason=type(err).__name__)
-        return doc if isinstance(doc, dict) else t("hub.class.report_failed", reason="JSON")
+        Read from the student's home by this service itself (never through the student's
+        server, which would receive the service's token).
+        """
+        state, server = _state(user)
+        return await asyncio.to_thread(_read_report, str(user.get("name", "")), server,
+                                       self.homes, state == "online")
 
     async def rows(self) -> list[StudentRow]:
-        """Return the table: users from the hub, reports from every online student's server."""
+        """Return the table: users from the hub, reports from each student's home."""
         users = [u for u in await self.users() if u.get("name") in self.students]
-        online = [u for u in users if _state(u)[0] == "online"]
-        fresh = dict(zip([u["name"] for u in online],
-                         await asyncio.gather(*(self.report(u) for u in online)), strict=True))
-        self._last.update({k: v for k, v in fresh.items() if isinstance(v, Mapping)})
-        reports: dict[str, Mapping[str, Any] | str] = {**self._last, **fresh}
+        seen = [u for u in users if _state(u)[0] != "never"]
+        reports = dict(zip([u["name"] for u in seen],
+                           await asyncio.gather(*(self.report(u) for u in seen)), strict=True))
         return class_rows(users, self.roster, reports, self.admins,
                           now=_dt.datetime.now(_dt.UTC))
 
@@ -508,6 +679,24 @@ def make_app(page: ClassPage, prefix: str) -> Any:
                                     stop_url=url_path_join(prefix, "stop"),
                                     xsrf_html=self.xsrf_form_html(), message=message))
 
+    class WorkHandler(_Teacher):
+        @web.authenticated
+        async def get(self, username: str, name: str) -> None:
+            self._check_teacher()
+            if username not in page.students:
+                raise web.HTTPError(404, "not a student of this class")
+            status, body = await asyncio.to_thread(
+                _work_html, username, name or None, page.homes,
+                page.display_names.get(username, username))
+            self.set_status(status)
+            self.set_header("Content-Security-Policy", WORK_CSP)
+            self.set_header("X-Content-Type-Options", "nosniff")
+            self.set_header("Cache-Control", "no-store")
+            back = (f'<p><a href="{html.escape(prefix)}">'
+                    f'{html.escape(t("hub.class.work.back"))}</a></p>')
+            self.finish(_frame(back + body, refresh=False,
+                               title=t("hub.class.work.heading")))
+
     class StopHandler(_Teacher):
         @web.authenticated
         async def post(self) -> None:
@@ -530,6 +719,7 @@ def make_app(page: ClassPage, prefix: str) -> Any:
     return web.Application([
         (prefix, PageHandler),
         (url_path_join(prefix, "stop"), StopHandler),
+        (url_path_join(prefix, r"work/([^/]+)/([^/]*)"), WorkHandler),
         (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
     ], cookie_secret=os.urandom(32), xsrf_cookies=True)
 
@@ -538,11 +728,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the class page (started by the hub: ``python -m labkit.hub.classpage``)."""
     parser = argparse.ArgumentParser(prog="python -m labkit.hub.classpage")
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--proxy-url", required=True)
     args = parser.parse_args(argv)
     page = ClassPage(os.environ["JUPYTERHUB_API_URL"], os.environ["JUPYTERHUB_API_TOKEN"],
-                     args.proxy_url, _roster_from_env(),
-                     [a for a in os.environ.get(ENV_ADMINS, "").split(",") if a])
+                     _roster_from_env(),
+                     [a for a in os.environ.get(ENV_ADMINS, "").split(",") if a],
+                     homes=os.environ.get(ENV_HOMES) or None)
     app = make_app(page, os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/classpage/"))
 
     async def serve() -> None:

@@ -7,7 +7,9 @@ teacher's settings, secrets) and sets JupyterHub's traitlets:
   teacher's host/port; the Hub's own API and the proxy's API on free loopback ports chosen at
   every start (:func:`free_loopback_ports`; written to the state directory's ``ports.json``), so
   a second hub beside a class never clashes with it;
-- accounts: roster allow-list, teacher = admin, handed-out first-login codes, login throttling
+- accounts: roster allow-list, the teacher's own role (:data:`TEACHER_SCOPES`: the class,
+  starting and stopping servers, the class page; not a JupyterHub admin, who could open every
+  student's server in the hub's origin), handed-out first-login codes, login throttling
   (:mod:`labkit.hub.auth`), every page a student or teacher meets in Korean
   (``labkit/hub/templates``: the frame ``page.html`` and login, home, spawn, spawn-pending,
   stop-pending, not-running, error/404, token and logout pages);
@@ -36,13 +38,21 @@ from labkit.hub.roster import Student
 from labkit.hub.state import HubSettings, HubState, cull_every_s
 from labkit.i18n import t
 
-__all__ = ["REPO", "TEMPLATES", "class_page_service", "configure", "free_loopback_ports",
-           "proxy_command"]
+__all__ = ["REPO", "TEACHER_ROLE", "TEACHER_SCOPES", "TEMPLATES", "class_page_service",
+           "configure", "free_loopback_ports", "proxy_command", "teacher_roles"]
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: The shortest password a student may choose (labkit.hub.passwords, NIST SP 800-63B).
 MIN_PASSWORD = _MIN_PASSWORD
+#: The teacher's role (``c.JupyterHub.load_roles``) instead of JupyterHub's ``admin``.
+TEACHER_ROLE = "teacher"
+#: What the teacher does on the hub: see the class and its activity, start and stop students'
+#: servers, open the class page (JupyterHub "Scopes"). Never ``access:servers`` (a student's
+#: server, hence a page the student wrote, would open in the teacher's browser with the
+#: teacher's rights on the hub's origin), ``tokens`` or ``admin:users`` (tokens for others).
+TEACHER_SCOPES = ("self", "list:users", "read:users", "read:users:activity", "read:servers",
+                  "servers", "access:services!service=classpage")
 
 
 def proxy_command() -> list[str]:
@@ -66,16 +76,13 @@ def class_page_service(settings: HubSettings, roster: list[Student]
     """Return ([service], [role]) for the teacher's class page (:mod:`labkit.hub.classpage`).
 
     The service listens on a loopback port (``settings.extra["classpage_port"]``, else a free
-    one) and reaches the students' servers through the proxy with its own scoped token.
+    one); its scoped token goes to the hub's API only (it reads the students' results from
+    their homes itself, never through their servers).
     """
     from labkit.hub import classpage
 
     port = int(settings.extra.get("classpage_port") or free_loopback_ports(1)[0])
-    host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
-    scheme = "https" if settings.extra.get("ssl_cert") else "http"
-    service, role = classpage.service_spec(
-        port=port, roster=roster, admins=[settings.teacher],
-        proxy_url=f"{scheme}://{host}:{int(settings.port)}")
+    service, role = classpage.service_spec(port=port, roster=roster, admins=[settings.teacher])
     return [dict(service)], [dict(role)]
 
 
@@ -111,6 +118,14 @@ def free_loopback_ports(count: int) -> list[int]:
         for sock in held:
             sock.close()
     return ports
+
+
+def teacher_roles(teacher: str) -> list[dict[str, Any]]:
+    """Return the ``load_roles`` entries of the teacher: their role, and an admin role with no
+    one in it (so a hub database from before, where the teacher was admin, is set straight)."""
+    return [{"name": TEACHER_ROLE, "description": "labkit teacher: the class, start/stop servers",
+             "scopes": list(TEACHER_SCOPES), "users": [teacher]},
+            {"name": "admin", "users": []}]
 
 
 def _services(settings: HubSettings, roster: list[Student], state: HubState
@@ -161,7 +176,8 @@ def _authenticator(c: Any, state: HubState, teacher: str, roster: Sequence[Stude
     c.JupyterHub.authenticator_class = "labkit.hub.auth.RosterAuthenticator"
     c.JupyterHub.default_url = landing_url  # the teacher: the class page; students: their lab
     c.Authenticator.allowed_users = {s.username for s in roster} | {teacher}
-    c.Authenticator.admin_users = {teacher}
+    c.Authenticator.admin_users = set()  # the teacher's own role instead (teacher_roles)
+    c.RosterAuthenticator.teacher_users = {teacher}
     c.RosterAuthenticator.state_dir = str(state.root)  # roster, passwords, first-login codes
     c.JupyterHub.template_paths = [str(TEMPLATES)]
     # a callable value is called with the user (JupyterHub template_vars)
@@ -239,6 +255,7 @@ def configure(c: Any, state: HubState | None = None) -> None:
         "slow_spawn_timeout": 0,
     }
     c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster, state)
+    c.JupyterHub.load_roles = [*c.JupyterHub.load_roles, *teacher_roles(settings.teacher)]
     # activity (JupyterLab, voila pages and widgets) reaches the hub well before the culler's
     # timeout: the servers' reports and the proxy's (both 300 s by default; labkit.hub.activity)
     interval = report_interval_s(settings.cull_timeout_s)

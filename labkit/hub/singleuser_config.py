@@ -33,8 +33,14 @@ def configure(c: Any) -> None:
     # extensions enabled in jupyter_server_config.d (voila, jupyterlab, terminals) are found
     # separately, except those named here (ServerApp.find_server_extensions)
     c.ServerApp.jpserver_extensions = {"labkit.hub.singleuser": True,
-                                        "labkit.hub.progress_ext": True,
                                         **dict.fromkeys(UNUSED_EXTENSIONS, False)}
+    # kernels on Unix sockets in the student's runtime folder (0700, in their 0700 home;
+    # $JUPYTER_RUNTIME_DIR, set by the spawner), never on loopback TCP ports: every account
+    # on the machine can connect to a 127.0.0.1 port, and a ZeroMQ SUB socket on a kernel's
+    # IOPub port receives its code and output without the key (the key signs, it does not
+    # authenticate). JupyterLab's and voila's kernels both come from the server's
+    # MappingKernelManager, whose kernel managers read this (jupyter_client ConnectionFileMixin)
+    c.KernelManager.transport = "ipc"
     c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
     # every error page the student's server renders in Korean: jupyter_server's (a missing
     # file, another student's server) from labkit's templates, voila's from the labkit voila

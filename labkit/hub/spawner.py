@@ -45,6 +45,8 @@ from labkit.i18n import t
 __all__ = ["LabkitSpawner", "gpu_environment"]
 
 HOME_FOLDER = "labkit"
+#: The student's Jupyter runtime folder, relative to their home (kernel sockets live there).
+RUNTIME_DIR = ".labkit/run"
 
 
 def gpu_environment(username: str, roster: list[str], policy: str) -> dict[str, str]:
@@ -190,6 +192,11 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         # the student's copy of the lessons is saved without outputs (labkit.serve.presave)
         env["LABKIT_COURSE_NOTEBOOKS"] = str(Path(entry.pw_dir) / HOME_FOLDER)
         env["VIRTUAL_ENV"] = self.user_env_dir
+        # the server's and kernels' runtime files (kernels' Unix sockets: KernelManager
+        # transport "ipc", labkit.hub.singleuser_config) in a short 0700 folder of the home:
+        # a socket path is at most 107 bytes, and jupyter's default folder with a 24-letter
+        # name and a kernel's uuid would pass that
+        env["JUPYTER_RUNTIME_DIR"] = str(Path(entry.pw_dir) / RUNTIME_DIR)
         env.setdefault("LABKIT_THEME", "light")
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(name, "1")
@@ -215,8 +222,12 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
             cwd=entry.pw_dir, env=env, preexec_fn=set_user_setuid(entry.pw_name))
         out, err = await proc.communicate(payload.encode())
         if proc.returncode:
-            raise RuntimeError(f"curriculum copy for {entry.pw_name} failed: "
-                               f"{err.decode(errors='replace')[-500:]}")
+            failed = RuntimeError(f"curriculum copy for {entry.pw_name} failed: "
+                                  f"{err.decode(errors='replace')[-500:]}")
+            # what the spawn page shows the student (JupyterHub reads jupyterhub_message);
+            # the English detail above goes to the hub's log only
+            failed.jupyterhub_message = t("hub.curriculum.failed")  # type: ignore[attr-defined]
+            raise failed
         self.log.info("labkit: curriculum for %s: %s", entry.pw_name, out.decode().strip())
 
     def check_on_roster(self) -> None:

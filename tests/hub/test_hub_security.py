@@ -147,7 +147,7 @@ def attempt(name, fn):
 other = Path(ARGS["home_b"])
 attempt("list_home_b", lambda: os.listdir(other))
 attempt("read_notebook_b", lambda: (other / "labkit" / "03_goodput.ipynb").read_bytes())
-attempt("list_runtime_b", lambda: os.listdir(other / ".local/share/jupyter/runtime"))
+attempt("list_runtime_b", lambda: os.listdir(other / ".labkit/run"))
 for key, path in ARGS["paths"].items():
     attempt(key, lambda p=path: Path(p).read_bytes())
 attempt("list_state_dir", lambda: os.listdir(ARGS["state"]))
@@ -157,10 +157,11 @@ print("PROBE" + json.dumps(result))
 
 def test_kernel_of_a_cannot_read_b_or_the_hub(hub: Hub, servers: dict[str, Any]) -> None:
     a: Student = servers["a"]
+    from labkit.hub.spawner import RUNTIME_DIR
+
     b_home = pwd.getpwnam(system_username(STUDENT_B)).pw_dir
-    runtime = sorted((os.path.join(b_home, ".local/share/jupyter/runtime", f) for f in os.listdir(
-        os.path.join(b_home, ".local/share/jupyter/runtime")) if f.startswith("kernel-")),
-        key=len)
+    runtime = sorted((os.path.join(b_home, RUNTIME_DIR, f) for f in os.listdir(
+        os.path.join(b_home, RUNTIME_DIR)) if f.startswith("kernel-")), key=len)
     paths = {"hub_db": str(hub.state_dir / "jupyterhub.sqlite"),
              "cookie_secret": str(hub.state_dir / "jupyterhub_cookie_secret"),
              "proxy_token": str(hub.state_dir / "proxy_token"),
