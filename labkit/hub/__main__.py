@@ -106,10 +106,43 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         print(line, flush=True)
     print(_said("hub.cli.serve.open", host=settings.host, port=settings.port, teacher=teacher),
           flush=True)
+    raise SystemExit(_run_hub(state, [s.username for s in roster] + [teacher]))
+
+
+def _class_uids(usernames: list[str]) -> list[int]:
+    """The class's system accounts' uids (those that exist)."""
+    uids = []
+    for name in usernames:
+        try:
+            uids.append(pwd.getpwnam(system_username(name)).pw_uid)
+        except KeyError:
+            pass
+    return [u for u in uids if u != 0]
+
+
+def _run_hub(state: HubState, usernames: list[str]) -> int:
+    """Clean up what an earlier run left, then run jupyterhub until it stops; return its status.
+
+    The hub's processes die with it and a stop takes at most
+    :data:`labkit.hub.lifetime.STOP_DEADLINE_S` (:mod:`labkit.hub.lifetime`).
+    """
+    from labkit.hub import lifetime
+
+    uids = _class_uids(usernames)
+    try:
+        found = lifetime.clean_previous_run(state.root, uids)
+    except lifetime.HubAlreadyRunning as err:
+        raise SystemExit(_said("hub.cli.serve.already_running", pid=err.pid)) from None
+    if found["hub"] or found["students"]:
+        print(_said("hub.cli.serve.cleaned", hub=found["hub"], students=found["students"]),
+              flush=True)
     jupyterhub = str(Path(sys.executable).with_name("jupyterhub"))
-    os.chdir(state.root)
     os.umask(0o077)  # the hub's files private; students' servers inherit it (homes are 0700)
-    os.execve(jupyterhub, [jupyterhub, "-f", str(HUB_CONFIG)], _hub_env(state))
+    status = lifetime.supervise(
+        [jupyterhub, "-f", str(HUB_CONFIG)], run_dir=state.root, env=_hub_env(state),
+        cwd=state.root, after=lambda: lifetime.clean_previous_run(state.root, uids))
+    print(_said("hub.cli.serve.stopped"), flush=True)
+    return status
 
 
 def _password_set(state: HubState) -> set[str]:

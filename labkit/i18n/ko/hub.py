@@ -274,4 +274,8 @@ STRINGS: dict[str, str] = {
     "hub.cli.help.json": "JSON으로 출력합니다 (스크립트용)",
     "hub.cli.help.plan": "반 전체의 MIG 배치 계획(plan)을 씁니다 (mig-parted 설정과 nvidia-smi 명령)",
     "hub.cli.help.k8s": "쿠버네티스(Kubernetes)용 헬름 차트(zero-to-jupyterhub)의 설정값(values)을 씁니다",
+    # --- class hub (issue 24, hub-service): the service, crash and restart -------------------
+    "hub.cli.serve.already_running": "이 상태 디렉터리(state directory)로 수업 허브(class hub)가 이미 실행 중입니다 (pid {pid}). 그 허브를 먼저 멈추십시오 (서비스로 설치했다면 `systemctl stop labkit-hub`).",
+    "hub.cli.serve.cleaned": "지난번 실행이 남긴 프로세스(process)를 정리했습니다: 허브 쪽 {hub}개, 학생 계정의 것 {students}개.",
+    "hub.cli.serve.stopped": "수업 허브(class hub)를 멈췄습니다.",
 }
