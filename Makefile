@@ -4,6 +4,7 @@
 #   make present   the lessons as voila apps on the teacher's own screen (127.0.0.1)
 #   make hub       the class hub: every student their own server (JupyterHub, as root)
 #                  as root (or with sudo): make hub ROSTER=class.csv TEACHER=kim HOST=0.0.0.0 PORT=8000
+#   make hub-service  the same hub as a systemd service (python -m labkit.hub install-service)
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -48,7 +49,7 @@ PYC = @$(BIN)/python -m compileall -q labkit >/dev/null
 # JupyterLab refuses to run as root without this flag (CI machines and lab servers often run as root).
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help lab test test-fast present hub thumbnails notebooks bench lint mutation system-deps clean
+.PHONY: help lab test test-fast present hub hub-service thumbnails notebooks bench lint mutation system-deps clean
 
 help:
 	@echo "make lab        open the curriculum in JupyterLab"
@@ -56,6 +57,7 @@ help:
 	@echo "make test-fast  the inner loop: unit and property tests (no notebooks, browser or live hub)"
 	@echo "make present    the lessons as voila apps on this screen (127.0.0.1; LESSON=03 WARM=2; THEME=dark)"
 	@echo "make hub        the class hub, as root (or with sudo): ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"
+	@echo "make hub-service the class hub as a systemd service (starts at boot and after a crash): the same ROSTER=... TEACHER=..."
 	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
 	@echo "make notebooks  re-execute and clean the committed notebooks"
 	@echo "make bench      run the benchmarks in benchmarks/"
@@ -110,6 +112,15 @@ hub: $(VENV)/.hub-installed $(CHP)
 		echo "사용법(usage), 관리자(root) 권한으로(또는 sudo로): make hub ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"; \
 		echo "  ROSTER: 학생 명단(roster) CSV 파일 (username,display_name), TEACHER: 교사(teacher)의 로그인 이름"; exit 2; }
 	$(BIN)/python -m labkit.hub serve --roster "$(ROSTER)" --teacher "$(TEACHER)" \
+		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY)) \
+		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB))
+
+# The same class as a systemd service (labkit.hub.service): it starts at boot and after a crash.
+hub-service: $(VENV)/.hub-installed $(CHP)
+	@test -n "$(ROSTER)" -a -n "$(TEACHER)" || { \
+		echo "사용법(usage), 관리자(root) 권한으로(또는 sudo로): make hub-service ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"; \
+		echo "  서비스(service)를 지우려면: python -m labkit.hub uninstall-service"; exit 2; }
+	$(BIN)/python -m labkit.hub install-service --roster "$(ROSTER)" --teacher "$(TEACHER)" \
 		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY)) \
 		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB))
 

@@ -60,7 +60,7 @@ def test_serve_speaks_korean_to_the_teacher(tmp_path: Path, monkeypatch: pytest.
         raise Execd
 
     monkeypatch.setattr(userenv, "ensure_user_env", built)
-    monkeypatch.setattr(hub_main.os, "execve", execve)
+    monkeypatch.setattr(hub_main, "_run_hub", execve)  # where jupyterhub would start
     monkeypatch.setattr(hub_main.os, "chdir", lambda _path: None)
     monkeypatch.setattr(hub_main.os, "umask", lambda mask: 0o022)
     from labkit.hub import disk, isolation

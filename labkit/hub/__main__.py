@@ -13,6 +13,8 @@
     python -m labkit.hub roster remove NAME... | --all  [--stop] --yes
                                    (delete students: account, home image, password, hub user)
     python -m labkit.hub status [--json]     (Korean text; --json for scripts)
+    python -m labkit.hub install-service [serve's options]   (a systemd unit: labkit.hub.service)
+    python -m labkit.hub uninstall-service
     python -m labkit.hub plan --students 28 --gpu H100-80GB [--out DIR]   (the class MIG layout)
     python -m labkit.hub k8s --roster class.csv --teacher NAME ... --out values.yaml
 
@@ -152,12 +154,9 @@ def _hub_env(state: HubState) -> dict[str, str]:
     return {**os.environ, "LABKIT_HUB_STATE": str(state.root)}
 
 
-def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
-    """Import the roster, create the accounts, save the settings, exec jupyterhub."""
-    try:
-        accounts.require_root()
-    except accounts.NeedRootError as err:
-        raise SystemExit(str(err)) from None
+def _save_serve_options(args: argparse.Namespace, state: HubState
+                        ) -> tuple[list[Student], str, HubSettings]:
+    """Import ``--roster``, save ``--teacher`` and the other options; return what is stored."""
     if args.roster:
         students = _import_roster(state, args.roster)
         print(_said("hub.cli.serve.roster", path=args.roster, n=len(students)), flush=True)
@@ -181,6 +180,16 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         if getattr(args, flag) is not None:
             setattr(settings, field, getattr(args, flag))
     state.save_settings(settings)
+    return roster, teacher, settings
+
+
+def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
+    """Import the roster, create the accounts, save the settings, run jupyterhub."""
+    try:
+        accounts.require_root()
+    except accounts.NeedRootError as err:
+        raise SystemExit(str(err)) from None
+    roster, teacher, settings = _save_serve_options(args, state)
     from labkit.hub.userenv import ensure_user_env
 
     ensure_user_env(force=bool(args.rebuild_env))
@@ -194,10 +203,65 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         print(line, flush=True)
     print(_said("hub.cli.serve.open", host=settings.host, port=settings.port, teacher=teacher),
           flush=True)
+    raise SystemExit(_run_hub(state, [s.username for s in roster] + [teacher]))
+
+
+def _class_uids(usernames: list[str]) -> list[int]:
+    """The class's system accounts' uids (those that exist)."""
+    uids = []
+    for name in usernames:
+        try:
+            uids.append(pwd.getpwnam(system_username(name)).pw_uid)
+        except KeyError:
+            pass
+    return [u for u in uids if u != 0]
+
+
+def _run_hub(state: HubState, usernames: list[str]) -> int:
+    """Clean up what an earlier run left, then run jupyterhub until it stops; return its status.
+
+    The hub's processes die with it and a stop takes at most
+    :data:`labkit.hub.lifetime.STOP_DEADLINE_S` (:mod:`labkit.hub.lifetime`).
+    """
+    from labkit.hub import lifetime
+
+    uids = _class_uids(usernames)
+    try:
+        found = lifetime.clean_previous_run(state.root, uids)
+    except lifetime.HubAlreadyRunning as err:
+        raise SystemExit(_said("hub.cli.serve.already_running", pid=err.pid)) from None
+    if found["hub"] or found["students"]:
+        print(_said("hub.cli.serve.cleaned", hub=found["hub"], students=found["students"]),
+              flush=True)
     jupyterhub = str(Path(sys.executable).with_name("jupyterhub"))
-    os.chdir(state.root)
     os.umask(0o077)  # the hub's files private; students' servers inherit it (homes are 0700)
-    os.execve(jupyterhub, [jupyterhub, "-f", str(HUB_CONFIG)], _hub_env(state))
+    status = lifetime.supervise(
+        [jupyterhub, "-f", str(HUB_CONFIG)], run_dir=state.root, env=_hub_env(state),
+        cwd=state.root, after=lambda: lifetime.clean_previous_run(state.root, uids))
+    print(_said("hub.cli.serve.stopped"), flush=True)
+    return status
+
+
+def cmd_service(args: argparse.Namespace, root: Path) -> None:
+    """install-service | uninstall-service: the hub as a systemd unit (labkit.hub.service)."""
+    from labkit.hub import service
+
+    if not service.systemd_running():  # a container or CI: say so, change nothing
+        raise SystemExit(_said("hub.cli.service.no_systemd", unit=service.UNIT_NAME))
+    try:
+        accounts.require_root()
+    except accounts.NeedRootError as err:
+        raise SystemExit(str(err)) from None
+    if args.command == "uninstall-service":
+        done = service.uninstall()
+        print(_said("hub.cli.service.removed" if done else "hub.cli.service.not_installed",
+                    unit=service.UNIT_DIR / service.UNIT_NAME))
+        return
+    state = HubState(root)
+    roster, _teacher, settings = _save_serve_options(args, state)
+    path = service.install(state.root)
+    print(_said("hub.cli.service.installed", unit=path, host=settings.host, port=settings.port,
+                n=len(roster)))
 
 
 def _password_set(state: HubState) -> set[str]:
@@ -341,7 +405,26 @@ def status(state: HubState) -> dict[str, object]:
                        "tmp_limit_mib": settings.tmp_limit_mib},
             "isolation": isolation_status(settings), "ports": state.ports(),
             "cull_timeout_s": settings.cull_timeout_s, "gpu_policy": settings.gpu_policy,
-            "students": users}
+            "service": _service_doc(), "students": users}
+
+
+def _service_doc() -> dict[str, object]:
+    """The systemd unit's state for ``status`` (labkit.hub.service)."""
+    from dataclasses import asdict
+
+    from labkit.hub import service
+
+    found = service.service_status()
+    return {**asdict(found), "running": found.running}
+
+
+def _service_line(doc: dict[str, Any] | None) -> str:
+    if not doc or not doc["installed"]:
+        return t("hub.cli.status.service.none")
+    if not doc["systemd"]:
+        return t("hub.cli.status.service.no_systemd", unit=doc["unit"])
+    return t("hub.cli.status.service.running" if doc["running"]
+             else "hub.cli.status.service.stopped", unit=doc["unit"])
 
 
 def status_text(doc: dict[str, Any]) -> str:
@@ -363,6 +446,7 @@ def status_text(doc: dict[str, Any]) -> str:
         *isolation_lines(doc.get("isolation") or {}),
         t("hub.cli.status.cull", s=doc["cull_timeout_s"]),
         t("hub.cli.status.gpu", policy=doc["gpu_policy"]),
+        _service_line(doc.get("service")),
         t("hub.cli.status.students", n=len(doc["students"])),
     ]
     for s in doc["students"]:
@@ -390,18 +474,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--state-dir", default=None, help=h("state_dir"))
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help=h("serve"), description=h("serve"))
-    serve.add_argument("--roster", help=h("roster_file"))
-    serve.add_argument("--teacher", help=h("teacher"))
-    serve.add_argument("--host", help=h("host"))
-    serve.add_argument("--port", type=int, help=h("port"))
-    serve.add_argument("--cull-timeout", type=int, help=h("cull_timeout"))
-    serve.add_argument("--mem-limit-mib", type=int, help=h("mem_limit"))
-    serve.add_argument("--cpu-limit", type=float, help=h("cpu_limit"))
-    serve.add_argument("--gpu-policy", choices=("auto", "mig", "whole", "shared"),
-                       help=h("gpu_policy"))
-    serve.add_argument("--disk-limit-mib", type=int, help=h("disk_limit"))
-    serve.add_argument("--tmp-limit-mib", type=int, help=h("tmp_limit"))
+    install = sub.add_parser("install-service", help=h("install_service"),
+                             description=h("install_service"))
+    for command in (serve, install):  # the service's serve reads what install-service saved
+        command.add_argument("--roster", help=h("roster_file"))
+        command.add_argument("--teacher", help=h("teacher"))
+        command.add_argument("--host", help=h("host"))
+        command.add_argument("--port", type=int, help=h("port"))
+        command.add_argument("--cull-timeout", type=int, help=h("cull_timeout"))
+        command.add_argument("--mem-limit-mib", type=int, help=h("mem_limit"))
+        command.add_argument("--cpu-limit", type=float, help=h("cpu_limit"))
+        command.add_argument("--gpu-policy", choices=("auto", "mig", "whole", "shared"),
+                             help=h("gpu_policy"))
+        command.add_argument("--disk-limit-mib", type=int, help=h("disk_limit"))
+        command.add_argument("--tmp-limit-mib", type=int, help=h("tmp_limit"))
     serve.add_argument("--rebuild-env", action="store_true", help=h("rebuild_env"))
+    sub.add_parser("uninstall-service", help=h("uninstall_service"),
+                   description=h("uninstall_service"))
     roster = sub.add_parser("roster", help=h("roster"), description=h("roster"))
     roster.add_argument("action", choices=("import", "list", "codes", "slips", "set-password",
                                            "reset", "remove"))
@@ -437,6 +526,12 @@ def main(argv: list[str] | None = None) -> None:
             accounts.require_root()  # before anything is created
         except accounts.NeedRootError as err:
             raise SystemExit(str(err)) from None
+    if args.command in ("install-service", "uninstall-service"):
+        try:
+            cmd_service(args, _state_dir(args.state_dir))
+        except (ValueError, OSError) as err:
+            raise SystemExit(f"{PROG}: {err}") from None
+        return
     try:
         root = _state_dir(args.state_dir)
         if args.command != "serve" and not root.is_dir():  # never create it outside serve

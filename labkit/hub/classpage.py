@@ -42,6 +42,7 @@ import datetime as _dt
 import html
 import json
 import os
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -737,7 +738,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     async def serve() -> None:
         app.listen(args.port, address="127.0.0.1")
-        await asyncio.Event().wait()
+        stop = asyncio.Event()  # the hub stops its services with SIGINT, then SIGTERM
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+        await stop.wait()
 
     asyncio.run(serve())
     return 0

@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from labkit.hub.activity import report_interval_s
+from labkit.hub.lifetime import tied
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.passwords import MIN_PASSWORD as _MIN_PASSWORD
 from labkit.hub.roster import Student
@@ -233,7 +234,8 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.JupyterHub.cookie_secret_file = str(state.cookie_secret_file)
     c.JupyterHub.pid_file = str(state.root / "jupyterhub.pid")
     c.JupyterHub.cleanup_servers = True
-    c.ConfigurableHTTPProxy.command = proxy_command()
+    # the proxy and the services die with the hub (labkit.hub.lifetime)
+    c.ConfigurableHTTPProxy.command = tied(proxy_command(), state.root)
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{api_port}"
     c.ConfigurableHTTPProxy.auth_token = state.proxy_token()
     c.ConfigurableHTTPProxy.pid_file = str(state.root / "proxy.pid")
@@ -254,8 +256,10 @@ def configure(c: Any, state: HubState | None = None) -> None:
         # the Korean "server is starting" page at once, not after 10 s of a blank wait
         "slow_spawn_timeout": 0,
     }
-    c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster, state)
+    services, c.JupyterHub.load_roles = _services(settings, roster, state)
     c.JupyterHub.load_roles = [*c.JupyterHub.load_roles, *teacher_roles(settings.teacher)]
+    c.JupyterHub.services = [{**s, "command": tied(s["command"], state.root)} if "command" in s
+                             else s for s in services]
     # activity (JupyterLab, voila pages and widgets) reaches the hub well before the culler's
     # timeout: the servers' reports and the proxy's (both 300 s by default; labkit.hub.activity)
     interval = report_interval_s(settings.cull_timeout_s)

@@ -35,7 +35,7 @@ from typing import Any
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
 from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 
-from labkit.hub import accounts, curriculum, disk, isolation, serverlog
+from labkit.hub import accounts, curriculum, disk, isolation, lifetime, serverlog
 from labkit.hub.gpushare import ENV_SHARE, ShareState
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
 from labkit.hub.roster import system_username
@@ -170,11 +170,13 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
                                 group.procs_files() if group else None)
         namespace = isolation.preexec(self.namespace_plan())
         become = set_user_setuid(system_username(name))
+        hub = os.getpid()
 
         def preexec() -> None:
             limits()
             namespace()
             become()
+            lifetime.die_with_parent(signal.SIGKILL, hub)  # after setuid, which clears it
 
         return preexec
 
@@ -308,6 +310,21 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         fd = os.dup(out.fileno())
         out.close()
         serverlog.OutputRelay.to_hub_stderr(self.system_user, fd).start()
+
+    async def poll(self) -> int | None:
+        """JupyterHub's poll, except that a pid kept from an earlier run of the hub counts as
+        running only while it is still the student's (after a reboot the pid may be
+        another program's: labkit.hub.lifetime)."""
+        if self.proc is None and self.pid:
+            try:
+                uid = pwd.getpwnam(self.system_user).pw_uid
+            except KeyError:
+                uid = -1
+            if not lifetime.pid_is_users(self.pid, uid):
+                self.clear_state()
+                return 0
+        status: int | None = await super().poll()
+        return status
 
     async def stop(self, now: bool = False) -> None:
         """Stop the server, kill what the student left running, remove the cgroup."""

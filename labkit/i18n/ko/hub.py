@@ -293,4 +293,18 @@ STRINGS: dict[str, str] = {
     "hub.cli.help.json": "JSON으로 출력합니다 (스크립트용)",
     "hub.cli.help.plan": "반 전체의 MIG 배치 계획(plan)을 씁니다 (mig-parted 설정과 nvidia-smi 명령)",
     "hub.cli.help.k8s": "쿠버네티스(Kubernetes)용 헬름 차트(zero-to-jupyterhub)의 설정값(values)을 씁니다",
+    # --- class hub (issue 24, hub-service): the service, crash and restart -------------------
+    "hub.cli.serve.already_running": "이 상태 디렉터리(state directory)로 수업 허브(class hub)가 이미 실행 중입니다 (pid {pid}). 그 허브를 먼저 멈추십시오 (서비스로 설치했다면 `systemctl stop labkit-hub`).",
+    "hub.cli.serve.cleaned": "지난번 실행이 남긴 프로세스(process)를 정리했습니다: 허브 쪽 {hub}개, 학생 계정의 것 {students}개.",
+    "hub.cli.serve.stopped": "수업 허브(class hub)를 멈췄습니다.",
+    "hub.cli.service.no_systemd": "이 컴퓨터에서는 `systemd`가 첫 프로세스(PID 1)로 실행되고 있지 않습니다 (컨테이너(container)나 CI일 수 있습니다). 서비스(service) `{unit}`를 설치하거나 지울 수 없어 아무것도 바꾸지 않았습니다. 허브는 `make hub ROSTER=… TEACHER=…`로 직접 시작하십시오.",
+    "hub.cli.service.installed": "서비스(service) `{unit}`를 설치하고 켰습니다 (학생 {n}명, `http://{host}:{port}/`). 컴퓨터가 다시 켜질 때와 허브가 멈췄을 때 저절로 다시 시작합니다. 상태: `python -m labkit.hub status`, 기록(log): `journalctl -u labkit-hub`.",
+    "hub.cli.service.removed": "서비스(service) `{unit}`를 멈추고 지웠습니다. 학생들의 파일과 허브의 상태는 그대로 있습니다.",
+    "hub.cli.service.not_installed": "서비스(service)가 설치되어 있지 않습니다 (`{unit}` 없음). 바꾼 것이 없습니다.",
+    "hub.cli.status.service.none": "서비스(service): 설치되지 않음 (`make hub-service ROSTER=… TEACHER=…`로 설치하면 컴퓨터가 켜질 때 저절로 시작합니다)",
+    "hub.cli.status.service.running": "서비스(service): `{unit}` 설치됨, 실행 중",
+    "hub.cli.status.service.stopped": "서비스(service): `{unit}` 설치됨, 실행 중이 아님 (`journalctl -u labkit-hub`에서 까닭을 보십시오)",
+    "hub.cli.status.service.no_systemd": "서비스(service): `{unit}` 설치됨, 그러나 지금 `systemd`가 실행되고 있지 않아 서비스가 시작되지 않습니다",
+    "hub.cli.help.install_service": "수업 허브를 `systemd` 서비스(service)로 설치하고 켭니다: 컴퓨터가 켜질 때와 멈췄을 때 저절로 다시 시작합니다 (관리자(root) 권한으로)",
+    "hub.cli.help.uninstall_service": "수업 허브의 `systemd` 서비스(service)를 멈추고 지웁니다",
 }
