@@ -282,7 +282,7 @@ def test_service_spec_gives_only_the_needed_scopes_on_the_class_students() -> No
     assert json.loads(service["environment"][classpage.ENV_ROSTER])[0] == ["kim01", "김민준"]
     assert role["services"] == ["classpage"]
     assert sorted({s.split("!")[0] for s in role["scopes"]}) == sorted(classpage.SCOPES)
-    assert len(role["scopes"]) == 6 * 3  # six scopes x three students, none on the teacher
+    assert len(role["scopes"]) == 8 * 3  # eight scopes x three students, none on the teacher
     assert "admin:server_state!user=kim01" in role["scopes"]  # the hub's record of the share
     assert not any("teacher" in s for s in role["scopes"])
     assert "access:servers!user=kim01" in role["scopes"]

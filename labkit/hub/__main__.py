@@ -4,12 +4,16 @@
                                [--cull-timeout S] [--mem-limit-mib M] [--cpu-limit C]
                                [--gpu-policy auto|mig|whole|shared]
                                [--disk-limit-mib D] [--tmp-limit-mib T] [--rebuild-env]
+                               [--ssl-cert CERT --ssl-key KEY | --self-signed | --no-tls]
     python -m labkit.hub roster import class.csv
     python -m labkit.hub roster list
     python -m labkit.hub roster reset NAME      (forget NAME's password: set anew at next login)
     python -m labkit.hub roster remove NAME... | --all  [--stop] --yes
                                    (delete students: account, home image, password, hub user)
     python -m labkit.hub status [--json]     (Korean text; --json for scripts)
+    python -m labkit.hub backup DEST          (homes and hub state, while the hub runs)
+    python -m labkit.hub restore SRC [NAME...]   (students; none named: all + hub state, stopped)
+    python -m labkit.hub warm [--lesson 03] [--until HH:MM]   (수업 준비: every server started)
     python -m labkit.hub plan --students 28 --gpu H100-80GB [--out DIR]   (the class MIG layout)
     python -m labkit.hub k8s --roster class.csv --teacher NAME ... --out values.yaml
 
@@ -25,7 +29,6 @@ import json
 import os
 import pwd
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +95,7 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
                         ("tmp_limit_mib", "tmp_limit_mib")):
         if getattr(args, flag) is not None:
             setattr(settings, field, getattr(args, flag))
+    _tls_settings(args, state, settings)
     state.save_settings(settings)
     from labkit.hub.userenv import ensure_user_env
 
@@ -110,6 +114,33 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
     os.chdir(state.root)
     os.umask(0o077)  # the hub's files private; students' servers inherit it (homes are 0700)
     os.execve(jupyterhub, [jupyterhub, "-f", str(HUB_CONFIG)], _hub_env(state))
+
+
+def _tls_settings(args: argparse.Namespace, state: HubState, settings: HubSettings) -> None:
+    """Set the hub's certificate from ``--ssl-cert/--ssl-key``, ``--self-signed`` or
+    ``--no-tls`` (:mod:`labkit.hub.tls`); print how browsers trust a self-signed one."""
+    from labkit.hub import tls
+
+    given = (args.ssl_cert, args.ssl_key)
+    if any(given) and not all(given):
+        raise SystemExit(_said("hub.tls.both"))
+    if sum((all(given), bool(args.self_signed), bool(args.no_tls))) > 1:
+        raise SystemExit(_said("hub.tls.one_way"))
+    if args.no_tls:
+        for key in ("ssl_cert", "ssl_key", "ssl_ca"):
+            settings.extra.pop(key, None)
+    elif all(given):
+        pair = tls.check_pair(args.ssl_cert, args.ssl_key)
+        settings.extra.update(ssl_cert=str(pair[0]), ssl_key=str(pair[1]))
+        settings.extra.pop("ssl_ca", None)
+    elif args.self_signed:
+        made = tls.self_signed(state.root / "tls", settings.host)
+        settings.extra.update(ssl_cert=str(made.cert), ssl_key=str(made.key),
+                              ssl_ca=str(made.ca))
+        for line in tls.trust_lines(made, int(settings.port)):
+            print(f"{PROG}: {line}", flush=True)
+    elif settings.extra.get("ssl_cert"):  # as the last start: check the files still load
+        tls.check_pair(settings.extra["ssl_cert"], settings.extra["ssl_key"])
 
 
 def _password_set(state: HubState) -> set[str]:
@@ -163,6 +194,20 @@ def cmd_roster(args: argparse.Namespace, state: HubState) -> None:
         print(t("hub.cli.reset.done" if done else "hub.cli.reset.unset", name=name))
 
 
+def cmd_backup(args: argparse.Namespace, state: HubState) -> None:
+    """backup DEST | restore SRC [NAME...] (:mod:`labkit.hub.backup`), as root."""
+    from labkit.hub import backup
+
+    try:
+        accounts.require_root()
+    except accounts.NeedRootError as err:
+        raise SystemExit(str(err)) from None
+    if args.command == "backup":
+        backup.backup(state, Path(args.dest), out=print)
+    else:
+        raise SystemExit(backup.restore(state, Path(args.src), args.names, out=print))
+
+
 def _account(username: str) -> dict[str, object] | None:
     try:
         entry = pwd.getpwnam(system_username(username))
@@ -190,14 +235,13 @@ def status(state: HubState) -> dict[str, object]:
     users = [{"username": s.username, "display_name": s.display_name,
               "account": _account(s.username), "password_set": s.username in have}
              for s in state.roster()]
-    try:
-        with urllib.request.urlopen(
-                f"http://127.0.0.1:{settings.port}/hub/health", timeout=3) as reply:
-            running = reply.status == 200
-    except OSError:
-        running = False
+    from labkit.hub.tls import hub_answers
+
+    cert = settings.extra.get("ssl_cert")
+    running = hub_answers(int(settings.port), cert)
     return {"state_dir": str(state.root), "teacher": settings.teacher,
-            "url": f"http://{settings.host}:{settings.port}/", "running": running,
+            "url": f"{'https' if cert else 'http'}://{settings.host}:{settings.port}/",
+            "running": running,
             "limits": {"mechanism": mechanism, "applied": MECHANISMS[mechanism],
                        "mem_limit_mib": settings.mem_limit_mib,
                        "cpu_limit": settings.cpu_limit if mechanism != "rlimit" else None,
@@ -267,6 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--disk-limit-mib", type=int, help=h("disk_limit"))
     serve.add_argument("--tmp-limit-mib", type=int, help=h("tmp_limit"))
     serve.add_argument("--rebuild-env", action="store_true", help=h("rebuild_env"))
+    serve.add_argument("--ssl-cert", help=h("ssl_cert"))
+    serve.add_argument("--ssl-key", help=h("ssl_key"))
+    serve.add_argument("--self-signed", action="store_true", help=h("self_signed"))
+    serve.add_argument("--no-tls", action="store_true", help=h("no_tls"))
     roster = sub.add_parser("roster", help=h("roster"), description=h("roster"))
     roster.add_argument("action", choices=("import", "list", "reset", "remove"))
     roster.add_argument("names", nargs="*", default=[], help=h("names"))
@@ -275,6 +323,14 @@ def build_parser() -> argparse.ArgumentParser:
     roster.add_argument("--yes", action="store_true", help=h("yes"))
     status_cmd = sub.add_parser("status", help=h("status"), description=h("status"))
     status_cmd.add_argument("--json", action="store_true", help=h("json"))
+    backup_cmd = sub.add_parser("backup", help=h("backup"), description=h("backup"))
+    backup_cmd.add_argument("dest", help=h("backup_dest"))
+    restore_cmd = sub.add_parser("restore", help=h("restore"), description=h("restore"))
+    restore_cmd.add_argument("src", help=h("restore_src"))
+    restore_cmd.add_argument("names", nargs="*", default=[], help=h("restore_names"))
+    warm_cmd = sub.add_parser("warm", help=h("warm"), description=h("warm"))
+    warm_cmd.add_argument("--lesson", help=h("warm_lesson"))
+    warm_cmd.add_argument("--until", help=h("warm_until"))
     sub.add_parser("plan", add_help=False, help=h("plan"))
     sub.add_parser("k8s", add_help=False, help=h("k8s"))
     return parser
@@ -310,6 +366,12 @@ def main(argv: list[str] | None = None) -> None:
             cmd_serve(args, state)
         elif args.command == "roster":
             cmd_roster(args, state)
+        elif args.command in ("backup", "restore"):
+            cmd_backup(args, state)
+        elif args.command == "warm":
+            from labkit.hub.warm import ask_class_page
+
+            raise SystemExit(ask_class_page(state, args.lesson, args.until, out=print))
         elif args.json:
             print(json.dumps(status(state), ensure_ascii=False, indent=1))
         else:

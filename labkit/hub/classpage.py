@@ -45,16 +45,20 @@ from labkit.data.roster import RosterEntry, RosterLike
 from labkit.hub.results import exercise_title, parse_when, reported_results
 from labkit.i18n import t
 
-__all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
-           "main", "make_app", "render_confirm", "render_error", "render_page", "service_spec",
-           "share_text"]
+__all__ = ["ENV_ADMINS", "ENV_CAFILE", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow",
+           "class_rows", "main", "make_app", "render_confirm", "render_error", "render_page",
+           "service_spec", "share_text"]
 
 #: The service's scopes (each filtered to the roster's students in :func:`service_spec`).
 SCOPES = ("list:users", "read:users:activity", "read:servers", "admin:server_state",
-          "delete:servers", "access:servers")
+          "delete:servers", "access:servers",
+          # "수업 준비" (labkit.hub.warm): start the servers, keep them from the idle culler
+          "servers", "users:activity")
 #: Environment variables the hub passes the service (JSON roster; comma-separated admins).
 ENV_ROSTER = "LABKIT_CLASSPAGE_ROSTER"
 ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
+#: Under TLS: the proxy's certificate file, the only one trusted (labkit.hub.tls).
+ENV_CAFILE = "LABKIT_CLASSPAGE_CAFILE"
 _PROGRESS_TIMEOUT_S = 5.0  # a busy student's server must not hold the page up longer
 _REFRESH_S = 30
 # Largest reply read from the hub or a student's server: a report holds at most 2,000 records
@@ -351,8 +355,26 @@ def render_error(status: int) -> str:
                   title=t("hub.class.error.title", code=status))
 
 
+def _warm_html(warm_url: str, xsrf_html: str, status_lines: Sequence[str]) -> str:
+    """The "수업 준비" form (lesson to preheat, end of the period) and the last warm-up's lines."""
+    from labkit.hub.warm import LESSONS_DIR
+
+    e = html.escape
+    lessons = "".join(f'<option value="{e(p.name[:2])}">{e(p.stem)}</option>'
+                      for p in sorted(LESSONS_DIR.glob("[0-9][0-9]_*.ipynb")))
+    lines = "".join(f"<li>{e(line)}</li>" for line in status_lines)
+    return (f'<form method="post" action="{e(warm_url)}" class="lk-warm">{xsrf_html}'
+            f'<label>{e(t("hub.warm.form.lesson"))} <select name="lesson">'
+            f'<option value="">{e(t("hub.warm.form.no_lesson"))}</option>{lessons}</select>'
+            f'</label> <label>{e(t("hub.warm.form.until"))} '
+            '<input type="time" name="until"></label> '
+            f'<button type="submit" class="lk-warm-button">{e(t("hub.warm.button"))}</button>'
+            f'</form>{f"<ul class=lk-warm-status>{lines}</ul>" if lines else ""}')
+
+
 def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
-                xsrf_html: str = "", message: str | None = None) -> str:
+                xsrf_html: str = "", message: str | None = None, warm_url: str = "",
+                warm_lines: Sequence[str] = ()) -> str:
     """Return the class page's HTML (Korean), refreshed by the browser every 30 s."""
     e = html.escape
     online = sum(1 for r in rows if r.state == "online")
@@ -362,11 +384,13 @@ def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
                               "server"))
     body = "".join(_row_html(r, now, stop_url, xsrf_html) for r in rows)
     notice = f'<p class="lk-message">{e(message)}</p>' if message else ""
+    warm = _warm_html(warm_url, xsrf_html, warm_lines) if warm_url else ""
     return _frame(
-        f'{notice}<p class="lk-summary">'
+        f'{notice}{warm}<p class="lk-summary">'
         f'{e(t("hub.class.summary", online=online, total=students))}</p>'
         f'<table class="lk-class"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
-        f'<p class="lk-note"><small>{e(t("hub.class.reported_note"))}</small></p>',
+        f'<p class="lk-note"><small>{e(t("hub.class.reported_note"))}</small></p>'
+        f'<p><a class="lk-csv" href="results.csv" download>{e(t("hub.class.export_csv"))}</a></p>',
         refresh=True)
 
 
@@ -415,13 +439,22 @@ class ClassPage:
         # student's results stay on the page (kept in memory, until the service restarts)
         self._last: dict[str, Mapping[str, Any]] = {}
         self._client: Any = None
+        self._tls: Any = None
+        self._warmer: Any = None
+        self._warm_task: Any = None
 
     async def _fetch(self, url: str, method: str = "GET", timeout_s: float = 10.0) -> Any:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
+        cafile = os.environ.get(ENV_CAFILE)
+        if cafile and url.startswith("https://") and self._tls is None:
+            from labkit.hub.tls import loopback_context
+
+            self._tls = loopback_context(cafile)
         request = HTTPRequest(url, method=method, headers={
             "Authorization": f"token {self.token}", "Accept": "application/json"},
-            request_timeout=timeout_s, follow_redirects=False)
+            request_timeout=timeout_s, follow_redirects=False,
+            ssl_options=self._tls if url.startswith("https://") else None)
         if self._client is None:  # one client; a student's server cannot send a huge body
             self._client = AsyncHTTPClient(force_instance=True, max_body_size=_MAX_BODY_BYTES)
         response = await self._client.fetch(request)
@@ -447,16 +480,57 @@ class ClassPage:
             return t("hub.class.report_failed", reason=type(err).__name__)
         return doc if isinstance(doc, dict) else t("hub.class.report_failed", reason="JSON")
 
-    async def rows(self) -> list[StudentRow]:
-        """Return the table: users from the hub, reports from every online student's server."""
+    async def reports(self) -> tuple[list[dict[str, Any]],
+                                     dict[str, Mapping[str, Any] | str]]:
+        """Return the students' user models and reports: every online student's server read
+        now, the others' last report read while they were up."""
         users = [u for u in await self.users() if u.get("name") in self.students]
         online = [u for u in users if _state(u)[0] == "online"]
         fresh = dict(zip([u["name"] for u in online],
                          await asyncio.gather(*(self.report(u) for u in online)), strict=True))
         self._last.update({k: v for k, v in fresh.items() if isinstance(v, Mapping)})
-        reports: dict[str, Mapping[str, Any] | str] = {**self._last, **fresh}
+        return users, {**self._last, **fresh}
+
+    async def rows(self) -> list[StudentRow]:
+        """Return the table: users from the hub, reports from every online student's server."""
+        users, reports = await self.reports()
         return class_rows(users, self.roster, reports, self.admins,
                           now=_dt.datetime.now(_dt.UTC))
+
+    async def warm(self, lesson: str | None, until: str | None) -> Any:
+        """Start "수업 준비" (:class:`labkit.hub.warm.Warmer`) in the background; return its
+        status (at once: the warm-up goes on after the request).
+
+        Raises
+        ------
+        ValueError
+            For an unknown lesson or an end time that is not a later ``HH:MM`` (Korean).
+        """
+        from labkit.hub import warm
+
+        notebook = warm.lesson_notebook(lesson) if lesson else None
+        end = warm.parse_until(until, _dt.datetime.now().astimezone()) if until else None
+        if self._warmer is None:
+            cafile = os.environ.get(ENV_CAFILE)
+            from labkit.hub.tls import loopback_context
+
+            self._warmer = warm.Warmer(self.api_url, self.proxy_url, self.token,
+                                       loopback_context(cafile) if cafile else None)
+        running = self._warmer.status
+        if running is not None and running.finished is None:
+            return running
+        students = [e.username for e in self.roster if e.username in self.students]
+        self._warm_task = asyncio.create_task(self._warmer.run(
+            students, lesson=notebook, until=end,
+            spawn_limit=int(os.environ.get("LABKIT_CLASSPAGE_SPAWN_LIMIT", "10")),
+            keep_every_s=warm.keep_every_s(
+                int(os.environ.get("LABKIT_CLASSPAGE_CULL_TIMEOUT", "600")))))
+        await asyncio.sleep(0)
+        return self._warmer.status
+
+    def warm_status(self) -> Any:
+        """Return the last warm-up's :class:`labkit.hub.warm.WarmStatus` (None before one)."""
+        return self._warmer.status if self._warmer is not None else None
 
     async def stop(self, username: str) -> None:
         """Stop ``username``'s server (``DELETE /users/{name}/server``).
@@ -504,9 +578,12 @@ def make_app(page: ClassPage, prefix: str) -> Any:
                 self.set_status(502)
                 rows, message = [], t("hub.class.hub_unreachable", reason=str(err)[:200])
             self.set_header("Cache-Control", "no-store")
+            status = page.warm_status()
             self.finish(render_page(rows, now=_dt.datetime.now(_dt.UTC),
                                     stop_url=url_path_join(prefix, "stop"),
-                                    xsrf_html=self.xsrf_form_html(), message=message))
+                                    xsrf_html=self.xsrf_form_html(), message=message,
+                                    warm_url=url_path_join(prefix, "warm"),
+                                    warm_lines=status.lines() if status else ()))
 
     class StopHandler(_Teacher):
         @web.authenticated
@@ -527,8 +604,63 @@ def make_app(page: ClassPage, prefix: str) -> Any:
                 raise web.HTTPError(400, str(err)) from err
             self.redirect(f"{prefix}?stopped={quote(username)}")
 
+    class WarmHandler(_Teacher):
+        @web.authenticated
+        async def post(self) -> None:
+            self._check_teacher()
+            try:
+                await page.warm(self.get_body_argument("lesson", "") or None,
+                                self.get_body_argument("until", "") or None)
+            except ValueError as err:
+                raise web.HTTPError(400, str(err)) from err
+            self.redirect(prefix)
+
+    class WarmApiHandler(web.RequestHandler):
+        """``python -m labkit.hub warm``: the secret from the hub's state, not a login."""
+
+        def check_xsrf_cookie(self) -> None:  # no cookie is used: the secret header is the proof
+            pass
+
+        def prepare(self) -> None:
+            import hmac
+
+            secret = os.environ.get("LABKIT_CLASSPAGE_WARM_SECRET", "")
+            given = self.request.headers.get("Authorization", "").removeprefix("labkit-warm ")
+            if not secret or not hmac.compare_digest(given.encode(), secret.encode()):
+                raise web.HTTPError(403)
+
+        def get(self) -> None:
+            status = page.warm_status()
+            self.finish({"status": status.to_json() if status else None})
+
+        async def post(self) -> None:
+            body = json.loads(self.request.body or b"{}")
+            try:
+                status = await page.warm(body.get("lesson"), body.get("until"))
+            except ValueError as err:
+                self.set_status(400)
+                self.finish({"error": str(err)})
+                return
+            self.finish({"status": status.to_json()})
+
+    class ResultsCsvHandler(_Teacher):
+        @web.authenticated
+        async def get(self) -> None:
+            from labkit.hub.results_csv import results_csv
+
+            self._check_teacher()
+            _users, reports = await page.reports()
+            self.set_header("Content-Type", "text/csv; charset=utf-8")
+            self.set_header("Content-Disposition", "attachment; filename=labkit-results.csv")
+            self.set_header("Cache-Control", "no-store")
+            self.finish(results_csv(page.roster, reports, page.admins,
+                                    now=_dt.datetime.now(_dt.UTC)))
+
     return web.Application([
         (prefix, PageHandler),
+        (url_path_join(prefix, "results.csv"), ResultsCsvHandler),
+        (url_path_join(prefix, "warm"), WarmHandler),
+        (url_path_join(prefix, "warm/api"), WarmApiHandler),
         (url_path_join(prefix, "stop"), StopHandler),
         (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
     ], cookie_secret=os.urandom(32), xsrf_cookies=True)

@@ -75,6 +75,8 @@ def class_page_service(settings: HubSettings, roster: list[Student]
     service, role = classpage.service_spec(
         port=port, roster=roster, admins=[settings.teacher],
         proxy_url=f"{scheme}://{host}:{int(settings.port)}")
+    if settings.extra.get("ssl_cert"):  # the proxy's certificate, trusted on loopback only
+        service["environment"][classpage.ENV_CAFILE] = str(settings.extra["ssl_cert"])
     return [dict(service)], [dict(role)]
 
 
@@ -127,6 +129,21 @@ def _services(settings: HubSettings, roster: list[Student]
     }]
     page_services, page_roles = class_page_service(settings, roster)
     return services + page_services, roles + page_roles
+
+
+def _warm_environment(services: list[dict[str, Any]], state: HubState,
+                      settings: HubSettings) -> None:
+    """Give the class page what "수업 준비" needs (:mod:`labkit.hub.warm`): the secret the
+    ``warm`` command sends, and the hub's spawn limit."""
+    from labkit.hub import warm
+
+    for service in services:
+        if service["name"] == "classpage":
+            service["environment"][warm.ENV_SECRET] = warm.warm_secret(state.root)
+            service["environment"]["LABKIT_CLASSPAGE_SPAWN_LIMIT"] = str(
+                int(settings.concurrent_spawn_limit))
+            service["environment"]["LABKIT_CLASSPAGE_CULL_TIMEOUT"] = str(
+                int(settings.cull_timeout_s))
 
 
 def _isolation(c: Any, state: HubState, settings: HubSettings) -> None:
@@ -216,6 +233,11 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.JupyterHub.pid_file = str(state.root / "jupyterhub.pid")
     c.JupyterHub.cleanup_servers = True
     c.ConfigurableHTTPProxy.command = proxy_command()
+    if tls:  # HTTP on the same port answered with a redirect (labkit.hub.tls)
+        from labkit.hub.tls import proxy_command as tls_proxy_command
+
+        c.ConfigurableHTTPProxy.command = tls_proxy_command(proxy_command()[0],
+                                                            settings.extra.get("ssl_ca"))
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{api_port}"
     c.ConfigurableHTTPProxy.auth_token = state.proxy_token()
     c.ConfigurableHTTPProxy.pid_file = str(state.root / "proxy.pid")
@@ -237,6 +259,7 @@ def configure(c: Any, state: HubState | None = None) -> None:
         "slow_spawn_timeout": 0,
     }
     c.JupyterHub.services, c.JupyterHub.load_roles = _services(settings, roster)
+    _warm_environment(c.JupyterHub.services, state, settings)
     # activity (JupyterLab, voila pages and widgets) reaches the hub well before the culler's
     # timeout: the servers' reports and the proxy's (both 300 s by default; labkit.hub.activity)
     interval = report_interval_s(settings.cull_timeout_s)

@@ -47,14 +47,10 @@ def running_processes(username: str) -> int:
 
 def hub_is_running(state: HubState) -> bool:
     """Whether this state's hub answers on its public port (``/hub/health``)."""
-    import urllib.request
+    from labkit.hub.tls import hub_answers
 
-    port = int(state.settings().port)
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/health", timeout=3) as reply:
-            return bool(reply.status == 200)
-    except OSError:
-        return False
+    settings = state.settings()
+    return hub_answers(int(settings.port), settings.extra.get("ssl_cert"))
 
 
 def _targets(state: HubState, names: Sequence[str], every: bool) -> list[Student]:

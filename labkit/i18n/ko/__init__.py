@@ -21,6 +21,7 @@ from labkit.i18n.ko import (
     errors,
     goodput,
     hub,
+    hubops,
     mig,
     observe,
     opex,
@@ -34,7 +35,7 @@ from labkit.i18n.ko import (
 __all__ = ["KO"]
 
 _PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
-          school, predict, capstone)
+          school, predict, capstone, hubops)
 
 
 def _union() -> dict[str, str]:
