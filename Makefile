@@ -27,6 +27,11 @@ GPU_POLICY ?=
 # DISK_MIB / TMP_MIB: each student's home image and private /tmp (default 2048 / 256 MiB)
 DISK_MIB ?=
 TMP_MIB ?=
+# CERT / KEY: the school's HTTPS certificate (PEM, chain appended) and key; SELF_SIGNED=1 makes
+# one for this server instead (labkit.hub.tls); HTTP on the same port redirects to HTTPS
+CERT ?=
+KEY ?=
+SELF_SIGNED ?=
 HUB_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8000)
 # configurable-http-proxy (npm), installed into this local prefix (never globally)
 HUB_NODE := .hub/node
@@ -54,7 +59,7 @@ help:
 	@echo "make lab        open the curriculum in JupyterLab"
 	@echo "make test       run every test (unit, notebooks with nbval, browser)"
 	@echo "make present    the lessons as voila apps on this screen (127.0.0.1; LESSON=03 WARM=2; THEME=dark)"
-	@echo "make hub        the class hub, as root (or with sudo): ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"
+	@echo "make hub        the class hub, as root (or with sudo): ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256] [CERT=server.crt KEY=server.key | SELF_SIGNED=1]"
 	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
 	@echo "make notebooks  re-execute and clean the committed notebooks"
 	@echo "make bench      run the benchmarks in benchmarks/"
@@ -106,11 +111,12 @@ present: $(VENV)/.lab-installed
 
 hub: $(VENV)/.hub-installed $(CHP)
 	@test -n "$(ROSTER)" -a -n "$(TEACHER)" || { \
-		echo "사용법(usage), 관리자(root) 권한으로(또는 sudo로): make hub ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"; \
+		echo "사용법(usage), 관리자(root) 권한으로(또는 sudo로): make hub ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256] [CERT=server.crt KEY=server.key | SELF_SIGNED=1]"; \
 		echo "  ROSTER: 학생 명단(roster) CSV 파일 (username,display_name), TEACHER: 교사(teacher)의 로그인 이름"; exit 2; }
 	$(BIN)/python -m labkit.hub serve --roster "$(ROSTER)" --teacher "$(TEACHER)" \
 		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY)) \
-		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB))
+		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB)) \
+		$(if $(CERT),--ssl-cert "$(CERT)" --ssl-key "$(KEY)") $(if $(SELF_SIGNED),--self-signed)
 
 thumbnails: $(VENV)/.test-installed system-deps
 	$(BIN)/python -m labkit.serve.thumbnails

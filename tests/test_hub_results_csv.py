@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+from collections.abc import Mapping
+from typing import Any
 
 from labkit.data.roster import RosterEntry
 from labkit.hub.results_csv import results_csv
@@ -18,7 +20,7 @@ def rec(exercise: str, correct: object, time: str, answer: str) -> dict[str, obj
     return {"time": time, "exercise": exercise, "correct": correct, "answer": answer}
 
 
-REPORTS = {
+REPORTS: dict[str, Mapping[str, Any] | str] = {
     "kim01": {"results": [
         rec("goodput.ex1", False, "2026-12-01T00:10:00+00:00", "80"),
         rec("predict.03.goodput", None, "2026-12-01T00:05:00+00:00", "=1+1"),

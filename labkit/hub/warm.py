@@ -152,7 +152,9 @@ class WarmStatus:
         out = [t("hub.warm.progress", ready=len(self.ready), total=len(self.students),
                  at=self.started.strftime("%H:%M"))]
         if self.lesson:
-            out.append(t("hub.warm.preheated", lesson=self.lesson, n=len(self.preheated)))
+            number = self.lesson[:2]
+            out.append(t("hub.warm.preheated", n=len(self.preheated), lesson=t(
+                "hub.csv.lesson", n=int(number)) if number.isdigit() else self.lesson))
         if self.finished:
             seconds = int((self.finished - self.started).total_seconds())
             out.append(t("hub.warm.finished", s=seconds))

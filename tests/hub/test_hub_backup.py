@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,7 +63,8 @@ def _progress(student: hubclient.Student) -> list[dict[str, object]]:
 def test_backup_remove_restore_brings_a_students_work_and_results_back(
         hub: Hub, tmp_path: Path) -> None:
     student = _logged_in_with_server(hub)
-    notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": MARK}],
+    notebook: dict[str, Any] = {
+                "cells": [{"cell_type": "markdown", "metadata": {}, "source": MARK}],
                 "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     put = student.session.put(f"{student.server_url}api/contents/my_work.ipynb",
                               headers=hubclient.auth_headers(student), timeout=60,

@@ -13,11 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import ssl
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +23,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.hub.conftest import ROOT_REASON, _free_port
+from tests.hub.conftest import ROOT_REASON
+from tests.hub.ownhub import OwnHub, own_hub
 
 pytestmark = [pytest.mark.hub,
               pytest.mark.skipif(os.geteuid() != 0, reason=ROOT_REASON)]
@@ -33,64 +32,28 @@ STUDENT, TEACHER = "lktls-s", "lktls-t"
 PASSWORD = {STUDENT: "tls-student-1", TEACHER: "tls-teacher-2"}
 
 
-def _cleanup() -> None:
-    from labkit.hub.accounts import remove_system_user
-    from labkit.hub.roster import system_username
-    from labkit.hub.spawner import kill_user_processes
-
-    for name in (STUDENT, TEACHER):
-        kill_user_processes(system_username(name))
-        remove_system_user(name)
+def _answers(hub: OwnHub) -> bool:
+    ca = hub.state / "tls" / "ca.pem"
+    try:
+        return ca.exists() and requests.get(f"https://127.0.0.1:{hub.port}/hub/health",
+                                            verify=str(ca), timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
 
 
 @pytest.fixture(scope="module")
 def tls_hub() -> Iterator[tuple[str, Path, Path, str]]:
     """(https base URL, state dir, CA file, serve's output) of a running --self-signed hub."""
-    from labkit.hub.state import HubSettings, HubState
-
-    parent = Path(tempfile.mkdtemp(prefix="labkit-hub-tls-", dir="/var/lib"))
-    parent.chmod(0o755)
-    state = parent / "state"
-    roster = parent / "class.csv"
-    roster.write_text(f"username,display_name\n{STUDENT},정하늘\n", encoding="utf-8")
-    port = _free_port()
-    HubState(state).save_settings(HubSettings(teacher=TEACHER, port=port, cull_timeout_s=3600,
-                                              disk_limit_mib=128, tmp_limit_mib=32))
-    _cleanup()
-    log = parent / "hub.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "labkit.hub", "--state-dir", str(state),
-                                 "serve", "--roster", str(roster), "--teacher", TEACHER,
-                                 "--self-signed"], stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "LABKIT_GPU": "sim:H100-80GB"})
-    base, ca = f"https://127.0.0.1:{port}/", state / "tls" / "ca.pem"
-    try:
-        deadline = time.monotonic() + 600
-        while True:
-            try:
-                if ca.exists() and requests.get(base + "hub/health", verify=str(ca),
-                                                timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the TLS hub did not start:\n" + log.read_text(errors="replace"))
-            time.sleep(0.5)
-        yield base, state, ca, log.read_text(errors="replace")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        _cleanup()
-        shutil.rmtree(parent, ignore_errors=True)
+    with own_hub({STUDENT: "정하늘"}, TEACHER, ["--self-signed"], _answers,
+                 cull_timeout_s=3600) as hub:
+        yield (f"https://127.0.0.1:{hub.port}/", hub.state, hub.state / "tls" / "ca.pem",
+               hub.log())
 
 
 def _login(base: str, ca: Path, name: str) -> tuple[requests.Session, requests.Response]:
     session = requests.Session()
     session.verify = str(ca)  # the generated CA only: not the system's, never verify=False
+    session.trust_env = False  # else $REQUESTS_CA_BUNDLE would win over session.verify
     session.get(base + "hub/login", timeout=60).raise_for_status()
     reply = session.post(base + "hub/login?next=", allow_redirects=False, timeout=60,
                          data={"username": name, "password": PASSWORD[name],
