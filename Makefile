@@ -28,6 +28,11 @@ GPU_POLICY ?=
 # DISK_MIB / TMP_MIB: each student's home image and private /tmp (default 2048 / 256 MiB)
 DISK_MIB ?=
 TMP_MIB ?=
+# CERT / KEY: the school's HTTPS certificate (PEM, chain appended) and key; SELF_SIGNED=1 makes
+# one for this server instead (labkit.hub.tls); HTTP on the same port redirects to HTTPS
+CERT ?=
+KEY ?=
+SELF_SIGNED ?=
 HUB_PORT := $(if $(filter command line environment,$(origin PORT)),$(PORT),8000)
 # configurable-http-proxy (npm), installed into this local prefix (never globally)
 HUB_NODE := .hub/node
@@ -56,7 +61,7 @@ help:
 	@echo "make test       run every test (unit, notebooks with nbval, browser)"
 	@echo "make test-fast  the inner loop: unit and property tests (no notebooks, browser or live hub)"
 	@echo "make present    the lessons as voila apps on this screen (127.0.0.1; LESSON=03 WARM=2; THEME=dark)"
-	@echo "make hub        the class hub, as root (or with sudo): ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"
+	@echo "make hub        the class hub, as root (or with sudo): ROSTER=class.csv TEACHER=<name> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256] [CERT=server.crt KEY=server.key | SELF_SIGNED=1]"
 	@echo "make hub-service the class hub as a systemd service (starts at boot and after a crash): the same ROSTER=... TEACHER=..."
 	@echo "make thumbnails screenshot each lesson's main chart for the gallery (commit the PNGs)"
 	@echo "make notebooks  re-execute and clean the committed notebooks"
@@ -109,11 +114,12 @@ present: $(VENV)/.lab-installed
 
 hub: $(VENV)/.hub-installed $(CHP)
 	@test -n "$(ROSTER)" -a -n "$(TEACHER)" || { \
-		echo "사용법(usage), 관리자(root) 권한으로(또는 sudo로): make hub ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256]"; \
+		echo "사용법(usage), 관리자(root) 권한으로(또는 sudo로): make hub ROSTER=class.csv TEACHER=<교사 이름> [HOST=0.0.0.0] [PORT=8000] [GPU_POLICY=auto] [DISK_MIB=2048] [TMP_MIB=256] [CERT=server.crt KEY=server.key | SELF_SIGNED=1]"; \
 		echo "  ROSTER: 학생 명단(roster) CSV 파일 (username,display_name), TEACHER: 교사(teacher)의 로그인 이름"; exit 2; }
 	$(BIN)/python -m labkit.hub serve --roster "$(ROSTER)" --teacher "$(TEACHER)" \
 		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY)) \
-		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB))
+		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB)) \
+		$(if $(CERT),--ssl-cert "$(CERT)" --ssl-key "$(KEY)") $(if $(SELF_SIGNED),--self-signed)
 
 # The same class as a systemd service (labkit.hub.service): it starts at boot and after a crash.
 hub-service: $(VENV)/.hub-installed $(CHP)
@@ -122,7 +128,8 @@ hub-service: $(VENV)/.hub-installed $(CHP)
 		echo "  서비스(service)를 지우려면: python -m labkit.hub uninstall-service"; exit 2; }
 	$(BIN)/python -m labkit.hub install-service --roster "$(ROSTER)" --teacher "$(TEACHER)" \
 		--host $(HOST) --port $(HUB_PORT) $(if $(GPU_POLICY),--gpu-policy $(GPU_POLICY)) \
-		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB))
+		$(if $(DISK_MIB),--disk-limit-mib $(DISK_MIB)) $(if $(TMP_MIB),--tmp-limit-mib $(TMP_MIB)) \
+		$(if $(CERT),--ssl-cert "$(CERT)" --ssl-key "$(KEY)") $(if $(SELF_SIGNED),--self-signed)
 
 thumbnails: $(VENV)/.test-installed system-deps
 	$(BIN)/python -m labkit.serve.thumbnails

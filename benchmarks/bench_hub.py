@@ -29,9 +29,18 @@ the hub security tests (memory bomb, fork bomb, CPU spin, the 72-byte binary fra
 medians idle and during each attack, and their ratio (issue 13: within 2x of idle). Saved as
 ``benchmarks/results/bench_hub_attacks.json``.
 
+``--warm``: 수업 준비 (issue 24). Two fresh hubs of ``--students`` (default 30) each: the class
+logs in cold (as above), then on the second hub the teacher first runs ``python -m labkit.hub
+warm --lesson 03`` (:mod:`labkit.hub.warm`: every server started, paced, one preheated kernel
+of lesson 03 each) and the class logs in after it. Reported side by side: login -> lesson 03's
+first chart p50/p95 warmed and unwarmed, the warm-up's own duration, and the memory of each
+warmed idle server (server + preheated kernel; RSS and PSS) before anyone logs in; goals: warmed
+p95 < 15 s, < 350 MB per warmed idle server. Saved as ``benchmarks/results/bench_hub_warm.json``.
+
 Run: ``sudo .venv/bin/python benchmarks/bench_hub.py [--students 30 40] [--lesson NB]``
 (``--lesson`` default ``03_goodput.ipynb``)
 or ``sudo .venv/bin/python benchmarks/bench_hub.py --attacks``
+or ``sudo .venv/bin/python benchmarks/bench_hub.py --warm [--students 30]``
 """
 
 from __future__ import annotations
@@ -241,6 +250,7 @@ class RunningHub:
     base: str
     pid: int
     log: Path
+    state: Path
 
 
 @contextmanager
@@ -269,7 +279,7 @@ def running_hub(names: list[str], **settings: Any) -> Iterator[RunningHub]:
                                ok_status=200, interval_s=0.5)
         except ServerDidNotStart as err:
             raise SystemExit(f"{err}; see {work / 'hub.log'}") from None
-        yield RunningHub(base, hub.pid, work / "hub.log")
+        yield RunningHub(base, hub.pid, work / "hub.log", work / "state")
     finally:
         stop_process(hub, timeout_s=120)
         log.close()
@@ -329,42 +339,80 @@ def storm(names: list[str], lesson: str) -> dict[str, Any]:
     """The class logs in at once (see the module docstring); return the figures."""
     # 256 MiB homes: a 30-student class of default 2 GiB images would allocate 60 GiB here
     with running_hub(names, disk_limit_mib=256) as hub:
-        base = hub.base
-        teacher, _ = hubclient.login(base, TEACHER, "teacher-pass")
-        token = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"}).json()
-        teacher.token = token["token"]
-        api_ms: list[float] = []
-        stop = threading.Event()
+        return storm_on(hub, names, lesson)
 
-        def poll_api() -> None:
-            while not stop.is_set():
-                t0 = time.perf_counter()
-                try:
-                    teacher.api("GET", f"users/{TEACHER}", timeout=60)
-                    api_ms.append((time.perf_counter() - t0) * 1000)
-                except requests.RequestException:
-                    api_ms.append(60_000.0)
-                stop.wait(0.5)
 
-        go = threading.Event()
-        poller = threading.Thread(target=poll_api, daemon=True)
-        poller.start()
-        cpu_before = hub_cpu_s(hub.pid)
-        with ThreadPoolExecutor(len(names)) as pool:
-            futures = [pool.submit(_student, base, n, lesson, go) for n in names]
-            t_start = time.perf_counter()
-            go.set()
-            rows = [f.result() for f in futures]
-        storm_s = time.perf_counter() - t_start
-        cpu_after = hub_cpu_s(hub.pid)
-        hub_cpu = {k: v - cpu_before.get(k, 0.0) for k, v in cpu_after.items()}
-        stop.set()
-        poller.join()
-        usage = [account_usage(n) for n in names]
-        phases = spawn_phases(hub.log.read_text(errors="replace"))
+def storm_on(hub: RunningHub, names: list[str], lesson: str) -> dict[str, Any]:
+    """The class logs in at once on a running hub; return the figures."""
+    base = hub.base
+    teacher, _ = hubclient.login(base, TEACHER, "teacher-pass")
+    token = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"}).json()
+    teacher.token = token["token"]
+    api_ms: list[float] = []
+    stop = threading.Event()
+
+    def poll_api() -> None:
+        while not stop.is_set():
+            t0 = time.perf_counter()
+            try:
+                teacher.api("GET", f"users/{TEACHER}", timeout=60)
+                api_ms.append((time.perf_counter() - t0) * 1000)
+            except requests.RequestException:
+                api_ms.append(60_000.0)
+            stop.wait(0.5)
+
+    go = threading.Event()
+    poller = threading.Thread(target=poll_api, daemon=True)
+    poller.start()
+    cpu_before = hub_cpu_s(hub.pid)
+    with ThreadPoolExecutor(len(names)) as pool:
+        futures = [pool.submit(_student, base, n, lesson, go) for n in names]
+        t_start = time.perf_counter()
+        go.set()
+        rows = [f.result() for f in futures]
+    storm_s = time.perf_counter() - t_start
+    cpu_after = hub_cpu_s(hub.pid)
+    hub_cpu = {k: v - cpu_before.get(k, 0.0) for k, v in cpu_after.items()}
+    stop.set()
+    poller.join()
+    usage = [account_usage(n) for n in names]
+    phases = spawn_phases(hub.log.read_text(errors="replace"))
     result = summarize(len(names), rows, storm_s, usage, api_ms, hub_cpu)
     result["spawn_phases"] = phases
     return result
+
+
+#: Issue 24's goals for a warmed class: p95 login -> first chart < 15 s, < 350 MB per server.
+GOAL_WARM_P95_S = 15.0
+
+
+def warm_figures(names: list[str], lesson: str) -> dict[str, Any]:
+    """Unwarmed storm on one fresh hub, then warm-up + storm on another (module docstring)."""
+    cold = storm(names, lesson)
+    with running_hub(names, disk_limit_mib=256) as hub:
+        t0 = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
+                               str(hub.state), "warm", "--lesson", lesson[:2]],
+                              capture_output=True, text=True, timeout=3600, check=False)
+        warm_s = time.perf_counter() - t0
+        time.sleep(5)  # the preheated kernels settle (their imports' garbage collected)
+        idle = [account_usage(n) for n in names]
+        warmed = storm_on(hub, names, lesson)
+    chart = warmed["login_to_first_chart"] or {}
+    rss = [u["rss_mib"] for u in idle]
+    pss = [u["pss_mib"] for u in idle]
+    return {
+        "students": len(names), "lesson": lesson,
+        "warm_up_s": round(warm_s, 1), "warm_up_exit": done.returncode,
+        "warm_up_output": done.stdout.strip().splitlines()[-6:],
+        "warmed_idle_server_mib": _mean_max(rss), "warmed_idle_server_pss_mib": _mean_max(pss),
+        "warmed": warmed, "unwarmed": cold,
+        "goals": {"warmed_p95_under_15_s": bool(chart)
+                  and chart["p95_ms"] < GOAL_WARM_P95_S * 1000,
+                  "warmed_idle_under_350_mb": bool(rss) and max(rss) < GOAL_MEMORY_MIB,
+                  "warmed_idle_under_350_mb_pss": bool(pss) and max(pss) < GOAL_MEMORY_MIB},
+        "machine": {"cpus": os.cpu_count()},
+    }
 
 
 def attack_figures(rounds: int = 1) -> dict[str, Any]:
@@ -410,6 +458,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--attacks", action="store_true",
                         help="B's control -> chart during A's attacks (two students)")
     parser.add_argument("--rounds", type=int, default=1, help="--attacks: rounds of all attacks")
+    parser.add_argument("--warm", action="store_true",
+                        help="warmed (python -m labkit.hub warm) vs unwarmed, one size")
     parser.add_argument("--save-as", default="bench_hub",
                         help="results file name under benchmarks/results/ (default: bench_hub)")
     args = parser.parse_args(argv)
@@ -421,6 +471,21 @@ def main(argv: list[str] | None = None) -> None:
         return
     if any(not 1 <= n <= 99 for n in args.students):
         parser.error("--students: 1 .. 99 per class (lkbench-NN accounts)")
+    if args.warm:
+        n = args.students[0] if args.students != [30, 40] else 30
+        result = warm_figures([f"lkbench-{i:02d}" for i in range(n)], args.lesson)
+        save("bench_hub_warm" if args.save_as == "bench_hub" else args.save_as, result)
+        for label in ("unwarmed", "warmed"):
+            chart = result[label]["login_to_first_chart"] or {}
+            print(f"{n} students {label}: {result[label]['reached_first_chart']} reached the "
+                  f"first chart; login -> first chart p50 {chart.get('p50_ms', 0) / 1000:.1f} s,"
+                  f" p95 {chart.get('p95_ms', 0) / 1000:.1f} s")
+        idle = result["warmed_idle_server_mib"] or {}
+        pss = result["warmed_idle_server_pss_mib"] or {}
+        print(f"warm-up {result['warm_up_s']:.0f} s (exit {result['warm_up_exit']}); warmed idle "
+              f"server RSS mean {idle.get('mean', 0):.0f} MiB, max {idle.get('max', 0):.0f} MiB,"
+              f" PSS mean {pss.get('mean', 0):.0f} MiB; goals {result['goals']}")
+        return
     runs = [storm([f"lkbench-{i:02d}" for i in range(n)], args.lesson) for n in args.students]
     save(args.save_as, {"lesson": args.lesson, "runs": runs, "machine": {"cpus": os.cpu_count()}})
     for run in runs:

@@ -32,6 +32,7 @@ def test_serve_saves_the_disk_and_tmp_flags_and_status_shows_them(
     monkeypatch.setattr("labkit.hub.userenv.ensure_user_env", lambda **_k: None)
     monkeypatch.setattr(cli, "isolation_status", lambda _s: {})
     monkeypatch.setattr(cli.os, "execve", execve)
+    monkeypatch.setattr(cli, "_run_hub", execve)  # serve supervises jupyterhub (lifetime)
     monkeypatch.setattr(cli.os, "chdir", lambda _p: None)
     monkeypatch.setattr(cli.os, "umask", lambda _m: 0o022)
     csv = tmp_path / "class.csv"

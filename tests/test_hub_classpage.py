@@ -368,7 +368,7 @@ def test_service_spec_gives_only_the_needed_scopes_on_the_class_students() -> No
     assert json.loads(service["environment"][classpage.ENV_ROSTER])[0] == ["kim01", "김민준"]
     assert role["services"] == ["classpage"]
     assert sorted({s.split("!")[0] for s in role["scopes"]}) == sorted(classpage.SCOPES)
-    assert len(role["scopes"]) == 5 * 3  # five scopes x three students, none on the teacher
+    assert len(role["scopes"]) == 7 * 3  # seven scopes x three students, none on the teacher
     assert "admin:server_state!user=kim01" in role["scopes"]  # the hub's record of the share
     assert not any("teacher" in s for s in role["scopes"])
     # issue 23: nothing that reaches a student's server (its token would sit in their memory)

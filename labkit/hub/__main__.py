@@ -4,6 +4,7 @@
                                [--cull-timeout S] [--mem-limit-mib M] [--cpu-limit C]
                                [--gpu-policy auto|mig|whole|shared]
                                [--disk-limit-mib D] [--tmp-limit-mib T] [--rebuild-env]
+                               [--ssl-cert CERT --ssl-key KEY | --self-signed | --no-tls]
     python -m labkit.hub roster import class.csv   (each new student gets a first-login code)
     python -m labkit.hub roster list
     python -m labkit.hub roster codes [--csv]      (the unused first-login codes)
@@ -15,6 +16,9 @@
     python -m labkit.hub status [--json]     (Korean text; --json for scripts)
     python -m labkit.hub install-service [serve's options]   (a systemd unit: labkit.hub.service)
     python -m labkit.hub uninstall-service
+    python -m labkit.hub backup DEST          (homes and hub state, while the hub runs)
+    python -m labkit.hub restore SRC [NAME...]   (students; none named: all + hub state, stopped)
+    python -m labkit.hub warm [--lesson 03] [--until HH:MM]   (수업 준비: every server started)
     python -m labkit.hub plan --students 28 --gpu H100-80GB [--out DIR]   (the class MIG layout)
     python -m labkit.hub k8s --roster class.csv --teacher NAME ... --out values.yaml
 
@@ -30,7 +34,6 @@ import json
 import os
 import pwd
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +182,7 @@ def _save_serve_options(args: argparse.Namespace, state: HubState
                         ("tmp_limit_mib", "tmp_limit_mib")):
         if getattr(args, flag) is not None:
             setattr(settings, field, getattr(args, flag))
+    _tls_settings(args, state, settings)
     state.save_settings(settings)
     return roster, teacher, settings
 
@@ -262,6 +266,33 @@ def cmd_service(args: argparse.Namespace, root: Path) -> None:
     path = service.install(state.root)
     print(_said("hub.cli.service.installed", unit=path, host=settings.host, port=settings.port,
                 n=len(roster)))
+
+
+def _tls_settings(args: argparse.Namespace, state: HubState, settings: HubSettings) -> None:
+    """Set the hub's certificate from ``--ssl-cert/--ssl-key``, ``--self-signed`` or
+    ``--no-tls`` (:mod:`labkit.hub.tls`); print how browsers trust a self-signed one."""
+    from labkit.hub import tls
+
+    given = (args.ssl_cert, args.ssl_key)
+    if any(given) and not all(given):
+        raise SystemExit(_said("hub.tls.both"))
+    if sum((all(given), bool(args.self_signed), bool(args.no_tls))) > 1:
+        raise SystemExit(_said("hub.tls.one_way"))
+    if args.no_tls:
+        for key in ("ssl_cert", "ssl_key", "ssl_ca"):
+            settings.extra.pop(key, None)
+    elif all(given):
+        pair = tls.check_pair(args.ssl_cert, args.ssl_key)
+        settings.extra.update(ssl_cert=str(pair[0]), ssl_key=str(pair[1]))
+        settings.extra.pop("ssl_ca", None)
+    elif args.self_signed:
+        made = tls.self_signed(state.root / "tls", settings.host)
+        settings.extra.update(ssl_cert=str(made.cert), ssl_key=str(made.key),
+                              ssl_ca=str(made.ca))
+        for line in tls.trust_lines(made, int(settings.port)):
+            print(f"{PROG}: {line}", flush=True)
+    elif settings.extra.get("ssl_cert"):  # as the last start: check the files still load
+        tls.check_pair(settings.extra["ssl_cert"], settings.extra["ssl_key"])
 
 
 def _password_set(state: HubState) -> set[str]:
@@ -362,6 +393,20 @@ def _write_slips(state: HubState, path: str, url: str | None) -> None:
             n=sum(1 for s in state.roster() if s.username in codes)))
 
 
+def cmd_backup(args: argparse.Namespace, state: HubState) -> None:
+    """backup DEST | restore SRC [NAME...] (:mod:`labkit.hub.backup`), as root."""
+    from labkit.hub import backup
+
+    try:
+        accounts.require_root()
+    except accounts.NeedRootError as err:
+        raise SystemExit(str(err)) from None
+    if args.command == "backup":
+        backup.backup(state, Path(args.dest), out=print)
+    else:
+        raise SystemExit(backup.restore(state, Path(args.src), args.names, out=print))
+
+
 def _account(username: str) -> dict[str, object] | None:
     try:
         entry = pwd.getpwnam(system_username(username))
@@ -389,14 +434,13 @@ def status(state: HubState) -> dict[str, object]:
     users = [{"username": s.username, "display_name": s.display_name,
               "account": _account(s.username), "password_set": s.username in have}
              for s in state.roster()]
-    try:
-        with urllib.request.urlopen(
-                f"http://127.0.0.1:{settings.port}/hub/health", timeout=3) as reply:
-            running = reply.status == 200
-    except OSError:
-        running = False
+    from labkit.hub.tls import hub_answers
+
+    cert = settings.extra.get("ssl_cert")
+    running = hub_answers(int(settings.port), cert)
     return {"state_dir": str(state.root), "teacher": settings.teacher,
-            "url": f"http://{settings.host}:{settings.port}/", "running": running,
+            "url": f"{'https' if cert else 'http'}://{settings.host}:{settings.port}/",
+            "running": running,
             "limits": {"mechanism": mechanism, "applied": MECHANISMS[mechanism],
                        "mem_limit_mib": settings.mem_limit_mib,
                        "cpu_limit": settings.cpu_limit if mechanism != "rlimit" else None,
@@ -489,6 +533,11 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--disk-limit-mib", type=int, help=h("disk_limit"))
         command.add_argument("--tmp-limit-mib", type=int, help=h("tmp_limit"))
     serve.add_argument("--rebuild-env", action="store_true", help=h("rebuild_env"))
+    for command in (serve, install):
+        command.add_argument("--ssl-cert", help=h("ssl_cert"))
+        command.add_argument("--ssl-key", help=h("ssl_key"))
+        command.add_argument("--self-signed", action="store_true", help=h("self_signed"))
+        command.add_argument("--no-tls", action="store_true", help=h("no_tls"))
     sub.add_parser("uninstall-service", help=h("uninstall_service"),
                    description=h("uninstall_service"))
     roster = sub.add_parser("roster", help=h("roster"), description=h("roster"))
@@ -502,6 +551,14 @@ def build_parser() -> argparse.ArgumentParser:
     roster.add_argument("--url", default=None, help=h("url"))
     status_cmd = sub.add_parser("status", help=h("status"), description=h("status"))
     status_cmd.add_argument("--json", action="store_true", help=h("json"))
+    backup_cmd = sub.add_parser("backup", help=h("backup"), description=h("backup"))
+    backup_cmd.add_argument("dest", help=h("backup_dest"))
+    restore_cmd = sub.add_parser("restore", help=h("restore"), description=h("restore"))
+    restore_cmd.add_argument("src", help=h("restore_src"))
+    restore_cmd.add_argument("names", nargs="*", default=[], help=h("restore_names"))
+    warm_cmd = sub.add_parser("warm", help=h("warm"), description=h("warm"))
+    warm_cmd.add_argument("--lesson", help=h("warm_lesson"))
+    warm_cmd.add_argument("--until", help=h("warm_until"))
     sub.add_parser("plan", add_help=False, help=h("plan"))
     sub.add_parser("k8s", add_help=False, help=h("k8s"))
     return parser
@@ -544,6 +601,12 @@ def main(argv: list[str] | None = None) -> None:
             cmd_serve(args, state)
         elif args.command == "roster":
             cmd_roster(args, state)
+        elif args.command in ("backup", "restore"):
+            cmd_backup(args, state)
+        elif args.command == "warm":
+            from labkit.hub.warm import ask_class_page
+
+            raise SystemExit(ask_class_page(state, args.lesson, args.until, out=print))
         elif args.json:
             print(json.dumps(status(state), ensure_ascii=False, indent=1))
         else:

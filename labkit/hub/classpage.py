@@ -54,14 +54,17 @@ from labkit.data.roster import RosterEntry, RosterLike
 from labkit.hub.results import exercise_title, parse_when, reported_results
 from labkit.i18n import t
 
-__all__ = ["ENV_ADMINS", "ENV_HOMES", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow",
-           "class_rows", "main", "make_app", "render_confirm", "render_error", "render_page",
-           "render_work", "server_memory_bytes", "service_spec", "share_text", "student_home",
-           "student_notebooks"]
+__all__ = ["ENV_ADMINS", "ENV_CAFILE", "ENV_HOMES", "ENV_PROXY", "ENV_ROSTER", "SCOPES", "ClassPage",
+           "StudentRow", "class_rows", "main", "make_app", "render_confirm", "render_error",
+           "render_page", "render_work", "server_memory_bytes", "service_spec", "share_text",
+           "student_home", "student_notebooks"]
 
 #: The service's scopes (each filtered to the roster's students in :func:`service_spec`).
+#: Never ``access:servers``: the page reads results from the homes itself (issue 23, attack 3).
 SCOPES = ("list:users", "read:users:activity", "read:servers", "admin:server_state",
-          "delete:servers")
+          "delete:servers",
+          # "수업 준비" (labkit.hub.warm): start the servers, keep them from the idle culler
+          "servers", "users:activity")
 #: Environment variables the hub passes the service (JSON roster; comma-separated admins).
 ENV_ROSTER = "LABKIT_CLASSPAGE_ROSTER"
 ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
@@ -69,6 +72,10 @@ ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
 #: spawner puts homes elsewhere than the system accounts'; unset: each student's system account
 #: ``jupyter-<name>``, :func:`labkit.hub.roster.system_username`).
 ENV_HOMES = "LABKIT_CLASSPAGE_HOMES"
+#: Under TLS: the proxy's certificate file, the only one trusted (labkit.hub.tls).
+ENV_CAFILE = "LABKIT_CLASSPAGE_CAFILE"
+#: The proxy's URL ("수업 준비" waits for each server through it; labkit.hub.warm).
+ENV_PROXY = "LABKIT_CLASSPAGE_PROXY"
 _REFRESH_S = 30
 # Largest reply read from the hub: the users list of 500 students ~1 MB.
 _MAX_BODY_BYTES = 4_000_000
@@ -85,7 +92,8 @@ _MAX_NOTEBOOK_BYTES = 20_000_000  # a lesson with its outputs is ~2 MB
 
 def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[str],
                  name: str = "classpage", python: str = sys.executable,
-                 homes: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+                 homes: str | None = None, proxy_url: str | None = None
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return the JupyterHub ``services`` entry and the ``load_roles`` role of the class page.
 
     Parameters
@@ -103,6 +111,8 @@ def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[st
     homes : str, optional
         The students' homes as a template of ``{username}`` (:data:`ENV_HOMES`); default: the
         students' system accounts.
+    proxy_url : str, optional
+        The proxy, where "수업 준비" waits for each server (:data:`ENV_PROXY`).
 
     Returns
     -------
@@ -128,7 +138,8 @@ def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[st
         "url": f"http://127.0.0.1:{port}",
         "command": [python, "-m", "labkit.hub.classpage", "--port", str(port)],
         "environment": {ENV_ROSTER: doc, ENV_ADMINS: ",".join(admins),
-                        **({ENV_HOMES: homes} if homes else {})},
+                        **({ENV_HOMES: homes} if homes else {}),
+                        **({ENV_PROXY: proxy_url} if proxy_url else {})},
         "oauth_no_confirm": True,
         "display": True,
     }
@@ -375,8 +386,26 @@ def render_error(status: int) -> str:
                   title=t("hub.class.error.title", code=status))
 
 
+def _warm_html(warm_url: str, xsrf_html: str, status_lines: Sequence[str]) -> str:
+    """The "수업 준비" form (lesson to preheat, end of the period) and the last warm-up's lines."""
+    from labkit.hub.warm import LESSONS_DIR
+
+    e = html.escape
+    lessons = "".join(f'<option value="{e(p.name[:2])}">{e(p.stem)}</option>'
+                      for p in sorted(LESSONS_DIR.glob("[0-9][0-9]_*.ipynb")))
+    lines = "".join(f"<li>{e(line)}</li>" for line in status_lines)
+    return (f'<form method="post" action="{e(warm_url)}" class="lk-warm">{xsrf_html}'
+            f'<label>{e(t("hub.warm.form.lesson"))} <select name="lesson">'
+            f'<option value="">{e(t("hub.warm.form.no_lesson"))}</option>{lessons}</select>'
+            f'</label> <label>{e(t("hub.warm.form.until"))} '
+            '<input type="time" name="until"></label> '
+            f'<button type="submit" class="lk-warm-button">{e(t("hub.warm.button"))}</button>'
+            f'</form>{f"<ul class=lk-warm-status>{lines}</ul>" if lines else ""}')
+
+
 def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
-                xsrf_html: str = "", message: str | None = None) -> str:
+                xsrf_html: str = "", message: str | None = None, warm_url: str = "",
+                warm_lines: Sequence[str] = ()) -> str:
     """Return the class page's HTML (Korean), refreshed by the browser every 30 s."""
     e = html.escape
     online = sum(1 for r in rows if r.state == "online")
@@ -386,11 +415,13 @@ def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
                               "server"))
     body = "".join(_row_html(r, now, stop_url, xsrf_html) for r in rows)
     notice = f'<p class="lk-message">{e(message)}</p>' if message else ""
+    warm = _warm_html(warm_url, xsrf_html, warm_lines) if warm_url else ""
     return _frame(
-        f'{notice}<p class="lk-summary">'
+        f'{notice}{warm}<p class="lk-summary">'
         f'{e(t("hub.class.summary", online=online, total=students))}</p>'
         f'<table class="lk-class"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
-        f'<p class="lk-note"><small>{e(t("hub.class.reported_note"))}</small></p>',
+        f'<p class="lk-note"><small>{e(t("hub.class.reported_note"))}</small></p>'
+        f'<p><a class="lk-csv" href="results.csv" download>{e(t("hub.class.export_csv"))}</a></p>',
         refresh=True)
 
 
@@ -580,11 +611,15 @@ class ClassPage:
     admins : sequence of str
     homes : str, optional
         The students' homes (:func:`student_home`'s ``template``).
+    proxy_url : str, optional
+        The proxy ("수업 준비", :mod:`labkit.hub.warm`).
     """
 
     def __init__(self, api_url: str, token: str, roster: Sequence[RosterLike],
-                 admins: Sequence[str], homes: str | None = None) -> None:
+                 admins: Sequence[str], homes: str | None = None,
+                 proxy_url: str = "") -> None:
         self.api_url = api_url.rstrip("/")
+        self.proxy_url = proxy_url.rstrip("/")
         self.token = token
         self.homes = homes
         self.roster = list(roster)
@@ -592,6 +627,9 @@ class ClassPage:
         self.students = {e.username for e in self.roster} - set(self.admins)
         self.display_names = {e.username: e.display_name or e.username for e in self.roster}
         self._client: Any = None
+        self._tls: Any = None
+        self._warmer: Any = None
+        self._warm_task: Any = None
 
     async def _fetch(self, url: str, method: str = "GET", timeout_s: float = 10.0) -> Any:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
@@ -621,14 +659,55 @@ class ClassPage:
         return await asyncio.to_thread(_read_report, str(user.get("name", "")), server,
                                        self.homes, state == "online")
 
-    async def rows(self) -> list[StudentRow]:
-        """Return the table: users from the hub, reports from each student's home."""
+    async def reports(self) -> tuple[list[dict[str, Any]],
+                                     dict[str, Mapping[str, Any] | str]]:
+        """Return the students' user models and their reports, read from each home."""
         users = [u for u in await self.users() if u.get("name") in self.students]
         seen = [u for u in users if _state(u)[0] != "never"]
         reports = dict(zip([u["name"] for u in seen],
                            await asyncio.gather(*(self.report(u) for u in seen)), strict=True))
+        return users, reports
+
+    async def rows(self) -> list[StudentRow]:
+        """Return the table: users from the hub, reports from each student's home."""
+        users, reports = await self.reports()
         return class_rows(users, self.roster, reports, self.admins,
                           now=_dt.datetime.now(_dt.UTC))
+
+    async def warm(self, lesson: str | None, until: str | None) -> Any:
+        """Start "수업 준비" (:class:`labkit.hub.warm.Warmer`) in the background; return its
+        status (at once: the warm-up goes on after the request).
+
+        Raises
+        ------
+        ValueError
+            For an unknown lesson or an end time that is not a later ``HH:MM`` (Korean).
+        """
+        from labkit.hub import warm
+
+        notebook = warm.lesson_notebook(lesson) if lesson else None
+        end = warm.parse_until(until, _dt.datetime.now().astimezone()) if until else None
+        if self._warmer is None:
+            cafile = os.environ.get(ENV_CAFILE)
+            from labkit.hub.tls import loopback_context
+
+            self._warmer = warm.Warmer(self.api_url, self.proxy_url, self.token,
+                                       loopback_context(cafile) if cafile else None)
+        running = self._warmer.status
+        if running is not None and running.finished is None:
+            return running
+        students = [e.username for e in self.roster if e.username in self.students]
+        self._warm_task = asyncio.create_task(self._warmer.run(
+            students, lesson=notebook, until=end,
+            spawn_limit=int(os.environ.get("LABKIT_CLASSPAGE_SPAWN_LIMIT", "10")),
+            keep_every_s=warm.keep_every_s(
+                int(os.environ.get("LABKIT_CLASSPAGE_CULL_TIMEOUT", "600")))))
+        await asyncio.sleep(0)
+        return self._warmer.status
+
+    def warm_status(self) -> Any:
+        """Return the last warm-up's :class:`labkit.hub.warm.WarmStatus` (None before one)."""
+        return self._warmer.status if self._warmer is not None else None
 
     async def stop(self, username: str) -> None:
         """Stop ``username``'s server (``DELETE /users/{name}/server``).
@@ -676,9 +755,12 @@ def make_app(page: ClassPage, prefix: str) -> Any:
                 self.set_status(502)
                 rows, message = [], t("hub.class.hub_unreachable", reason=str(err)[:200])
             self.set_header("Cache-Control", "no-store")
+            status = page.warm_status()
             self.finish(render_page(rows, now=_dt.datetime.now(_dt.UTC),
                                     stop_url=url_path_join(prefix, "stop"),
-                                    xsrf_html=self.xsrf_form_html(), message=message))
+                                    xsrf_html=self.xsrf_form_html(), message=message,
+                                    warm_url=url_path_join(prefix, "warm"),
+                                    warm_lines=status.lines() if status else ()))
 
     class WorkHandler(_Teacher):
         @web.authenticated
@@ -717,8 +799,63 @@ def make_app(page: ClassPage, prefix: str) -> Any:
                 raise web.HTTPError(400, str(err)) from err
             self.redirect(f"{prefix}?stopped={quote(username)}")
 
+    class WarmHandler(_Teacher):
+        @web.authenticated
+        async def post(self) -> None:
+            self._check_teacher()
+            try:
+                await page.warm(self.get_body_argument("lesson", "") or None,
+                                self.get_body_argument("until", "") or None)
+            except ValueError as err:
+                raise web.HTTPError(400, str(err)) from err
+            self.redirect(prefix)
+
+    class WarmApiHandler(web.RequestHandler):
+        """``python -m labkit.hub warm``: the secret from the hub's state, not a login."""
+
+        def check_xsrf_cookie(self) -> None:  # no cookie is used: the secret header is the proof
+            pass
+
+        def prepare(self) -> None:
+            import hmac
+
+            secret = os.environ.get("LABKIT_CLASSPAGE_WARM_SECRET", "")
+            given = self.request.headers.get("Authorization", "").removeprefix("labkit-warm ")
+            if not secret or not hmac.compare_digest(given.encode(), secret.encode()):
+                raise web.HTTPError(403)
+
+        def get(self) -> None:
+            status = page.warm_status()
+            self.finish({"status": status.to_json() if status else None})
+
+        async def post(self) -> None:
+            body = json.loads(self.request.body or b"{}")
+            try:
+                status = await page.warm(body.get("lesson"), body.get("until"))
+            except ValueError as err:
+                self.set_status(400)
+                self.finish({"error": str(err)})
+                return
+            self.finish({"status": status.to_json()})
+
+    class ResultsCsvHandler(_Teacher):
+        @web.authenticated
+        async def get(self) -> None:
+            from labkit.hub.results_csv import results_csv
+
+            self._check_teacher()
+            _users, reports = await page.reports()
+            self.set_header("Content-Type", "text/csv; charset=utf-8")
+            self.set_header("Content-Disposition", "attachment; filename=labkit-results.csv")
+            self.set_header("Cache-Control", "no-store")
+            self.finish(results_csv(page.roster, reports, page.admins,
+                                    now=_dt.datetime.now(_dt.UTC)))
+
     return web.Application([
         (prefix, PageHandler),
+        (url_path_join(prefix, "results.csv"), ResultsCsvHandler),
+        (url_path_join(prefix, "warm"), WarmHandler),
+        (url_path_join(prefix, "warm/api"), WarmApiHandler),
         (url_path_join(prefix, "stop"), StopHandler),
         (url_path_join(prefix, r"work/([^/]+)/([^/]*)"), WorkHandler),
         (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
@@ -733,7 +870,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     page = ClassPage(os.environ["JUPYTERHUB_API_URL"], os.environ["JUPYTERHUB_API_TOKEN"],
                      _roster_from_env(),
                      [a for a in os.environ.get(ENV_ADMINS, "").split(",") if a],
-                     homes=os.environ.get(ENV_HOMES) or None)
+                     homes=os.environ.get(ENV_HOMES) or None,
+                     proxy_url=os.environ.get(ENV_PROXY, ""))
     app = make_app(page, os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/classpage/"))
 
     async def serve() -> None:

@@ -83,7 +83,13 @@ def class_page_service(settings: HubSettings, roster: list[Student]
     from labkit.hub import classpage
 
     port = int(settings.extra.get("classpage_port") or free_loopback_ports(1)[0])
-    service, role = classpage.service_spec(port=port, roster=roster, admins=[settings.teacher])
+    host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
+    scheme = "https" if settings.extra.get("ssl_cert") else "http"
+    service, role = classpage.service_spec(
+        port=port, roster=roster, admins=[settings.teacher],
+        proxy_url=f"{scheme}://{host}:{int(settings.port)}")
+    if settings.extra.get("ssl_cert"):  # the proxy's certificate, trusted on loopback only
+        service["environment"][classpage.ENV_CAFILE] = str(settings.extra["ssl_cert"])
     return [dict(service)], [dict(role)]
 
 
@@ -147,6 +153,21 @@ def _services(settings: HubSettings, roster: list[Student], state: HubState
 
     roster_service, roster_role = service_spec(state)
     return services + page_services + [roster_service], roles + page_roles + [roster_role]
+
+
+def _warm_environment(services: list[dict[str, Any]], state: HubState,
+                      settings: HubSettings) -> None:
+    """Give the class page what "수업 준비" needs (:mod:`labkit.hub.warm`): the secret the
+    ``warm`` command sends, and the hub's spawn limit."""
+    from labkit.hub import warm
+
+    for service in services:
+        if service["name"] == "classpage":
+            service["environment"][warm.ENV_SECRET] = warm.warm_secret(state.root)
+            service["environment"]["LABKIT_CLASSPAGE_SPAWN_LIMIT"] = str(
+                int(settings.concurrent_spawn_limit))
+            service["environment"]["LABKIT_CLASSPAGE_CULL_TIMEOUT"] = str(
+                int(settings.cull_timeout_s))
 
 
 def _isolation(c: Any, state: HubState, settings: HubSettings) -> None:
@@ -236,6 +257,11 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.JupyterHub.cleanup_servers = True
     # the proxy and the services die with the hub (labkit.hub.lifetime)
     c.ConfigurableHTTPProxy.command = tied(proxy_command(), state.root)
+    if tls:  # HTTP on the same port answered with a redirect (labkit.hub.tls)
+        from labkit.hub.tls import proxy_command as tls_proxy_command
+
+        c.ConfigurableHTTPProxy.command = tied(tls_proxy_command(
+            proxy_command()[0], settings.extra.get("ssl_ca")), state.root)
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{api_port}"
     c.ConfigurableHTTPProxy.auth_token = state.proxy_token()
     c.ConfigurableHTTPProxy.pid_file = str(state.root / "proxy.pid")
@@ -260,6 +286,7 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.JupyterHub.load_roles = [*c.JupyterHub.load_roles, *teacher_roles(settings.teacher)]
     c.JupyterHub.services = [{**s, "command": tied(s["command"], state.root)} if "command" in s
                              else s for s in services]
+    _warm_environment(c.JupyterHub.services, state, settings)
     # activity (JupyterLab, voila pages and widgets) reaches the hub well before the culler's
     # timeout: the servers' reports and the proxy's (both 300 s by default; labkit.hub.activity)
     interval = report_interval_s(settings.cull_timeout_s)

@@ -28,8 +28,8 @@ from typing import Any
 
 from labkit.i18n import t
 
-__all__ = ["CLOCK_SKEW_S", "LESSON_OF", "exercise_title", "known_exercises", "parse_when",
-           "reported_results"]
+__all__ = ["CLOCK_SKEW_S", "LESSON_OF", "checked_records", "exercise_title", "known_exercises",
+           "lesson_of", "parse_when", "reported_results"]
 
 #: The lesson of each exercise-key prefix (the notebooks that show them: ``notebooks/NN_*``);
 #: ``predict.NN.*`` and ``task.NN.*`` keys name their lesson themselves.
@@ -166,3 +166,26 @@ def reported_results(report: Mapping[str, Any], now: _dt.datetime | None = None
     # teacher's trial read a locked prediction as "0/1 정답")
     graded = [key for key in latest if not key.startswith("predict.")]
     return len(graded), len(solved), tuple(latest.items()), rejected
+
+
+def lesson_of(key: str) -> str | None:
+    """Return the lesson ("03") an exercise key belongs to, None for a key of no lesson."""
+    return _lesson(key)
+
+
+def checked_records(report: Mapping[str, Any], now: _dt.datetime | None = None
+                    ) -> list[tuple[str, _dt.datetime, bool | None, str]]:
+    """Return the report's well-formed records, oldest first: (exercise, time, verdict, answer).
+
+    The same check as :func:`reported_results` (known exercise, the lessons' types, no time
+    after ``now`` plus :data:`CLOCK_SKEW_S`); every attempt is kept, with what the student typed.
+    """
+    known = known_exercises()
+    records = report.get("results")
+    kept = []
+    for i, rec in enumerate(records if isinstance(records, list) else ()):
+        valid = _valid_record(rec, known, now)
+        if valid is not None:
+            kept.append((valid[1], i, valid[0], valid[2], str(rec.get("answer", ""))))
+    return [(key, when, verdict, answer)
+            for when, _i, key, verdict, answer in sorted(kept, key=lambda k: (k[0], k[1]))]

@@ -22,6 +22,7 @@ from labkit.i18n.ko import (
     errors,
     goodput,
     hub,
+    hubops,
     mig,
     observe,
     opex,
@@ -35,7 +36,7 @@ from labkit.i18n.ko import (
 __all__ = ["KO"]
 
 _PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
-          school, predict, capstone, accounts)
+          school, predict, capstone, accounts, hubops)
 
 
 def _union() -> dict[str, str]:

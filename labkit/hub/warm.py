@@ -1,0 +1,396 @@
+"""Ready before the bell: every roster student's server started before the class (수업 준비).
+
+The teacher presses "수업 준비" on the class page, or runs ``python -m labkit.hub warm [--lesson 03]
+[--until HH:MM]``; the class page service (:mod:`labkit.hub.classpage`, whose token the hub
+scopes to the roster's students) does the work, so a student's login at the bell waits only
+for the login itself:
+
+- each student's server is started through the hub's REST API (``POST /users/{name}/server``),
+  at most :func:`pace` at once: the hub's ``concurrent_spawn_limit``, and no more than the
+  machine's cores (a starting server keeps about one core busy; on a 2-core school server more
+  at once only makes each slower). A student whose server already runs is left as it is.
+- with a lesson, each server then renders it once as a voila app (the server loads voila, its
+  templates and the lesson's imports; that kernel is shut down again) and keeps one preheated
+  kernel of it: a notebook session for the lesson's file whose first cell (the imports and
+  ``ui.setup()``) has run, which JupyterLab picks up when the student opens the lesson.
+- the idle culler leaves warmed servers alone until the period's end: their activity is
+  reported to the hub (``POST /users/{name}/activity``) until the teacher's end time (``--until``),
+  or, without one, once at the end of the warm-up, so the culler's timeout counts from then.
+
+:class:`Warmer` does it; :class:`WarmStatus` is what the page and the command show (Korean,
+:meth:`WarmStatus.lines`).
+
+References
+----------
+.. [1] JupyterHub REST API: ``POST /users/{name}/server`` (201 started, 202 pending, 400
+   already running, 429 the concurrent spawn limit), ``POST /users/{name}/activity``.
+.. [2] jupyter_server REST API: ``POST /api/sessions`` (a notebook path with its kernel),
+   ``DELETE /api/kernels/{id}``; the kernel websocket ``/api/kernels/{id}/channels``.
+.. [3] jupyterhub-idle-culler: a server is culled when its ``last_activity`` is older than
+   ``--timeout``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import json
+import os
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from labkit.i18n import t
+
+__all__ = ["ENV_SECRET", "LESSONS_DIR", "WarmStatus", "Warmer", "keep_every_s",
+           "lesson_notebook", "pace",
+           "parse_until", "warm_secret"]
+
+#: The lessons a warm-up can preheat (the checkout's ``notebooks/``, what students get).
+LESSONS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+#: The class page's environment: the secret ``warm`` sends it (a root-only file in the state).
+ENV_SECRET = "LABKIT_CLASSPAGE_WARM_SECRET"
+_READY_TIMEOUT_S = 300  # one server's start on a loaded 2-core machine (Spawner.start_timeout)
+_KERNEL_TIMEOUT_S = 180  # the lesson's imports in a fresh kernel while others start
+
+
+def warm_secret(state_root: Path) -> str:
+    """Return the secret ``warm`` proves itself with to the class page (``warm_secret`` in the
+    hub's private state, 0600, made on first use)."""
+    import secrets
+
+    path = Path(state_root) / "warm_secret"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(secrets.token_hex(32))
+    return path.read_text(encoding="utf-8").strip()
+
+
+def keep_every_s(cull_timeout_s: int) -> float:
+    """Return how often a warmed server's activity is reported: a third of the culler's
+    timeout (the culler looks every half of it, ``labkit.hub.state.cull_every_s``), 5-60 s. [s]"""
+    return float(max(5, min(60, int(cull_timeout_s) // 3)))
+
+
+def pace(spawn_limit: int, cpus: int | None = None) -> int:
+    """Return how many servers start at once: ``spawn_limit``, at most the machine's cores.
+
+    Raises
+    ------
+    ValueError
+        If ``spawn_limit`` < 1.
+    """
+    if int(spawn_limit) < 1:
+        raise ValueError(f"spawn_limit must be >= 1, got {spawn_limit!r}")
+    return max(1, min(int(spawn_limit), int(cpus or os.cpu_count() or 1)))
+
+
+def lesson_notebook(lesson: str, folder: Path = LESSONS_DIR) -> str:
+    """Return the lesson's notebook file name ("03" or "3" -> "03_goodput.ipynb").
+
+    Raises
+    ------
+    ValueError
+        If no lesson of that number (or name) exists (Korean).
+    """
+    text = str(lesson).strip()
+    if re.fullmatch(r"\d{1,2}", text):
+        found = sorted(folder.glob(f"{int(text):02d}_*.ipynb"))
+    else:
+        found = [p for p in folder.glob("*.ipynb") if p.name in (text, f"{text}.ipynb")]
+    if not found:
+        raise ValueError(t("hub.warm.no_lesson", lesson=text))
+    return found[0].name
+
+
+def parse_until(text: str, now: _dt.datetime) -> _dt.datetime:
+    """Return today's ``HH:MM`` in ``now``'s time zone (the period's end).
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not ``HH:MM`` or is already past (Korean).
+    """
+    match = re.fullmatch(r"([01]?\d|2[0-3]):([0-5]\d)", str(text).strip())
+    if match is None:
+        raise ValueError(t("hub.warm.bad_until", until=text))
+    until = now.replace(hour=int(match[1]), minute=int(match[2]), second=0, microsecond=0)
+    if until <= now:
+        raise ValueError(t("hub.warm.past_until", until=text))
+    return until
+
+
+@dataclass
+class WarmStatus:
+    """Where a warm-up is (what the class page and ``warm`` show)."""
+
+    students: list[str]
+    lesson: str | None = None
+    until: _dt.datetime | None = None
+    started: _dt.datetime = field(default_factory=lambda: _dt.datetime.now().astimezone())
+    finished: _dt.datetime | None = None
+    ready: list[str] = field(default_factory=list)
+    preheated: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the status as JSON (``warm`` polls it)."""
+        return {"students": self.students, "lesson": self.lesson,
+                "until": self.until.isoformat() if self.until else None,
+                "started": self.started.isoformat(),
+                "finished": self.finished.isoformat() if self.finished else None,
+                "ready": self.ready, "preheated": self.preheated, "failed": self.failed,
+                "lines": self.lines()}
+
+    def lines(self) -> list[str]:
+        """Return the status in Korean, one line each."""
+        out = [t("hub.warm.progress", ready=len(self.ready), total=len(self.students),
+                 at=self.started.strftime("%H:%M"))]
+        if self.lesson:
+            number = self.lesson[:2]
+            out.append(t("hub.warm.preheated", n=len(self.preheated), lesson=t(
+                "hub.csv.lesson", n=int(number)) if number.isdigit() else self.lesson))
+        if self.finished:
+            seconds = int((self.finished - self.started).total_seconds())
+            out.append(t("hub.warm.finished", s=seconds))
+            out.append(t("hub.warm.kept_until", until=self.until.strftime("%H:%M"))
+                       if self.until else t("hub.warm.kept_timeout"))
+        out += [t("hub.warm.failed", name=n, reason=r) for n, r in self.failed.items()]
+        return out
+
+
+class Warmer:
+    """Start and preheat the class's servers through the hub (see the module docstring).
+
+    Parameters
+    ----------
+    api_url : str
+        The hub's REST API (``$JUPYTERHUB_API_URL``).
+    proxy_url : str
+        The proxy, through which the students' servers are reached.
+    token : str
+        A token with ``servers``, ``read:servers``, ``users:activity`` and ``access:servers`` on
+        the students (the class page's).
+    ssl_options : ssl.SSLContext, optional
+        For an https ``proxy_url`` (:func:`labkit.hub.tls.loopback_context`).
+    """
+
+    def __init__(self, api_url: str, proxy_url: str, token: str,
+                 ssl_options: Any = None) -> None:
+        from tornado.httpclient import AsyncHTTPClient
+
+        self.api_url = api_url.rstrip("/")
+        self.proxy_url = proxy_url.rstrip("/")
+        self.token = token
+        self.ssl_options = ssl_options
+        self.client = AsyncHTTPClient(force_instance=True, max_clients=64)
+        self.status: WarmStatus | None = None
+        self._keeper: asyncio.Task[None] | None = None
+
+    async def _call(self, url: str, method: str = "GET", body: Any = None,
+                    timeout_s: float = 60.0) -> tuple[int, Any]:
+        from tornado.httpclient import HTTPClientError, HTTPRequest
+
+        request = HTTPRequest(
+            url, method=method, headers={"Authorization": f"token {self.token}",
+                                         "Content-Type": "application/json"},
+            body=None if body is None and method in ("GET", "DELETE") else json.dumps(body or {}),
+            request_timeout=timeout_s, follow_redirects=False,
+            ssl_options=self.ssl_options if url.startswith("https://") else None)
+        try:
+            reply = await self.client.fetch(request)
+        except HTTPClientError as err:
+            return err.code, None
+        return reply.code, json.loads(reply.body) if reply.body else None
+
+    async def _start(self, name: str, slots: asyncio.Semaphore) -> None:
+        user = quote(name)
+        async with slots:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + _READY_TIMEOUT_S
+            code, _ = await self._call(f"{self.api_url}/users/{user}/server", "POST", {})
+            while code == 429 and loop.time() < deadline:  # the hub's own spawn limit
+                await asyncio.sleep(2)
+                code, _ = await self._call(f"{self.api_url}/users/{user}/server", "POST", {})
+            if code not in (201, 202, 400):
+                raise RuntimeError(t("hub.warm.http", code=code))
+            while loop.time() < deadline:
+                _, model = await self._call(f"{self.api_url}/users/{user}")
+                server = ((model or {}).get("servers") or {}).get("") or {}
+                if server.get("ready"):
+                    return
+                if not server:  # the spawn failed and the hub forgot the server
+                    raise RuntimeError(t("hub.warm.spawn_failed"))
+                await asyncio.sleep(1)
+            raise RuntimeError(t("hub.warm.timeout", s=_READY_TIMEOUT_S))
+
+    async def _preheat(self, name: str, notebook: str) -> None:
+        """Render the lesson once with voila, then keep one kernel of it with its imports run."""
+        base = f"{self.proxy_url}/user/{quote(name)}"
+        code, _ = await self._call(f"{base}/voila/render/{quote(notebook)}",
+                                   timeout_s=_KERNEL_TIMEOUT_S)
+        if code != 200:
+            raise RuntimeError(t("hub.warm.http", code=code))
+        _, kernels = await self._call(f"{base}/api/kernels")
+        _, sessions = await self._call(f"{base}/api/sessions")
+        kept = {s.get("kernel", {}).get("id") for s in sessions or []}
+        for kernel in kernels or []:  # voila's kernel of that render: nobody watches it
+            if kernel.get("id") not in kept:
+                await self._call(f"{base}/api/kernels/{kernel['id']}", "DELETE")
+        code, session = await self._call(f"{base}/api/sessions", "POST", {
+            "path": notebook, "name": notebook, "type": "notebook",
+            "kernel": {"name": "python3"}})
+        if code not in (200, 201) or not session:
+            raise RuntimeError(t("hub.warm.http", code=code))
+        await self._run_first_cell(base, session["kernel"]["id"], notebook)
+
+    async def _run_first_cell(self, base: str, kernel_id: str, notebook: str) -> None:
+        import nbformat
+        from tornado.httpclient import HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        cells = nbformat.read(LESSONS_DIR / notebook, as_version=4).cells
+        code = next((c.source for c in cells if c.cell_type == "code"), "")
+        if not code:
+            return
+        url = base.replace("http", "ws", 1) + f"/api/kernels/{kernel_id}/channels"
+        ws = await websocket_connect(HTTPRequest(
+            url, headers={"Authorization": f"token {self.token}"},
+            ssl_options=self.ssl_options if url.startswith("wss://") else None))
+        msg_id = uuid.uuid4().hex
+        try:
+            ws.write_message(json.dumps({
+                "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "",
+                           "session": uuid.uuid4().hex, "version": "5.3"},
+                "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+                "content": {"code": code, "silent": True, "store_history": False,
+                            "user_expressions": {}, "allow_stdin": False}}))
+            async with asyncio.timeout(_KERNEL_TIMEOUT_S):
+                while True:
+                    raw = await ws.read_message()
+                    if raw is None:
+                        raise RuntimeError(t("hub.warm.kernel_closed"))
+                    if not isinstance(raw, str):
+                        continue
+                    msg = json.loads(raw)
+                    if (msg.get("parent_header", {}).get("msg_id") == msg_id
+                            and msg.get("msg_type") == "execute_reply"):
+                        return
+        finally:
+            ws.close()
+
+    async def _one(self, name: str, notebook: str | None, slots: asyncio.Semaphore,
+                   status: WarmStatus) -> None:
+        from tornado.httpclient import HTTPClientError
+        from tornado.websocket import WebSocketClosedError
+
+        try:
+            await self._start(name, slots)
+            status.ready.append(name)
+            if notebook:
+                async with slots:
+                    await self._preheat(name, notebook)
+                status.preheated.append(name)
+        except (RuntimeError, OSError, ValueError, TimeoutError, HTTPClientError,
+                WebSocketClosedError) as err:
+            status.failed[name] = str(err) or type(err).__name__
+
+    async def report_activity(self, names: Sequence[str]) -> None:
+        """Tell the hub that each server is in use now (the culler counts from here)."""
+        now = _dt.datetime.now(_dt.UTC).isoformat()
+        await asyncio.gather(*(self._call(
+            f"{self.api_url}/users/{quote(n)}/activity", "POST",
+            {"last_activity": now, "servers": {"": {"last_activity": now}}}) for n in names))
+
+    async def _keep(self, names: Sequence[str], until: _dt.datetime, every_s: float) -> None:
+        while _dt.datetime.now(until.tzinfo) < until:
+            await self.report_activity(names)
+            left = (until - _dt.datetime.now(until.tzinfo)).total_seconds()
+            await asyncio.sleep(max(1.0, min(every_s, left)))
+
+    async def run(self, students: Sequence[str], *, lesson: str | None = None,
+                  until: _dt.datetime | None = None, spawn_limit: int = 10,
+                  keep_every_s: float = 60.0) -> WarmStatus:
+        """Warm the class (see the module docstring); return the finished status.
+
+        ``until``: report the servers' activity every ``keep_every_s`` until then (the
+        culler's timeout then counts from ``until``); None: once, when the warm-up ends.
+        """
+        notebook = lesson_notebook(lesson) if lesson else None
+        status = WarmStatus(list(students), notebook, until)
+        self.status = status
+        if self._keeper is not None:
+            self._keeper.cancel()
+        slots = asyncio.Semaphore(pace(spawn_limit))
+        await asyncio.gather(*(self._one(n, notebook, slots, status) for n in students))
+        status.finished = _dt.datetime.now().astimezone()
+        if until is None:
+            await self.report_activity(status.ready)
+        else:
+            self._keeper = asyncio.create_task(self._keep(status.ready, until, keep_every_s))
+        return status
+
+
+def ask_class_page(state: Any, lesson: str | None, until: str | None, *,
+                   out: Any = print, poll_s: float = 2.0) -> int:
+    """``python -m labkit.hub warm``: ask the running class page to warm the class, print its
+    progress (Korean) until done; return the exit status (0 all ready, 1 some failed or the
+    hub is not running, 2 a bad lesson or end time).
+
+    ``state`` is the hub's :class:`labkit.hub.state.HubState` (the class page's port from the
+    last start, the secret).
+    """
+    import time
+    import urllib.error
+    import urllib.request
+
+    try:
+        if lesson:
+            lesson_notebook(lesson)
+        if until:
+            parse_until(until, _dt.datetime.now().astimezone())
+    except ValueError as err:
+        out(str(err))
+        return 2
+    port = state.ports().get("classpage")
+    url = f"http://127.0.0.1:{port}/services/classpage/warm/api"
+    headers = {"Authorization": f"labkit-warm {warm_secret(state.root)}",
+               "Content-Type": "application/json"}
+
+    def call(body: dict[str, Any] | None) -> dict[str, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, headers=headers,
+                                         method="GET" if body is None else "POST")
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return dict(json.loads(reply.read()))
+
+    try:
+        doc = call({"lesson": lesson, "until": until})
+    except urllib.error.HTTPError as err:
+        out(json.loads(err.read() or b"{}").get("error") or t("hub.warm.http", code=err.code))
+        return 2 if err.code == 400 else 1
+    except OSError:
+        out(t("hub.warm.not_running"))
+        return 1
+    out(t("hub.warm.asked"))
+    shown: list[str] = []
+    while True:
+        status = doc.get("status") or {}
+        lines = list(status.get("lines") or [])
+        for line in lines:
+            if line not in shown:
+                out(line)
+        shown = lines
+        if status.get("finished"):
+            return 1 if status.get("failed") else 0
+        time.sleep(poll_s)
+        try:
+            doc = call(None)
+        except OSError:
+            out(t("hub.warm.not_running"))
+            return 1

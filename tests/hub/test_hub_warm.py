@@ -1,0 +1,91 @@
+"""수업 준비 on a real class hub: two students' servers started and preheated before the bell.
+
+A hub of its own (students ``lkwarm-a``/``lkwarm-b``, a 30 s culler timeout) and the teacher's
+command ``python -m labkit.hub warm --lesson 03 --until HH:MM``: both servers come up (paced by
+the class page), each holds one kernel of lesson 03 whose imports ran, and the idle culler,
+which would stop an idle server after 30 s, leaves them alone while the period lasts. Needs root
+(see conftest); skipped otherwise with that reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+from tests.hub import hubclient
+from tests.hub.conftest import ROOT_REASON
+from tests.hub.ownhub import OwnHub, own_hub
+
+pytestmark = [pytest.mark.hub,
+              pytest.mark.skipif(os.geteuid() != 0, reason=ROOT_REASON)]
+STUDENTS = {"lkwarm-a": "한가람", "lkwarm-b": "윤슬기"}
+TEACHER = "lkwarm-t"
+CULL_TIMEOUT_S = 30  # the culler looks every 15 s (labkit.hub.state.cull_every_s)
+
+
+def _answers(hub: OwnHub) -> bool:
+    try:
+        return requests.get(f"http://127.0.0.1:{hub.port}/hub/health",
+                            timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+@pytest.fixture(scope="module")
+def warm_hub() -> Iterator[OwnHub]:
+    with own_hub(STUDENTS, TEACHER, [], _answers, cull_timeout_s=CULL_TIMEOUT_S,
+                 concurrent_spawn_limit=2) as hub:
+        yield hub
+
+
+def _servers(teacher: hubclient.Student) -> dict[str, dict[str, object]]:
+    return {n: (teacher.api("GET", f"users/{n}").json().get("servers") or {}).get("", {})
+            for n in STUDENTS}
+
+
+def test_warm_starts_and_preheats_every_student_and_the_culler_waits(warm_hub: OwnHub) -> None:
+    base = f"http://127.0.0.1:{warm_hub.port}/"
+    until = (dt.datetime.now().astimezone() + dt.timedelta(minutes=4)).strftime("%H:%M")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
+                           str(warm_hub.state), "warm", "--lesson", "03", "--until", until],
+                          capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr + warm_hub.log()[-3000:]
+    assert "학생 2명 가운데 2명의 서버가 켜졌습니다" in done.stdout
+    assert "3강: 2명의 커널(kernel)을 미리 띄워 두었습니다" in done.stdout
+    assert f"{until}까지 이 서버들을 멈추지 않습니다" in done.stdout
+    warmed_s = time.monotonic() - started
+
+    teacher, reply = hubclient.login(base, TEACHER, "warm-teacher-1")
+    assert hubclient.logged_in(reply)
+    teacher.token = teacher.api("POST", f"users/{TEACHER}/tokens",
+                                json={"note": "test", "expires_in": 3600}).json()["token"]
+    assert all(s.get("ready") for s in _servers(teacher).values())
+    page = teacher.session.get(base + "services/classpage/", timeout=60)
+    assert ">수업 준비</button>" in page.text and "수업 준비를 마쳤습니다" in page.text
+
+    time.sleep(2 * CULL_TIMEOUT_S)  # idle twice the timeout: only the warm-up keeps them
+    servers = _servers(teacher)
+    assert all(s.get("ready") for s in servers.values()), (servers, warm_hub.log()[-3000:])
+    assert "Culling server" not in warm_hub.log()
+
+    for name in STUDENTS:  # each student finds lesson 03's kernel, its imports already run
+        student, reply = hubclient.login(base, name, f"{name}-pass-1")
+        assert hubclient.logged_in(reply)
+        student.token = student.api("POST", f"users/{name}/tokens",
+                                    json={"note": "test", "expires_in": 600}).json()["token"]
+        sessions = student.session.get(f"{student.server_url}api/sessions", timeout=60,
+                                       headers=hubclient.auth_headers(student)).json()
+        assert [s["path"] for s in sessions] == ["03_goodput.ipynb"], sessions
+        client = hubclient.HubKernelClient(student, sessions[0]["kernel"]["id"])
+        ran = hubclient.execute(client, "import sys; print('labkit.ui' in sys.modules)")
+        client.close()
+        assert ran["stdout"].strip() == "True", ran
+    print(f"warm-up of 2 students with lesson 03: {warmed_s:.0f} s")
