@@ -189,3 +189,26 @@ def test_mig_mode_change_warns_when_persistence_mode_is_off(sim: SimFactory) -> 
         "00000000:01:00.0", bus).splitlines()
     assert smi_mig.set_mig_mode(nv, 0, False)[0] == f"Disabled MIG Mode for GPU {bus}"
     assert smi_mig.set_mig_mode(nv, 0, True) == real  # the capture, line for line
+
+
+def test_python_m_labkit_gpu_mig_1_warns_like_nvidia_smi(tmp_path: Path) -> None:
+    """``python -m labkit.gpu -i 0 -pm 0`` then ``-i 0 -mig 1`` in the shared simulated lab
+    print what nvidia-smi 570.169 printed on a server without nvidia-persistenced."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LABKIT_GPU": "sim:H100-80GB", "LABKIT_SIM_DIR": str(tmp_path)}
+    env.pop("LABKIT_SIM_LAB", None)
+
+    def run(*args: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "labkit.gpu", *args], env=env,
+                              capture_output=True, text=True, timeout=120, check=True)
+        return done.stdout.splitlines()
+
+    off = run("-i", "0", "-pm", "0")
+    bus = off[0].removeprefix("Disabled persistence mode for GPU ").removesuffix(".")
+    assert off == [f"Disabled persistence mode for GPU {bus}.", "All done."]
+    real = _text("h100_pcie_mig1_persistence_scaleway_570.txt").replace(
+        "00000000:01:00.0", bus).splitlines()
+    assert run("-i", "0", "-mig", "1") == real
