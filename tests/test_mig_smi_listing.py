@@ -140,6 +140,19 @@ def test_read_nvidia_smi_mig_refuses_bad_listings(text: str, rule: str) -> None:
     assert info.value.rule == rule
 
 
+def test_read_L_leaves_out_gpus_without_mig_tables() -> None:
+    text = ("GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-1)\n"
+            "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-2)\n"
+            "  MIG 7g.80gb     Device  0: (UUID: MIG-3)\n")
+    assert _gis(read_nvidia_smi_mig(text)[1]) == [("7g.80gb", 0)]
+    with pytest.raises(SmiListingError) as info:
+        read_nvidia_smi_mig(text.split("\n")[0] + "\n")
+    assert info.value.rule == "unknown_board" and "RTX 4090" in info.value.detail
+    with pytest.raises(SmiListingError) as info:
+        read_nvidia_smi_mig("GPU 0: NVIDIA L40S (UUID: GPU-1)\n")
+    assert info.value.rule == "no_mig"
+
+
 def test_read_unknown_profiles_without_model_is_unknown_board() -> None:
     with pytest.raises(SmiListingError) as info:
         read_nvidia_smi_mig("|   0  MIG 9g.99gb         77        2          0:8     |\n")

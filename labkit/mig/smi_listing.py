@@ -413,7 +413,9 @@ def parse_nvidia_smi_mig(text: str, model: GpuModel | str | None = None
     Returns
     -------
     dict of int to SmiMigGpu
-        By GPU index, sorted. GPUs ``-L`` lists on boards without MIG are left out.
+        By GPU index, sorted. GPUs ``-L`` lists without MIG devices on boards labkit has no MIG
+        table for (an L40S, a workstation's GeForce) are left out; a listing of only such GPUs
+        is refused (``unknown_board``, or ``no_mig`` for boards known to have no MIG).
 
     Raises
     ------
@@ -435,12 +437,14 @@ def parse_nvidia_smi_mig(text: str, model: GpuModel | str | None = None
     gpus, no_mig = _scan(text)
     boards = _boards()
     out: dict[int, SmiMigGpu] = {}
+    left_out: list[tuple[int, _Gpu]] = []
     for gpu in sorted(gpus):
         g = gpus[gpu]
         if g.listings == {"-L"} and g.name is not None and not g.mig_devices and \
                 not any(b.model.name == g.name for b in boards) and \
-                g.name not in _NAME_ALIASES and _known_without_mig(g.name):
-            continue  # a board without MIG in an -L listing: nothing to show
+                g.name not in _NAME_ALIASES:
+            left_out.append((gpu, g))  # -L names a board without MIG devices or a MIG table:
+            continue                   # nothing to show (a workstation's other GPU)
         board = _board_for(gpu, g, given, boards)
         layout, inferred, listed = _layout(gpu, g, board)
         if g.lgip and g.gis:
@@ -449,7 +453,13 @@ def parse_nvidia_smi_mig(text: str, model: GpuModel | str | None = None
         out[gpu] = SmiMigGpu(gpu, layout, g.name, tuple(sorted(g.listings)), inferred, listed,
                              MappingProxyType(free))
     if not out:
-        if no_mig:
+        unknown = [(gpu, g) for gpu, g in left_out if not _known_without_mig(str(g.name))]
+        if unknown:
+            gpu, g = unknown[0]
+            raise SmiListingError("unknown_board", f"line {g.name_line}: GPU {gpu} is a "
+                                  f"{g.name!r}, a board labkit has no MIG table for", gpu=gpu,
+                                  line=g.name_line, detail=str(g.name))
+        if no_mig or left_out:
             raise SmiListingError("no_mig", "nvidia-smi says: No MIG-enabled devices found")
         raise SmiListingError("empty", "no nvidia-smi -L, mig -lgi, -lci, -lgip or -lgipp "
                               "row in the text")
