@@ -238,7 +238,7 @@ _STAMP = st.tuples(st.integers(1999, 2031), st.integers(0, 13), st.integers(0, 3
                    st.integers(0, 999))
 
 
-@given(st.lists(_STAMP, min_size=1, max_size=30))
+@given(st.lists(_STAMP, min_size=1, max_size=30, unique=True))  # one GPU: one reading a moment
 def test_csv_nvidia_smi_stamps_against_datetime(stamps: list[tuple[int, ...]]) -> None:
     """The numpy parse of ``YYYY/MM/DD HH:MM:SS.mmm`` against Python's datetime: the same
     seconds from the earliest valid stamp, and the invalid ones (31 June, hour 24) refused."""

@@ -49,7 +49,8 @@ def english_left(text: str, names: tuple[str, ...] = ()) -> list[str]:
     for name in sorted(names, key=len, reverse=True):
         text = text.replace(name, " ")
     # the header's fields labkit skipped: names from the file's own header line
-    text = re.sub(r"숫자가 아니어서 건너뛴 필드: [^가-힣]*", " ", text)
+    text = re.sub(r"지표로 읽지 않은 열 \(숫자가 아니거나 nvidia-smi 필드가 아님\): [^가-힣]*", " ",
+                  text)
     text = re.sub(r"'[^']*'|\"[^\"]*\"|“[^”]*”|<[^>]*>", " ", text)  # echoes of the file
     # identifiers of the field: nvidia-smi fields (utilization.gpu), DCGM names (DCGM_FI_...)
     text = re.sub(r"\b[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)+\b|\bDCGM_[A-Z0-9_]+\b", " ", text)

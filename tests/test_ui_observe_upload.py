@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,11 @@ def test_a_15_mb_log_uploads_in_chunks_and_replays() -> None:
     repeated to 15 MB."""
     head, *rows = (FIXTURES / "smi_query_gpu_h100.csv").read_bytes().splitlines(keepends=True)
     copies = 15_000_000 // len(b"".join(rows)) + 1
-    data = head + b"".join(rows * copies)
+    stamp = b"2026/07/14 08:12:53.353"  # one reading a second (a repeated moment is refused)
+    start = datetime(2026, 7, 14, 8, 12, 53, 353000)
+    data = head + b"".join(
+        row.replace(stamp, (start + timedelta(seconds=k)).strftime(
+            "%Y/%m/%d %H:%M:%S.%f")[:-3].encode()) for k in range(copies) for row in rows)
     assert len(data) > 15_000_000
     app = ui.replay_app()
     _send(app.upload, "day.csv", data)
@@ -156,3 +161,29 @@ def test_the_size_limit_shown_is_the_constant_and_the_lesson_does_not_hard_code_
     app.close()
     lesson = (Path(__file__).parents[1] / "notebooks" / "01_observe.ipynb").read_text("utf-8")
     assert not re.search(r"최대 [\d.,]+ ?[MK]i?B", lesson)
+
+
+def _wrapper_upload(gpu_name: str) -> bytes:
+    """A wrapper script's log (issue 26): its own GPU column counts 0..3, ``index`` is 0."""
+    rows = [f"timestamp,{gpu_name},index,memory.used,power.draw,temperature.gpu"]
+    rows += [f"2025/03/04 10:00:0{t}.000,{g},0,{1000 + g} MiB,{300 + g}.00 W,{40 + g}"
+             for t in range(3) for g in range(4)]
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_a_doubled_log_is_refused_and_the_picker_names_the_gpu_column() -> None:
+    app = ui.replay_app()
+    _send(app.upload, "wrapper.csv", _wrapper_upload("slot"))
+    shown = _text(app.upload_error.value)
+    assert "2번째 줄과 같은 순간" in shown and "GPU 열 index" in shown and "repeats" not in shown
+    assert app.log_import is None or app.log_import.source != "wrapper.csv"
+    assert app.gpu_column.layout.display != "none"
+    assert "slot" in [v for _, v in app.gpu_column.options]
+    app.gpu_column.value = "slot"  # the operator says which column is the GPU
+    assert app.log_import is not None and app.log_import.source == "wrapper.csv"
+    assert sorted(int(g) for g in app.log_import.frame.gpu.unique()) == [0, 1, 2, 3]
+    assert "'slot' 열로 구분" in _text(app.info.value)
+    _send(app.upload, "other.csv", _wrapper_upload("gpu"))  # the file says it: no picker
+    assert app.log_import.source == "other.csv" and app.log_import.gpu_column == "gpu"
+    assert app.gpu_column.layout.display == "none" and app.gpu_column.value == ""
+    app.close()

@@ -1,4 +1,5 @@
-"""mig-parted config text -> layouts (the YAML half of :mod:`labkit.mig.mig_parted`).
+"""mig-parted config text -> layouts (the YAML half of :mod:`labkit.mig.mig_parted`), and saved
+nvidia-smi MIG listings (:func:`read_nvidia_smi_mig_file`).
 
 ``labkit.mig`` stays free of file formats: it writes the config text itself and checks parsed
 configs as mig-parted does (the whole file's format first, then only the chosen label against a
@@ -26,8 +27,9 @@ from labkit.mig import (
 )
 from labkit.validate import InputError
 
-__all__ = ["MAX_CONFIG_CHARS", "parse_mig_parted", "read_mig_parted", "read_mig_parted_entries",
-           "read_mig_parted_spec"]
+__all__ = ["MAX_CONFIG_CHARS", "decode_nvidia_smi_listing", "parse_mig_parted",
+           "read_mig_parted", "read_mig_parted_entries", "read_mig_parted_spec",
+           "read_nvidia_smi_mig_file"]
 
 #: Longest config text accepted (NVIDIA's config-default.yaml at mig-parted bd7160f4 has
 #: 11,593 characters).
@@ -106,3 +108,41 @@ def read_mig_parted(text: str, model: GpuModel | str, label: str | None = None, 
             usable = labels_for(spec, model)
             raise InputError(err.field, err.rule, err.value, str(err), limit=usable) from err
     return layout_from_mig_parted(spec, model, label, gpu=gpu)
+
+
+def decode_nvidia_smi_listing(data: bytes, *, name: str = "<upload>") -> str:
+    """Return an uploaded or saved nvidia-smi listing as text (UTF-8, UTF-16 with a BOM, CRLF).
+
+    The checks of lesson 01's log decoder (:func:`labkit.data.observe.decode_log`: no binary
+    files, no unknown encodings), with the listing's own size cap.
+
+    Raises
+    ------
+    ValueError
+        (``labkit.observe.LogError``) naming the file: too large, binary, not text.
+    """
+    from labkit.data.observe import decode_log
+    from labkit.mig.smi_listing import MAX_LISTING_CHARS
+
+    return decode_log(data, name=name, max_bytes=4 * MAX_LISTING_CHARS, cp949=False)
+
+
+def read_nvidia_smi_mig_file(path: str | Any, model: GpuModel | str | None = None
+                             ) -> dict[int, Layout]:
+    """Read ``nvidia-smi -L`` / ``mig -lgi`` / ``-lci`` / ``-lgip`` / ``-lgipp`` output saved in a
+    file (``nvidia-smi mig -lgi > lgi.txt``): ``{gpu index: Layout}``.
+
+    Raises
+    ------
+    labkit.mig.SmiListingError, InputError, ValueError
+        As :func:`labkit.mig.read_nvidia_smi_mig`, and for a file that is not text.
+
+    Used in: notebooks/02_mig.ipynb
+    """
+    from pathlib import Path
+
+    from labkit.mig import read_nvidia_smi_mig
+
+    file = Path(path)
+    return read_nvidia_smi_mig(decode_nvidia_smi_listing(file.read_bytes(), name=file.name),
+                               model)

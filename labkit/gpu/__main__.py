@@ -11,6 +11,7 @@ Examples::
 Changing MIG, spelled as nvidia-smi spells it (the simulated lab by default)::
 
     python -m labkit.gpu -i 0 -mig 1              # enable MIG mode on GPU 0 (0: disable)
+    python -m labkit.gpu -i 0 -pm 0               # persistence mode off (1: on)
     python -m labkit.gpu mig -cgi 9,14,19,19 -C   # GPU instances (IDs or names) + default CIs
     python -m labkit.gpu mig -dci [-gi 1] [-ci 0] # destroy compute instances (all by default)
     python -m labkit.gpu mig -dgi [-gi 1]         # destroy GPU instances
@@ -49,8 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-i", "--id", type=int, default=None, help="GPU index")
     parser.add_argument("-mig", type=int, choices=(0, 1), default=None, dest="set_mig",
                         help="disable (0) or enable (1) MIG mode")
+    parser.add_argument("-pm", "--persistence-mode", type=int, choices=(0, 1), default=None,
+                        dest="set_pm", help="disable (0) or enable (1) persistence mode")
     parser.add_argument("--allow-real-gpu-changes", action="store_true",
-                        help="let -mig/-cgi/-dci/-dgi change a real GPU (needs root)")
+                        help="let -mig/-pm/-cgi/-dci/-dgi change a real GPU (needs root)")
     sub = parser.add_subparsers(dest="command")
     mig = sub.add_parser("mig", help="MIG tables and changes")
     table = mig.add_mutually_exclusive_group(required=True)
@@ -91,6 +94,8 @@ def _change(nv: ModuleType, args: argparse.Namespace, gpu: int) -> list[str]:
     lines: list[str] = []
     if args.set_mig is not None:
         return smi_mig.set_mig_mode(nv, gpu, bool(args.set_mig))
+    if args.set_pm is not None:
+        return smi_mig.set_persistence_mode(nv, gpu, bool(args.set_pm))
     if args.cgi is not None:
         h = nv.nvmlDeviceGetHandleByIndex(gpu)
         if backend.status().kind == "sim" and nv.nvmlDeviceGetMigMode(h)[0] == 0:
@@ -108,8 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "mig" and args.mig_id is not None:
         args.id = args.mig_id
-    changing = args.set_mig is not None or (args.command == "mig" and (
-        args.cgi is not None or args.table in ("dci", "dgi")))
+    changing = args.set_mig is not None or args.set_pm is not None or (
+        args.command == "mig" and (args.cgi is not None or args.table in ("dci", "dgi")))
 
     import pynvml
 

@@ -21,8 +21,17 @@ from typing import Any
 
 from labkit.gpu import smi
 
-__all__ = ["SmiError", "create_gpu_instances", "destroy_compute_instances",
-           "destroy_gpu_instances", "parse_profiles", "set_mig_mode"]
+__all__ = ["PERSISTENCE_WARNING", "SmiError", "create_gpu_instances",
+           "destroy_compute_instances", "destroy_gpu_instances", "parse_profiles",
+           "set_mig_mode", "set_persistence_mode"]
+
+#: What ``nvidia-smi -mig 1|0`` adds when the GPU's persistence mode is off, after a blank
+#: line and before "All done." (``{bus}``: the PCI bus id). Spelled as driver 570.169 prints
+#: it (tests/fixtures/nvidia-smi/h100_pcie_mig1_persistence_scaleway_570.txt, SOURCES.md).
+PERSISTENCE_WARNING = (
+    "Warning: persistence mode is disabled on device {bus}. See the Known Issues section of "
+    "the nvidia-smi(1) man page for more information. Run with [--help | -h] switch to get "
+    "more information on how to enable persistence mode.")
 
 
 class SmiError(Exception):
@@ -55,7 +64,7 @@ def set_mig_mode(nv: ModuleType, gpu: int, enable: bool) -> list[str]:
         raise SmiError(f"Unable to {'enable' if enable else 'disable'} MIG Mode for GPU "
                        f"{bus}: {err}\nTerminating early due to previous errors.") from err
     if status == nv.NVML_SUCCESS:
-        return [f"{word} MIG Mode for GPU {bus}", "All done."]
+        return [f"{word} MIG Mode for GPU {bus}", *_persistence_note(nv, h, bus), "All done."]
     reason = nv.nvmlErrorString(status)
     state = "enable" if enable else "disable"
     return [f"Warning: MIG mode is in pending {state} state for GPU {bus}:{reason}",
@@ -63,6 +72,42 @@ def set_mig_mode(nv: ModuleType, gpu: int, enable: bool) -> list[str]:
             "application or a monitoring application such as another instance of nvidia-smi). "
             "Please first kill all processes using the device and retry the command or reboot "
             "the system to make MIG mode effective.", "All done."]
+
+
+def _persistence_note(nv: ModuleType, h: Any, bus: str) -> list[str]:
+    """The blank line and warning nvidia-smi prints after a MIG mode change when persistence
+    mode is off (none when it is on, or cannot be read)."""
+    try:
+        mode = nv.nvmlDeviceGetPersistenceMode(h)
+    except nv.NVMLError:
+        return []
+    if mode == nv.NVML_FEATURE_ENABLED:
+        return []
+    return ["", PERSISTENCE_WARNING.format(bus=bus)]
+
+
+def set_persistence_mode(nv: ModuleType, gpu: int, enable: bool) -> list[str]:
+    """``nvidia-smi -i <gpu> -pm 1|0``: set persistence mode.
+
+    Printed as nvidia-smi prints it: ``Disabled persistence mode for GPU 00000009:01:00.0.``
+    then ``All done.`` (a public capture of ``nvidia-smi -pm 0``, code-search file id
+    47311145429).
+
+    Raises
+    ------
+    SmiError
+        Where NVML refuses (NoPermission, NotSupported).
+    """
+    h = nv.nvmlDeviceGetHandleByIndex(gpu)
+    bus = _bus_id(nv, h)
+    word = "Enabled" if enable else "Disabled"
+    try:
+        nv.nvmlDeviceSetPersistenceMode(
+            h, nv.NVML_FEATURE_ENABLED if enable else nv.NVML_FEATURE_DISABLED)
+    except nv.NVMLError as err:
+        raise SmiError(f"Unable to set persistence mode for GPU {bus}: {err}\n"
+                       "Terminating early due to previous errors.") from err
+    return [f"{word} persistence mode for GPU {bus}.", "All done."]
 
 
 def parse_profiles(nv: ModuleType, h: Any, text: str) -> list[Any]:

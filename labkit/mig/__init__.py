@@ -8,6 +8,8 @@ names (the live NVML half moved to :mod:`labkit.gpu.mig_live`):
 - :mod:`labkit.mig.planning` -- :func:`presets`, :func:`pack_profiles`, :func:`valid_layouts`,
   :func:`maximal_layouts`, :func:`count_layouts`;
 - :mod:`labkit.mig.nvidia_smi` -- ``nvidia-smi mig -cgi`` commands out and back in;
+- :mod:`labkit.mig.smi_listing` -- a server's layout read from ``nvidia-smi -L``/``mig -lgi``/
+  ``-lci``/``-lgip``/``-lgipp`` output (:func:`read_nvidia_smi_mig`);
 - :mod:`labkit.mig.mig_parted` -- mig-parted configs, read the way mig-parted reads them;
 - :mod:`labkit.mig.plan` -- the MIG state types and :func:`plan` (validate -> plan; the apply
   step is :func:`labkit.gpu.mig_live.apply`).
@@ -56,6 +58,12 @@ from labkit.mig.planning import (
     presets,
     valid_layouts,
 )
+from labkit.mig.smi_listing import (
+    SmiListingError,
+    SmiMigGpu,
+    parse_nvidia_smi_mig,
+    read_nvidia_smi_mig,
+)
 
 __all__ = [
     "CommandPlacementError",
@@ -72,6 +80,8 @@ __all__ = [
     "PlacedGi",
     "PlacementCheck",
     "PlacementError",
+    "SmiListingError",
+    "SmiMigGpu",
     "count_layouts",
     "default_ci_profile",
     "from_mig_parted",
@@ -82,8 +92,10 @@ __all__ = [
     "mig_parted_config",
     "pack_profiles",
     "parse_mig_parted_spec",
+    "parse_nvidia_smi_mig",
     "plan",
     "presets",
+    "read_nvidia_smi_mig",
     "resolve_model",
     "select_config",
     "to_mig_parted",

@@ -77,6 +77,11 @@ def resolve_model(model: GpuModel | str) -> GpuModel:
     return found
 
 
+def known_models() -> tuple[GpuModel, ...]:
+    """Return every GPU model of ``data/gpus/`` (with or without MIG), by short name."""
+    return tuple(load_gpu_model(name) for name in sorted(available_models()))
+
+
 def _spec(model: GpuModel) -> MigSpec:
     assert model.mig is not None  # resolve_model guarantees it
     return model.mig

@@ -85,6 +85,10 @@ class LogImport:
         Text fields that are not metrics (``pstate``, ``driver_version``, ...).
     metadata : mapping of str to str
         ``# key: value`` lines at the top of the file (source, as_of, ...).
+    gpu_column : str or None
+        The column that told GPUs apart when it is not nvidia-smi's ``index``/``uuid``/
+        ``pci.bus_id`` (a wrapper's ``gpu`` column, found in the file or picked by the
+        operator); None otherwise.
     """
 
     frame: pd.DataFrame
@@ -96,6 +100,7 @@ class LogImport:
     devices: Mapping[int, Mapping[str, str]] = field(default_factory=dict)
     ignored_fields: tuple[str, ...] = ()
     metadata: Mapping[str, str] = field(default_factory=dict)
+    gpu_column: str | None = None
 
     @property
     def unparsed_count(self) -> int:

@@ -5,6 +5,7 @@ stays alive; no control carries ``title="null"``."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,11 @@ def _day_log(path: Path) -> int:
     """Write a real capture's rows repeated past 15 MB; return the number of data rows."""
     head, *rows = (FIXTURES / "smi_query_gpu_h100.csv").read_bytes().splitlines(keepends=True)
     copies = 15_000_000 // len(b"".join(rows)) + 1
-    path.write_bytes(head + b"".join(rows * copies))
+    stamp = b"2026/07/14 08:12:53.353"  # one reading a second (a repeated moment is refused)
+    start = datetime(2026, 7, 14, 8, 12, 53, 353000)
+    path.write_bytes(head + b"".join(
+        row.replace(stamp, (start + timedelta(seconds=k)).strftime(
+            "%Y/%m/%d %H:%M:%S.%f")[:-3].encode()) for k in range(copies) for row in rows))
     return len(rows) * copies
 
 

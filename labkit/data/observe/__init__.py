@@ -40,6 +40,8 @@ from labkit.data.observe.dmon import parse_nvidia_smi_dmon, read_dmon_chunks
 from labkit.data.observe.formats import FORMATS, detect_format, read_log
 from labkit.data.observe.smi_csv import (
     COMMON_FIELD_SETS,
+    GPU_COLUMNS,
+    header_fields,
     parse_nvidia_smi_csv,
     preview_rows,
     read_nvidia_smi_csv_chunks,
@@ -60,6 +62,7 @@ from labkit.observe.logs import LogError, LogImport
 __all__ = [
     "COMMON_FIELD_SETS",
     "FORMATS",
+    "GPU_COLUMNS",
     "MAX_LOG_BYTES",
     "TRACE_DIR",
     "GpuSnapshot",
@@ -70,6 +73,7 @@ __all__ = [
     "SmiSnapshot",
     "decode_log",
     "detect_format",
+    "header_fields",
     "load_trace",
     "parse_nvidia_smi_csv",
     "parse_nvidia_smi_dmon",
@@ -196,7 +200,8 @@ def _read(path_or_buffer: PathOrBuffer, max_bytes: int) -> tuple[str, str]:
 
 def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
                         fields: Sequence[str] | str | None = None, strict: bool = False,
-                        max_bytes: int = MAX_LOG_BYTES) -> LogImport:
+                        max_bytes: int = MAX_LOG_BYTES, gpu_column: str | None = None
+                        ) -> LogImport:
     """Read an ``nvidia-smi --query-gpu=... --format=csv`` log from a path or an open file.
 
     See :func:`labkit.data.observe.smi_csv.parse_nvidia_smi_csv` for the layouts and timestamps
@@ -213,6 +218,8 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
     strict : bool, default False
         Raise at the first unreadable row.
     max_bytes : int, default MAX_LOG_BYTES
+    gpu_column : str, optional
+        The column that tells GPUs apart (lesson 01's field picker), if not nvidia-smi's.
 
     Returns
     -------
@@ -221,8 +228,8 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
     Raises
     ------
     ValueError
-        Naming the file (and line): too large, an unknown encoding, or not a readable
-        nvidia-smi log.
+        Naming the file (and line): too large, an unknown encoding, not a readable
+        nvidia-smi log, or two readings of one moment, GPU and metric.
 
     Used in: notebooks/01_observe.ipynb
     """
@@ -237,14 +244,15 @@ def read_nvidia_smi_csv(path_or_buffer: PathOrBuffer, *,
                 else len(data))
         try:
             return read_nvidia_smi_csv_chunks(chunks, source=name, fields=fields,
-                                              size_bytes=size)
+                                              size_bytes=size, gpu_column=gpu_column)
         except NotStreamable:
             getattr(chunks, "close", lambda: None)()  # the file, if it was opened
             if not isinstance(source, (str, os.PathLike)):
                 source.seek(0)
         path_or_buffer = source
     text, name = _read(path_or_buffer, max_bytes)
-    return parse_nvidia_smi_csv(text, source=name, fields=fields, strict=strict)
+    return parse_nvidia_smi_csv(text, source=name, fields=fields, strict=strict,
+                                gpu_column=gpu_column)
 
 
 def _decode(data: bytes, name: str, max_bytes: int) -> str:
@@ -309,7 +317,7 @@ def read_dcgm_exporter_file(path_or_buffer: PathOrBuffer, *, interval_s: float |
 
 
 def read_log_file(path_or_buffer: PathOrBuffer, *, fields: Sequence[str] | str | None = None,
-                  max_bytes: int = MAX_LOG_BYTES) -> LogImport:
+                  max_bytes: int = MAX_LOG_BYTES, gpu_column: str | None = None) -> LogImport:
     """Read a log of any supported format (:data:`FORMATS`, detected by :func:`detect_format`).
 
     Raises
@@ -318,7 +326,7 @@ def read_log_file(path_or_buffer: PathOrBuffer, *, fields: Sequence[str] | str |
         Naming the file (and line).
     """
     text, name = _read(path_or_buffer, max_bytes)
-    return read_log(text, source=name, fields=fields)
+    return read_log(text, source=name, fields=fields, gpu_column=gpu_column)
 
 
 def trace_names() -> list[str]:

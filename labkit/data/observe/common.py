@@ -16,7 +16,13 @@ import numpy as np
 import pandas as pd
 
 from labkit.observe.catalog import FRAME_COLUMNS
-from labkit.observe.logs import MAX_LOG_LINES, MAX_UNPARSED_FRAC, LogImport, UnparsedRow
+from labkit.observe.logs import (
+    MAX_LOG_LINES,
+    MAX_UNPARSED_FRAC,
+    LogError,
+    LogImport,
+    UnparsedRow,
+)
 
 
 def where(source: str, line: int) -> str:
@@ -189,3 +195,38 @@ def finish_log(rows: list[tuple[Any, ...]], unparsed: list[UnparsedRow], data_li
                           "reason": ["" if r is None else r for r in cols[7]]})
     return tidy_log(frame, source=source, fmt=fmt, data_lines=data_lines, unparsed=unparsed,
                     start=start, devices=devices, ignored=ignored, meta=meta)
+
+
+def first_doubled(frame: pd.DataFrame) -> int | None:
+    """Return the row of a tidy frame (sorted by time, GPU, metric) that repeats the moment,
+    GPU and metric of the row before it, or None: a reader never returns two such readings."""
+    if len(frame) < 2:
+        return None
+    metric = frame["metric"]
+    codes = (metric.cat.codes.to_numpy() if isinstance(metric.dtype, pd.CategoricalDtype)
+             else pd.factorize(metric)[0])
+    t, g = frame["timestamp_s"].to_numpy(), frame["gpu"].to_numpy()
+    same = np.flatnonzero((t[1:] == t[:-1]) & (g[1:] == g[:-1]) & (codes[1:] == codes[:-1]))
+    return int(same[0]) + 1 if len(same) else None
+
+
+def check_single_readings(log: LogImport, columns: str) -> LogImport:
+    """Return ``log`` if no (moment, GPU, metric) has two readings; else refuse it.
+
+    Parameters
+    ----------
+    columns : str
+        What tells moments and GPUs apart in this format, for the message (``"time, gpu"``).
+
+    Raises
+    ------
+    LogError
+        Kind ``"duplicate"``, naming the GPU, the metric, the moment and ``columns``.
+    """
+    k = first_doubled(log.frame)
+    if k is None:
+        return log
+    row = log.frame.iloc[k]
+    raise LogError(f"{log.source}: two readings of GPU {int(row['gpu'])} {row['metric']} at "
+                   f"{float(row['timestamp_s']):g} s (columns {columns}); the log mixes two "
+                   "GPUs or devices under one name", kind="duplicate", source=log.source)

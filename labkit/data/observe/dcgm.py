@@ -23,7 +23,14 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from labkit import validate
-from labkit.data.observe.common import check_lines, finish_log, meta_interval, split_meta, where
+from labkit.data.observe.common import (
+    check_lines,
+    check_single_readings,
+    finish_log,
+    meta_interval,
+    split_meta,
+    where,
+)
 from labkit.observe.catalog import CATALOG, DCGM_ALIASES, Metric
 from labkit.observe.dcgm_blanks import (
     DCGM_BLANK_KINDS,
@@ -32,7 +39,7 @@ from labkit.observe.dcgm_blanks import (
     DCGM_INT64_BLANK,
     blank_reason,
 )
-from labkit.observe.logs import LogImport, UnparsedRow
+from labkit.observe.logs import LogError, LogImport, UnparsedRow
 from labkit.observe.readings import Status
 
 __all__ = ["DCGM_BLANKS", "DCGM_IDENTITY_LABELS", "dcgm_blank", "read_dcgm_exporter"]
@@ -192,7 +199,9 @@ def read_dcgm_exporter(text: str, *, source: str = "<text>", interval_s: float |
     ValueError
         Naming the file and line: no samples, a line that is not Prometheus text, a sample
         without a ``gpu`` label (when ``strict``), more than half the lines unreadable, some
-        samples with a timestamp and some without.
+        samples with a timestamp and some without; kind ``"duplicate"`` for one ``gpu`` label
+        on two UUIDs, a MIG device without ``GPU_I_ID``, or two readings of one moment, GPU
+        and metric.
 
     References
     ----------
@@ -221,6 +230,7 @@ def read_dcgm_exporter(text: str, *, source: str = "<text>", interval_s: float |
                 raise ValueError(f"{where(source, sample.line)}: {err}") from None
             unparsed.append(UnparsedRow(sample.line, str(err), lines[sample.line - 1][:120]))
             continue
+        _check_device(sample, devices.get(gpu, {}), gpu, source)
         series = (sample.name, gpu, tuple(sorted(
             (k, v) for k, v in sample.labels.items() if k not in ("gpu", *DCGM_IDENTITY_LABELS))))
         if series in seen:
@@ -240,5 +250,22 @@ def read_dcgm_exporter(text: str, *, source: str = "<text>", interval_s: float |
                          "a scrape file needs all or none")
     data_lines = len(_sample_lines(lines))
     unparsed.sort(key=lambda u: u.line)
-    return finish_log(rows, unparsed, data_lines, source, "dcgm-exporter", devices, (), meta,
-                      time_mode="epoch" if stamped else "seq", interval_s=interval)
+    return check_single_readings(
+        finish_log(rows, unparsed, data_lines, source, "dcgm-exporter", devices, (), meta,
+                   time_mode="epoch" if stamped else "seq", interval_s=interval),
+        "timestamp, gpu, GPU_I_ID")
+
+
+def _check_device(sample: _Sample, known: Mapping[str, str], gpu: int, source: str) -> None:
+    """Refuse a sample that names a second device under one ``gpu`` label (another UUID: two
+    hosts' scrapes merged), or a MIG device without its GPU-instance id (its series could not
+    be told from its neighbours'): either would make two readings look like one series."""
+    uuid = sample.labels.get("UUID")
+    if uuid and known.get("UUID") and uuid != known["UUID"]:
+        raise LogError(f"{where(source, sample.line)}: gpu label {gpu} names two devices "
+                       f"(UUID {known['UUID'][:48]} and {uuid[:48]}); one scrape file per "
+                       "host", kind="duplicate", source=source, line=sample.line)
+    if sample.labels.get("GPU_I_PROFILE") and not sample.labels.get("GPU_I_ID"):
+        raise LogError(f"{where(source, sample.line)}: a MIG device without a GPU_I_ID label "
+                       f"on gpu {gpu}; MIG devices cannot be told apart", kind="duplicate",
+                       source=source, line=sample.line)

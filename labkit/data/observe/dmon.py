@@ -40,7 +40,13 @@ import numpy as np
 import pandas as pd
 
 from labkit.data.observe.chunks import ChunkLines, TidySink, byte_chunks, classify
-from labkit.data.observe.common import check_lines, split_meta, tidy_log, where
+from labkit.data.observe.common import (
+    check_lines,
+    check_single_readings,
+    split_meta,
+    tidy_log,
+    where,
+)
 from labkit.observe.logs import MAX_LOG_LINES, LogError, LogImport, UnparsedRow
 from labkit.observe.readings import Status
 
@@ -360,10 +366,11 @@ class _DmonReader:
         start = ((pd.Timestamp(0) + pd.Timedelta(seconds=min(firsts))).to_pydatetime()
                  if firsts else None)
         self.unparsed.sort(key=lambda u: u.line)
-        return tidy_log(frame, source=source, fmt="nvidia-smi-dmon",
-                        data_lines=self.data_lines, unparsed=self.unparsed, start=start,
-                        devices={int(g): {} for g in self.gpus}, ignored=(),
-                        meta=self.meta or {})
+        log = tidy_log(frame, source=source, fmt="nvidia-smi-dmon",
+                       data_lines=self.data_lines, unparsed=self.unparsed, start=start,
+                       devices={int(g): {} for g in self.gpus}, ignored=(),
+                       meta=self.meta or {})
+        return check_single_readings(log, "date/time, gpu, gi/ci")
 
     def _frame(self, sink: TidySink) -> pd.DataFrame:
         """The sink's columns as the tidy frame, text as categoricals (no copy of the numbers;
@@ -442,7 +449,9 @@ def parse_nvidia_smi_dmon(text: str, *, source: str = "<text>") -> LogImport:
     ------
     LogError
         (a ``ValueError``) naming the file and line: no header before the data, no data,
-        more than half the lines unreadable.
+        more than half the lines unreadable; kind ``"duplicate"`` for two readings of one
+        (moment, GPU, metric): two runs' lines at the same times, MIG instance lines without
+        their ``gi``/``ci`` columns.
 
     References
     ----------

@@ -58,12 +58,13 @@ def detect_format(text: str) -> str:
                    kind="layout", source="<text>")
 
 
-def read_log(text: str, *, source: str = "<text>", fields: Sequence[str] | str | None = None
-             ) -> LogImport:
+def read_log(text: str, *, source: str = "<text>", fields: Sequence[str] | str | None = None,
+             gpu_column: str | None = None) -> LogImport:
     """Read a log of any supported format (:func:`detect_format`).
 
     An ``nvidia-smi -q`` snapshot gives its one row of readings per GPU (the snapshot itself:
-    :func:`labkit.data.observe.smi_query.parse_nvidia_smi_query`).
+    :func:`labkit.data.observe.smi_query.parse_nvidia_smi_query`). ``gpu_column`` (the
+    column that tells GPUs apart) is for ``--query-gpu`` CSV logs.
 
     Raises
     ------
@@ -85,4 +86,4 @@ def read_log(text: str, *, source: str = "<text>", fields: Sequence[str] | str |
         return parse_nvidia_smi_dmon(text, source=source)
     if fmt in ("nvidia-smi-q", "nvidia-smi-q-xml"):
         return parse_nvidia_smi_query(text, source=source).log
-    return parse_nvidia_smi_csv(text, source=source, fields=fields)
+    return parse_nvidia_smi_csv(text, source=source, fields=fields, gpu_column=gpu_column)

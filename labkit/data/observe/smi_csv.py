@@ -9,13 +9,20 @@ import csv
 import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
 from labkit.data.observe.chunks import CHUNK_BYTES, cut_lines, normalize_breaks
-from labkit.data.observe.common import check_lines, finish_log, meta_interval, split_meta, where
+from labkit.data.observe.common import (
+    check_lines,
+    finish_log,
+    first_doubled,
+    meta_interval,
+    split_meta,
+    where,
+)
 from labkit.data.observe.smi_csv_stream import CsvLayout, NotStreamable, read_csv_chunks
 from labkit.observe.catalog import CATALOG, SMI_ALIASES, Metric
 from labkit.observe.logs import LogError, LogImport, UnparsedRow
@@ -100,6 +107,27 @@ def preview_rows(text: str, *, rows: int = 5) -> list[list[str]]:
         if len(out) >= rows:
             break
     return out
+
+
+def header_fields(text: str, fields: Sequence[str] | str | None = None) -> list[str]:
+    """Return the field names of a CSV log's header (or of ``fields``), units dropped.
+
+    For the field picker's "which column is the GPU" list; [] when the text has no header
+    and no ``fields`` are given. Never raises on odd text.
+    """
+    if fields is not None:
+        names = fields.split(",") if isinstance(fields, str) else list(fields)
+        return [n.strip() for n in names if n.strip()][:400]
+    lines = text[:262144].splitlines()
+    _, i = split_meta(lines)
+    if i >= len(lines) or not looks_like_header(lines[i]):
+        return []
+    out = []
+    for cell in next(csv.reader([lines[i]], skipinitialspace=True), []):
+        match = _HEADER_FIELD.match(cell)
+        if match:
+            out.append(match.group(1))
+    return out[:400]
 
 
 def parse_time(text: str) -> datetime | None:
@@ -199,6 +227,26 @@ _TEXT_FIELDS = frozenset({
 _IDENTITY_KEYS = ("name", "uuid", "pci.bus_id", "driver_version", "gpu_name", "gpu_uuid")
 #: Distinct cell values remembered per column before the cache is emptied (memory bound).
 _CACHE_MAX = 200_000
+#: Columns wrapper scripts add to tell GPUs apart (not nvidia-smi fields): never a metric;
+#: the GPU when the file shows it (they cycle where ``index`` does not) or the operator says so.
+GPU_COLUMNS = ("gpu", "gpu_index", "gpu_id", "device")
+#: ``--query-gpu`` fields without a dot (``nvidia-smi --help-query-gpu``, R535-R580); every
+#: other nvidia-smi field has one (``memory.used``, ``clocks.sm``).
+_SMI_DOTLESS = frozenset({
+    "timestamp", "driver_version", "count", "name", "gpu_name", "serial", "gpu_serial", "uuid",
+    "gpu_uuid", "index", "gpu_bus_id", "vbios_version", "display_mode", "display_active",
+    "display_attached", "persistence_mode", "addressing_mode", "pstate", "compute_mode",
+    "compute_cap", "driver_model"})
+
+
+def is_smi_field(name: str) -> bool:
+    """Whether a header column is an nvidia-smi ``--query-gpu`` field (or one labkit reads).
+
+    A column that is not (a wrapper's ``gpu``, ``host``, ``step``) is never read as a metric:
+    it is listed in ``ignored_fields`` (or tells GPUs apart, :data:`GPU_COLUMNS`).
+    """
+    return (name in _SMI_BY_FIELD or name in SMI_ALIASES or name in _SMI_DOTLESS
+            or ("." in name and name not in GPU_COLUMNS))
 
 
 def _resolve_header(lines: list[str], i: int, fields: Sequence[str] | str | None,
@@ -233,16 +281,34 @@ class _Layout:
     id_kind: str | None
     identity: Mapping[str, int]
 
+    @property
+    def skipped(self) -> frozenset[str]:
+        """Columns that are not nvidia-smi fields (never metrics)."""
+        return frozenset(n for n in self.names if not is_smi_field(n))
+
+    @property
+    def gpu_column(self) -> str | None:
+        """The GPU column when it is not one of nvidia-smi's own."""
+        name = self.names[self.id_col] if self.id_col is not None else None
+        return name if name is not None and name not in _SMI_IDENTITY else None
+
     @staticmethod
-    def of(header: list[tuple[str, str | None]], source: str, line: int) -> _Layout:
+    def of(header: list[tuple[str, str | None]], source: str, line: int,
+           gpu_column: str | None = None) -> _Layout:
         names = tuple(n for n, _ in header)
         if len(set(names)) != len(names):
             raise ValueError(f"{where(source, line)}: a field appears twice in the header")
         id_col = next((names.index(n) for n in _SMI_IDENTITY if n in names), None)
+        kind = names[id_col] if id_col is not None else None
+        if gpu_column is not None:
+            if gpu_column not in names:
+                raise LogError(f"{where(source, line)}: no column {gpu_column[:40]!r} to tell "
+                               f"GPUs apart (the header has {', '.join(names)[:200]})",
+                               kind="layout", source=source, line=line)
+            id_col, kind = names.index(gpu_column), "index"
         return _Layout(tuple(header), names, _shadowed(list(names)),
                        names.index("timestamp") if "timestamp" in names else None, id_col,
-                       names[id_col] if id_col is not None else None,
-                       {k: names.index(k) for k in _IDENTITY_KEYS if k in names})
+                       kind, {k: names.index(k) for k in _IDENTITY_KEYS if k in names})
 
 
 def _read_cells(raw: str, layout: _Layout, ignored: set[str],
@@ -263,7 +329,7 @@ def _read_cells(raw: str, layout: _Layout, ignored: set[str],
         cache.clear()
     values = []
     for k, ((name, unit), cell) in enumerate(zip(layout.header, cells, strict=True)):
-        if name in _TEXT_FIELDS or name in ignored:
+        if name in _TEXT_FIELDS or name in ignored or not is_smi_field(name):
             continue
         got = cache.get((k, cell))
         if got is None:
@@ -293,13 +359,15 @@ def _gpu_of(cells: list[str], layout: _Layout, id_map: dict[str, int]) -> int:
 
 def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
                          fields: Sequence[str] | str | None = None,
-                         strict: bool = False) -> LogImport:
+                         strict: bool = False, gpu_column: str | None = None) -> LogImport:
     """Read an ``nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]`` log.
 
     Handles: units in the header (``power.draw [W]``) or in the values (``250.00 W``),
     ``nounits``, ``[N/A]`` / ``[Not Supported]`` / ``[GPU is lost]`` cells (missing readings
     with that reason), several GPUs per timestamp (told apart by ``index``, ``uuid`` or
-    ``pci.bus_id``; without those, all rows are GPU 0), nvidia-smi's timestamp formats
+    ``pci.bus_id``; without those, all rows are GPU 0; a wrapper's ``gpu``/``gpu_index``/
+    ``gpu_id``/``device`` column when the file shows it is the GPU, see below), nvidia-smi's
+    timestamp formats
     (``2024/06/01 11:27:05.177``), any field subset and order, header lines repeated by
     concatenated runs, and leading ``# key: value`` metadata lines (labkit's data files).
 
@@ -313,27 +381,54 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
         The ``--query-gpu`` list, for a ``noheader`` log (``"timestamp,index,utilization.gpu"``).
     strict : bool, default False
         Raise at the first row that cannot be read instead of counting it.
+    gpu_column : str, optional
+        The column that tells GPUs apart (the operator's choice in lesson 01's field picker),
+        instead of nvidia-smi's ``index``/``uuid``/``pci.bus_id``.
+
+    A wrapper's :data:`GPU_COLUMNS` column that cycles where nvidia-smi's ``index`` does not
+    (its ``gpu`` counting 0..7 beside an ``index`` that is 0 on every row) is the GPU
+    (``gpu_column`` of the result says so). Never two readings of one (moment, GPU, metric)
+    otherwise: such a log is refused (``LogError`` kind ``"duplicate"``, naming the columns
+    and the line).
 
     Returns
     -------
     LogImport
         Known fields become :data:`CATALOG` metrics in labkit units (``utilization.gpu`` ->
         ``gpu_util_frac`` 0-1, ``power.draw`` -> ``power_usage_w``); other numeric fields keep
-        their nvidia-smi name; text fields are listed in ``ignored_fields``.
+        their nvidia-smi name; text fields and columns that are not nvidia-smi fields
+        (:func:`is_smi_field`) are listed in ``ignored_fields``, never read as metrics.
 
     Raises
     ------
     ValueError
         Naming the file and line: an empty file, no header (and no ``fields``), an unknown
         layout, a row with the wrong number of cells or a bad value when ``strict``, more than
-        half the rows unreadable, or more than :data:`MAX_LOG_LINES` lines.
+        half the rows unreadable, more than :data:`MAX_LOG_LINES` lines, two readings of one
+        (moment, GPU, metric) the file does not resolve (kind ``"duplicate"``), or a
+        ``gpu_column`` the header lacks.
 
     Used in: notebooks/01_observe.ipynb
     """
     lines = check_lines(text, source)
     meta, i = split_meta(lines)
     header, header_text, i = _resolve_header(lines, i, fields, source)
-    layout = _Layout.of(header, source, i)
+    layout = _Layout.of(header, source, i, gpu_column)
+    if gpu_column is None and set(GPU_COLUMNS) & set(layout.names):
+        found = _gpu_column_in(lines, i, header_text, layout)
+        if found is not None:
+            layout = _Layout.of(header, source, i, found)
+    log = _checked(_parse(text, lines, meta, i, header_text, layout, fields, strict, source),
+                   layout)
+    if _doubled(log.frame):
+        raise _doubled_error(lines, i, header_text, layout, source)
+    return log
+
+
+def _parse(text: str, lines: list[str], meta: dict[str, str], i: int, header_text: str | None,
+           layout: _Layout, fields: Sequence[str] | str | None, strict: bool, source: str
+           ) -> LogImport:
+    """Read the data lines after the header (line ``i``) with ``layout``."""
     if '"' not in text and not strict:  # nvidia-smi never quotes: column by column, chunked
         data = text.encode("utf-8", "replace")  # a lone surrogate: "?"
         pieces = (normalize_breaks(c) for c in cut_lines(
@@ -381,9 +476,93 @@ def parse_nvidia_smi_csv(text: str, *, source: str = "<text>",
 
 
 
+def _checked(log: LogImport, layout: _Layout) -> LogImport:
+    """Name what was not read as a metric (text and non-nvidia-smi columns) and the GPU column."""
+    ignored = set(log.ignored_fields) | layout.skipped
+    column = layout.gpu_column
+    if column is not None:
+        ignored.discard(column)
+        ignored |= {"index"} & set(layout.names)
+    return replace(log, ignored_fields=tuple(sorted(ignored)), gpu_column=column)
+
+
+def _doubled(frame: Any) -> bool:
+    return first_doubled(frame) is not None
+
+
+def _data_cells(lines: list[str], i: int, header_text: str | None, width: int
+                ) -> Iterator[tuple[int, list[str]]]:
+    """Yield (line number, stripped cells) of the data lines with the header's width."""
+    for lineno in range(i + 1, len(lines) + 1):
+        raw = lines[lineno - 1]
+        if not raw.strip() or raw.startswith("#") or (
+                header_text is not None and raw.strip() == header_text) or (
+                raw.lstrip()[:1].isalpha() and looks_like_header(raw)):
+            continue
+        cells = next(csv.reader([raw], skipinitialspace=True), [])
+        if len(cells) == width:
+            yield lineno, [c.strip() for c in cells]
+
+
+def _first_repeat(lines: list[str], i: int, header_text: str | None, layout: _Layout,
+                  col: int | None) -> tuple[int, int] | None:
+    """Return (first line, repeating line) of the first (time, ``col``) pair seen twice."""
+    if layout.time_col is None:
+        return None  # rows are the clock: no two share a moment
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, cells in _data_cells(lines, i, header_text, len(layout.names)):
+        key = (cells[layout.time_col], cells[col] if col is not None else "")
+        if key in seen:
+            return seen[key], lineno
+        seen[key] = lineno
+    return None
+
+
+def _gpu_column_in(lines: list[str], i: int, header_text: str | None, layout: _Layout
+                   ) -> str | None:
+    """Return the :data:`GPU_COLUMNS` column that tells this file's GPUs apart, or None.
+
+    One whose cells are small integers that take several values and never repeat at a
+    moment, where nvidia-smi's GPU column (``index``/``uuid``/``pci.bus_id``) is absent, holds
+    one value on every row, or repeats at a moment: the file then says which GPU a row is.
+    """
+    rows = [c for _, c in _data_cells(lines, i, header_text, len(layout.names))]
+    own = layout.id_col
+    if own is not None and len({c[own] for c in rows}) > 1 and \
+            _first_repeat(lines, i, header_text, layout, own) is None:
+        return None  # nvidia-smi's own column tells the GPUs apart
+    for name in GPU_COLUMNS:
+        if name not in layout.names or layout.names.index(name) == own:
+            continue
+        col = layout.names.index(name)
+        cells = {c[col] for c in rows}
+        if len(cells) > 1 and all(re.fullmatch(r"\d{1,4}", c) for c in cells) and \
+                _first_repeat(lines, i, header_text, layout, col) is None:
+            return name
+    return None
+
+
+def _doubled_error(lines: list[str], i: int, header_text: str | None, layout: _Layout,
+                   source: str) -> LogError:
+    """The refusal of a log with two readings of one (moment, GPU, metric), naming the columns
+    and the line (the field picker then asks which column is the GPU)."""
+    time = layout.names[layout.time_col] if layout.time_col is not None else "-"
+    gpu = layout.names[layout.id_col] if layout.id_col is not None else "-"
+    repeat = _first_repeat(lines, i, header_text, layout, layout.id_col)
+    if repeat is None:
+        return LogError(f"{source}: two readings of one moment, GPU and metric (time column "
+                        f"{time}, GPU column {gpu}); say which column is the GPU",
+                        kind="duplicate", source=source)
+    first, line = repeat
+    return LogError(f"{where(source, line)}: line {line} repeats the moment and GPU of line "
+                    f"{first} (time column {time}, GPU column {gpu}); say which column is "
+                    "the GPU", kind="duplicate", source=source, line=line)
+
+
 def read_nvidia_smi_csv_chunks(chunks: Iterator[bytes], *, source: str,
                                fields: Sequence[str] | str | None = None,
-                               size_bytes: int | None = None) -> LogImport:
+                               size_bytes: int | None = None,
+                               gpu_column: str | None = None) -> LogImport:
     """Read a ``--query-gpu`` CSV log given as UTF-8 chunks cut at line ends (a large file).
 
     The same result and errors as :func:`parse_nvidia_smi_csv` (not ``strict``); the
@@ -393,7 +572,8 @@ def read_nvidia_smi_csv_chunks(chunks: Iterator[bytes], *, source: str,
     ------
     NotStreamable
         When the log needs the whole-text reader (a quoted cell, the header not in the first
-        chunk, a problem with the header: that reader names it in its own order).
+        chunk, a problem with the header: that reader names it in its own order; two readings
+        of one moment, GPU and metric: that reader resolves or refuses them with the line).
     ValueError
         As :func:`parse_nvidia_smi_csv`.
     """
@@ -406,20 +586,26 @@ def read_nvidia_smi_csv_chunks(chunks: Iterator[bytes], *, source: str,
         raise NotStreamable("no header in the first chunk")
     try:
         header, header_text, i = _resolve_header(lines, i, fields, source)
-        layout = _Layout.of(header, source, i)
+        layout = _Layout.of(header, source, i, gpu_column)
         interval_s = meta_interval(meta, source)
     except ValueError:
         raise NotStreamable("the header needs the whole-text reader") from None
+    if gpu_column is None and set(GPU_COLUMNS) & set(layout.names):
+        raise NotStreamable("a wrapper's GPU column: the whole text says which is the GPU")
     stream_layout = _stream_layout(layout, header_text, fields, interval_s)
-    return read_csv_chunks(itertools.chain([first], chunks), layout=stream_layout,
-                           source=source, first_line=i, meta=meta, size_bytes=size_bytes)
+    log = read_csv_chunks(itertools.chain([first], chunks), layout=stream_layout,
+                          source=source, first_line=i, meta=meta, size_bytes=size_bytes)
+    if _doubled(log.frame):
+        raise NotStreamable("two readings of one moment, GPU and metric")
+    return _checked(log, layout)
 
 
 def _stream_layout(layout: _Layout, header_text: str | None,
                    fields: Sequence[str] | str | None, interval_s: float) -> CsvLayout:
     shadowed = layout.shadowed
     return CsvLayout(
-        header=layout.header, header_text=header_text, text_fields=_TEXT_FIELDS,
+        header=layout.header, header_text=header_text,
+        text_fields=_TEXT_FIELDS | layout.skipped,
         shadowed=shadowed, time_col=layout.time_col, id_col=layout.id_col,
         id_kind=layout.id_kind, identity=layout.identity, interpret=_smi_value,
         known=lambda name: name in _SMI_BY_FIELD or (

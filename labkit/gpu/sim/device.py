@@ -313,6 +313,7 @@ class SimDevice(Handle):
         # MIG
         self.mig_current = 0
         self.mig_pending = 0
+        self.persistence_mode = 1  # NVML_FEATURE_ENABLED: nvidia-persistenced runs
         self.gpu_instances: dict[int, GpuInstance] = {}
         self.mig_devices: dict[int, MigDevice] = {}
         # health

@@ -84,7 +84,7 @@ MUTATING_CALLS = frozenset({
     "nvmlDeviceSetMigMode", "nvmlDeviceCreateGpuInstance",
     "nvmlDeviceCreateGpuInstanceWithPlacement", "nvmlGpuInstanceDestroy",
     "nvmlGpuInstanceCreateComputeInstance", "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
-    "nvmlComputeInstanceDestroy",
+    "nvmlComputeInstanceDestroy", "nvmlDeviceSetPersistenceMode",
 })
 #: Control-API methods that change the lab (the same lock and save).
 CONTROL_MUTATORS = (

@@ -89,6 +89,7 @@ class LabState(SimulatedLab):
                               "start_s": w.start_s, "stop_s": w.stop_s, "weight": w.weight,
                               "sms": self._sms(dev, w)})
         return {"mig_current": dev.mig_current, "mig_pending": dev.mig_pending,
+                "persistence_mode": dev.persistence_mode,
                 "power_limit_w": dev.power_limit_w, "ambient_c": dev.ambient_c, "lost": dev.lost,
                 "ecc": [[k[0], k[1], v] for k, v in dev.ecc.items()],
                 "remapped_rows": list(dev.remapped_rows), "pcie_replays": dev.pcie_replays,
@@ -121,6 +122,7 @@ class LabState(SimulatedLab):
             # workloads first: the next sync() integrates them from their own start/stop times
             self._apply_workloads(dev, item.get("workloads", []), now)
             dev.mig_current, dev.mig_pending = int(item["mig_current"]), int(item["mig_pending"])
+            dev.persistence_mode = int(item.get("persistence_mode", 1))
             if float(item["power_limit_w"]) != dev.power_limit_w:
                 dev.set_power_limit(now, float(item["power_limit_w"]))
             dev.ambient_c, dev.lost = float(item["ambient_c"]), bool(item["lost"])

@@ -91,10 +91,22 @@ class ToolsApi:
     # --- modes and identity -----------------------------------------------------------------
 
     def nvmlDeviceGetPersistenceMode(self, handle: Any, ref: Any) -> int:
-        """Persistence mode: enabled (lab servers run nvidia-persistenced, as NVIDIA advises for
-        datacenter GPUs); a MIG device answers for its parent (**inferred**)."""
-        self._any(handle)
-        _out(ref).value = N.NVML_FEATURE_ENABLED
+        """Persistence mode: enabled by default (lab servers run nvidia-persistenced, as NVIDIA
+        advises for datacenter GPUs), off after ``nvmlDeviceSetPersistenceMode(h, 0)``; a MIG
+        device answers for its parent (**inferred**)."""
+        obj = self._any(handle)
+        parent = obj.parent if isinstance(obj, MigDevice) else obj
+        _out(ref).value = getattr(parent, "persistence_mode", N.NVML_FEATURE_ENABLED)
+        return N.NVML_SUCCESS
+
+    def nvmlDeviceSetPersistenceMode(self, handle: Any, mode: Any) -> int:
+        """Set persistence mode (``nvidia-smi -i N -pm 0|1``); a MIG device handle is
+        NOT_SUPPORTED, a mode other than 0/1 INVALID_ARGUMENT (nvml.h: "Requires root")."""
+        dev = self._dev(handle)
+        value = _v(mode)
+        if value not in (N.NVML_FEATURE_DISABLED, N.NVML_FEATURE_ENABLED):
+            return N.NVML_ERROR_INVALID_ARGUMENT
+        dev.persistence_mode = value
         return N.NVML_SUCCESS
 
     def nvmlDeviceGetComputeMode(self, handle: Any, ref: Any) -> int:

@@ -230,8 +230,15 @@ class BoardApp(widgets.VBox):
         self.removes = widgets.HBox([widgets.HTML(f"<b>{t('mig.board.remove')}</b>&nbsp;"),
                                      self.remove_select, self.remove_button, notes["remove"]],
                                     layout=widgets.Layout(align_items="center"))
-        self.children = [controls, presets, click, self.starts, self.grid, self.message,
-                         self.removes, self.fragmentation, self.capacity]
+        from labkit.ui.mig.server import ServerPanel
+
+        # our server's layout, pasted from nvidia-smi (issue 26): folded until opened
+        self.server = ServerPanel(self)
+        self.server_box = widgets.Accordion(children=[self.server], selected_index=None,
+                                            titles=(t("mig.server.title"),))
+        self.server_box.add_class("lk-board-server-box")
+        self.children = [controls, self.server_box, presets, click, self.starts, self.grid,
+                         self.message, self.removes, self.fragmentation, self.capacity]
         self._build_model_controls()
         self.render()
 

@@ -58,6 +58,15 @@ READER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("no_gpu", r"the snapshot lists no GPU"),
         ("no_trace", r"no such trace"),
         ("segments", r"(bad segments entry|segment starts must increase)"),
+        ("csv_repeat", r"line \d+ repeats the moment and GPU of line (?P<first>\d+) \(time "
+                       r"column (?P<time>[^,]*), GPU column (?P<gpu>[^)]*)\)"),
+        ("csv_doubled", r"two readings of one moment, GPU and metric \(time column "
+                        r"(?P<time>[^,]*), GPU column (?P<gpu>[^)]*)\)"),
+        ("doubled", r"two readings of GPU (?P<gpu>\d+) (?P<metric>\S+) at (?P<t>\S+) s "
+                    r"\(columns (?P<columns>[^)]*)\)"),
+        ("two_uuids", r"gpu label (?P<gpu>\d+) names two devices \(UUID (?P<a>\S+) and "
+                      r"(?P<b>[^)]*)\)"),
+        ("mig_no_gi", r"a MIG device without a GPU_I_ID label on gpu (?P<gpu>\d+)"),
         # row level (also the reasons of unreadable rows)
         ("cells", r"(?P<n>\d+) cells, the header has (?P<width>\d+)$"),
         ("cells_expected", r"(?P<n>\d+) cells, expected (?P<width>\d+)$"),

@@ -13,7 +13,8 @@ from labkit.data.observe.smi_csv import COMMON_FIELD_SETS
 from labkit.i18n import t
 from labkit.ui.observe.common import css
 
-__all__ = ["field_set_dropdown", "fields_text", "preview_html"]
+__all__ = ["field_set_dropdown", "fields_text", "gpu_column_dropdown", "gpu_column_options",
+           "preview_html"]
 
 
 def fields_text() -> widgets.Text:
@@ -45,3 +46,22 @@ def preview_html(text: str, rows: int = 5) -> str:
     return (t("observe.replay.preview", n=width)
             + f'<table class="lk-preview" style="font-size:85%">{body}</table>')
 
+
+
+def gpu_column_dropdown() -> widgets.Dropdown:
+    """Return the picker of the column that tells GPUs apart (hidden until a log needs it).
+
+    Shown when a ``--query-gpu`` CSV log has two readings of one moment and GPU that the file
+    does not resolve (a wrapper's own GPU column): the operator says which column is the GPU.
+    """
+    return css(widgets.Dropdown(
+        options=[(t("observe.replay.gpu_column.auto"), "")], value="",
+        description=t("observe.replay.gpu_column_label"),
+        layout=widgets.Layout(width="520px", display="none"),
+        style={"description_width": "initial"}), "lk-replay-gpu-column")
+
+
+def gpu_column_options(names: list[str]) -> list[tuple[str, str]]:
+    """Return the picker's options: automatic, then the header's columns (as written)."""
+    return [(t("observe.replay.gpu_column.auto"), "")] + [
+        (n[:60], n) for n in dict.fromkeys(names) if n and n != "timestamp"]

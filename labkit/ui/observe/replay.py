@@ -38,7 +38,13 @@ from labkit.ui.observe.common import (
     no_null_tooltips,
 )
 from labkit.ui.observe.errors import row_reason_text
-from labkit.ui.observe.fields import field_set_dropdown, fields_text, preview_html
+from labkit.ui.observe.fields import (
+    field_set_dropdown,
+    fields_text,
+    gpu_column_dropdown,
+    gpu_column_options,
+    preview_html,
+)
 from labkit.ui.observe.panels import panel_html, signals_html
 from labkit.ui.observe.snapshot import snapshot_html
 from labkit.ui.observe.upload import (
@@ -139,6 +145,7 @@ class ReplayApp(widgets.VBox):
         self.upload_hint = css(widgets.HTML(upload_hint_text()), "lk-replay-upload-hint")
         self.fields = fields_text()
         self.field_set = field_set_dropdown()
+        self.gpu_column = gpu_column_dropdown()
         self.preview = css(widgets.HTML(""), "lk-replay-preview")
         self.snapshot = css(widgets.HTML(""), "lk-replay-snapshot")
         # the current noheader upload: waiting for its field list, or read with it (a change of
@@ -154,6 +161,8 @@ class ReplayApp(widgets.VBox):
             widgets.HBox([self.upload, self.upload_error, self.upload_hint]),
             self.fields, widgets.HBox([self.field_set, guard(self.field_set, "replay-field-set")],
                                       layout=widgets.Layout(align_items="center")),
+            widgets.HBox([self.gpu_column, guard(self.gpu_column, "replay-gpu-column")],
+                         layout=widgets.Layout(align_items="center")),
             self.preview, self.error, self.info, self.snapshot,
             *self._build_scrub()]
         self.source.observe(self._on_source, names="value")
@@ -161,6 +170,7 @@ class ReplayApp(widgets.VBox):
         self.upload.observe(self._on_refused, names="refused")
         self.field_set.observe(self._on_field_set, names="value")
         self.fields.observe(self._on_fields, names="value")
+        self.gpu_column.observe(self._on_fields, names="value")
         self.gpu.observe(self._on_position, names="value")
         self.time.observe(self._on_position, names="value")
         self.export.on_click(self._on_export)
@@ -250,7 +260,17 @@ class ReplayApp(widgets.VBox):
         if self._pending is not None:  # the last file was noheader: its field list is not
             self._pending = None       # this file's (issue 16)
             self._reset_fields()
+        self._set_gpu_columns([])  # the last file's columns are not this file's
         self._read_text(name, text)
+
+    def _set_gpu_columns(self, names: list[str]) -> None:
+        """Offer ``names`` as the GPU column (hidden, back to automatic, when empty)."""
+        self.gpu_column.unobserve(self._on_fields, names="value")
+        keep = self.gpu_column.value if self.gpu_column.value in names else ""
+        self.gpu_column.options = gpu_column_options(names)
+        self.gpu_column.value = keep
+        self.gpu_column.layout.display = None if names else "none"
+        self.gpu_column.observe(self._on_fields, names="value")
 
     def _reset_fields(self) -> None:
         """Empty the field list and field set without reading anything."""
@@ -280,26 +300,31 @@ class ReplayApp(widgets.VBox):
 
     def _read_text_or_raise(self, name: str, text: str) -> None:
         """Read an uploaded log's text; a noheader CSV waits for its field list."""
-        from labkit.data.observe import parse_nvidia_smi_query, read_log
+        from labkit.data.observe import header_fields, parse_nvidia_smi_query, read_log
         from labkit.data.observe.smi_query import looks_like_query
 
         fields = self.fields.value.strip()[:2000] or None
+        gpu_column = str(self.gpu_column.value or "") or None
         snapshot = None
         try:
             if looks_like_query(text) is not None:
                 snapshot = parse_nvidia_smi_query(text, source=name)
                 log = snapshot.log
             else:
-                log = read_log(text, source=name, fields=fields)
+                log = read_log(text, source=name, fields=fields, gpu_column=gpu_column)
         except ValueError as err:
-            if getattr(err, "kind", None) == "no_header" or (
+            kind = getattr(err, "kind", None)
+            if kind == "no_header" or kind == "duplicate" or gpu_column or (
                     fields and self._pending is not None):
                 self._pending = (name, text[:MAX_UPLOAD_BYTES])
                 self.preview.value = preview_html(text)
+            if kind == "duplicate" or gpu_column:  # which column is the GPU? (issue 26)
+                self._set_gpu_columns(header_fields(text, fields))
             self._show_upload_error(log_error_text(err, source=name))
             return
         self._pending = (name, text[:MAX_UPLOAD_BYTES]) if (
-            fields and log.format == "nvidia-smi-csv" and _noheader(text)) else None
+            (fields and log.format == "nvidia-smi-csv" and _noheader(text))
+            or gpu_column) else None
         self.preview.value = ""
         self.load(log)
         self.snapshot.value = snapshot_html(snapshot) if snapshot is not None else ""
@@ -361,6 +386,8 @@ class ReplayApp(widgets.VBox):
                 for u in log.unparsed[:5])
             lines.append('<span style="color:#a15c00">' + t(
                 "observe.replay.unparsed", n=len(log.unparsed), rows=shown) + "</span>")
+        if log.gpu_column:
+            lines.append(t("observe.replay.gpu_column", column=html.escape(log.gpu_column)))
         if log.ignored_fields:
             lines.append(t("observe.replay.ignored",
                            fields=html.escape(", ".join(log.ignored_fields[:20]))))

@@ -43,7 +43,7 @@ def read_upload(value: Any, *, max_bytes: int = MAX_UPLOAD_BYTES,
 
 #: LogError kinds with their own Korean sentence (labkit.observe.LogError.kind).
 LOG_ERROR_KINDS = ("encoding", "binary", "too_large", "layout", "no_header", "timestamp",
-                   "xml")
+                   "xml", "duplicate")
 
 
 def log_error_text(err: ValueError, *, source: str | None = None) -> str:
