@@ -29,12 +29,13 @@ from labkit.i18n.ko import (
     reliability,
     school,
     serve,
+    teacher,
 )
 
 __all__ = ["KO"]
 
 _PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
-          school, predict, capstone)
+          school, predict, capstone, teacher)
 
 
 def _union() -> dict[str, str]:
