@@ -1,7 +1,8 @@
 """The teacher's pages in docs/: generated from the lessons, and what the lessons grade with.
 
-- The committed ``docs/answer-key.md`` and ``docs/answer-key.html`` are exactly what
-  ``python -m labkit.serve.teacher_docs`` writes (rerun it after changing a lesson).
+- The committed ``docs/answer-key.md``, ``docs/answer-key.html`` and ``docs/lesson-plans.md`` are
+  exactly what ``python -m labkit.serve.teacher_docs`` writes (rerun it after changing a lesson
+  or ``data/lessons/plans.yaml``).
 - The answer key's table of apps (:data:`labkit.ui.answer_key.LESSONS`) is the notebooks' own:
   each notebook's cells are read and run (imports and app assignments in order, then its
   ``ui.predict.ask``, ``ui.tasks.lesson`` and exercise calls), and the key's prediction value,
@@ -47,6 +48,12 @@ def test_committed_answer_key_is_what_the_generator_writes(pages: dict[str, str]
                                                            name: str) -> None:
     committed = (ROOT / "docs" / name).read_text(encoding="utf-8")
     assert committed == pages[name], f"docs/{name} is stale: python -m labkit.serve.teacher_docs"
+
+
+def test_committed_lesson_plans_are_what_the_generator_writes() -> None:
+    committed = (ROOT / "docs" / "lesson-plans.md").read_text(encoding="utf-8")
+    assert committed == teacher_docs.lesson_plans_page(), (
+        "docs/lesson-plans.md is stale: python -m labkit.serve.teacher_docs")
 
 
 def test_answer_key_html_prints_on_a4_and_loads_nothing(pages: dict[str, str]) -> None:

@@ -4,7 +4,10 @@ Writes, for the default school case on the simulated lab GPU (so the pages are t
 every machine):
 
 - ``docs/answer-key.md`` and ``docs/answer-key.html`` (prints on A4): every prediction, task,
-  exercise and exit ticket with its answer (:mod:`labkit.ui.answer_key`).
+  exercise and exit ticket with its answer (:mod:`labkit.ui.answer_key`);
+- ``docs/lesson-plans.md``: each lesson's plan in 50-minute periods, with its measured length
+  and the talking points of its "살펴볼 점" notes (``data/lessons/plans.yaml``,
+  :mod:`labkit.data.plans`).
 
 ``tests/test_teacher_docs.py`` checks that the committed pages equal what this writes; rerun it
 after changing a lesson's questions or answers. The pages go to ``docs/`` only: ``notebooks/`` is
@@ -23,9 +26,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from labkit.serve.lessons import discover
+from labkit.data.plans import (
+    PERIOD_MIN,
+    LessonPlan,
+    lesson_minutes,
+    load_plans,
+    notebook_outline,
+)
+from labkit.i18n import t
+from labkit.serve.lessons import Lesson, discover
 
-__all__ = ["DOCS", "answer_key_pages", "default_case", "main"]
+__all__ = ["DOCS", "answer_key_pages", "default_case", "lesson_plans_page", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -70,6 +81,66 @@ def answer_key_pages() -> dict[str, str]:
             "answer-key.html": render_html(keys, titles)}
 
 
+def _cell(text: str) -> str:
+    """Text for one Markdown table cell (a ``|`` would end the cell)."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _plan_section(lesson: Lesson, plan: LessonPlan) -> list[str]:
+    measured = lesson_minutes(notebook_outline(lesson.notebook))
+    out = [f"## {lesson.number}. {lesson.title}", "",
+           f"- **{t('teacher.plan.periods')}**: "
+           f"{t('teacher.plan.duration', n=plan.periods, minutes=plan.periods * PERIOD_MIN)}"
+           f" · **{t('teacher.plan.measured')}**: "
+           f"{t('teacher.plan.measured_value', minutes=measured)}",
+           f"- **{t('teacher.plan.reshape')}**: {plan.reshape}", "",
+           f"**{t('teacher.plan.objectives')}**", ""]
+    out += [f"{i}. {goal}" for i, goal in enumerate(lesson.goals, start=1)]
+    out += ["", f"**{t('teacher.plan.preparation')}**", ""]
+    out += [f"- {item}" for item in plan.preparation]
+    for n in range(1, plan.periods + 1):
+        parts = [p for p in plan.parts if p.period == n]
+        out += ["", f"### {t('teacher.plan.period', n=n)}", "",
+                f"| {t('teacher.plan.phase')} | {t('teacher.plan.minutes')} | "
+                f"{t('teacher.plan.sections')} | {t('teacher.plan.activity')} |",
+                "|---|---|---|---|"]
+        out += [f"| {p.phase} | {t('teacher.plan.minutes_value', n=p.minutes)} | "
+                f"{_cell(', '.join(p.sections))} | {_cell(p.activity)} |" for p in parts]
+        total = sum(p.minutes for p in parts)
+        out.append(f"| **{t('teacher.plan.total')}** | "
+                   f"**{t('teacher.plan.minutes_value', n=total)}** | | |")
+    if plan.skipped:
+        out += ["", f"**{t('teacher.plan.skipped')}**: {', '.join(plan.skipped)}"]
+    if plan.extension:
+        out += ["", f"**{t('teacher.plan.extension')}**", ""]
+        out += [f"- {item}" for item in plan.extension]
+    if plan.talking_points:
+        out += ["", f"### {t('teacher.plan.talk')}", ""]
+        for point in plan.talking_points:
+            out += [f"**{point.section}**", ""]
+            out += [f"- {t('teacher.plan.talk_ask')}: {q}" for q in point.ask]
+            out += [f"- {t('teacher.plan.talk_answer')}: {point.answer}",
+                    f"- {t('teacher.plan.talk_misconception')}: {point.misconception}", ""]
+    return out
+
+
+def lesson_plans_page() -> str:
+    """Return ``docs/lesson-plans.md``: every lesson's plan, in lesson order.
+
+    Raises
+    ------
+    labkit.data.DataError
+        If ``data/lessons/plans.yaml`` is invalid.
+    KeyError
+        If a lesson notebook has no plan.
+    """
+    plans = load_plans().lessons
+    out = [f"# {t('teacher.plan.title')}", "", t("teacher.plan.intro"), ""]
+    for lesson in discover():
+        out += [*_plan_section(lesson, plans[lesson.number]), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the teacher's pages into ``--out`` (default ``docs/``); return 0."""
     parser = argparse.ArgumentParser(prog="python -m labkit.serve.teacher_docs",
@@ -78,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with default_case():
         pages = answer_key_pages()
+    pages["lesson-plans.md"] = lesson_plans_page()
     args.out.mkdir(parents=True, exist_ok=True)
     for name, text in pages.items():
         (args.out / name).write_text(text, encoding="utf-8")
