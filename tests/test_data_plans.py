@@ -6,6 +6,7 @@
 - Honest length: the measured minutes (labkit.data.plans.measured_minutes) of the sections a
   period first names fit in that period; a lesson claims no more periods than it needs plus one.
 - The notebook's own "소요 시간" line and the gallery card say the plan's periods.
+- Every "살펴볼 점" note of a notebook has its talking point in the plan.
 - A broken plan fails to load with a DataError naming the lesson and the period.
 """
 
@@ -163,3 +164,15 @@ def test_a_broken_plan_names_lesson_and_period(tmp_path: Path, monkeypatch: pyte
     path.write_text(text[:start] + text[start:].replace(old, new, 1), encoding="utf-8")
     with pytest.raises(DataError, match=message):
         load_plans()
+
+
+@pytest.mark.parametrize("number", sorted(NOTEBOOKS))
+def test_every_note_to_look_at_has_its_talking_point(
+        plans: dict[str, plans_data.LessonPlan], number: str) -> None:
+    """Each "살펴볼 점" of a section has one talking point (question, answer, misconception)."""
+    notes = {s.title: s.notes for s in notebook_outline(NOTEBOOKS[number]) if s.notes}
+    points: dict[str, int] = {}
+    for point in plans[number].talking_points:
+        points[point.section] = points.get(point.section, 0) + 1
+        assert point.ask and all(q.endswith("?") for q in point.ask), point.section
+    assert points == notes

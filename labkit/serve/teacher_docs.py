@@ -121,6 +121,8 @@ def _plan_section(lesson: Lesson, plan: LessonPlan) -> list[str]:
             out += [f"- {t('teacher.plan.talk_ask')}: {q}" for q in point.ask]
             out += [f"- {t('teacher.plan.talk_answer')}: {point.answer}",
                     f"- {t('teacher.plan.talk_misconception')}: {point.misconception}", ""]
+    while out[-1] == "":
+        out.pop()
     return out
 
 
