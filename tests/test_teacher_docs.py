@@ -124,7 +124,8 @@ def test_answer_key_is_built_from_the_notebooks_own_apps(
 
 def _lesson_exercises() -> list[Exercise]:
     with teacher_docs.default_case():
-        return [ex for sources in answer_key.LESSONS.values() for make in sources.exercises
+        return [ex for sources in answer_key.LESSONS.values()
+                for make in (*sources.exercises, sources.exit_ticket) if make is not None
                 for ex in make().exercises]
 
 

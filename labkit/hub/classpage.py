@@ -43,6 +43,7 @@ from urllib.parse import quote
 
 from labkit.data.roster import RosterEntry, RosterLike
 from labkit.hub.results import exercise_title, parse_when, reported_results
+from labkit.hub.tickets import class_tickets_html
 from labkit.i18n import t
 
 __all__ = ["ENV_ADMINS", "ENV_ROSTER", "SCOPES", "ClassPage", "StudentRow", "class_rows",
@@ -366,6 +367,7 @@ def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
         f'{notice}<p class="lk-summary">'
         f'{e(t("hub.class.summary", online=online, total=students))}</p>'
         f'<table class="lk-class"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
+        f"{class_tickets_html(rows)}"
         f'<p class="lk-note"><small>{e(t("hub.class.reported_note"))}</small></p>',
         refresh=True)
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from labkit.i18n import t
@@ -104,6 +104,15 @@ LESSONS: dict[str, LessonSources] = {
     "09": LessonSources(lambda: _ui().capstone.decision_app(),
                         lambda: _ui().capstone.decision_app()),
 }
+
+
+
+def _exit_ticket(number: str) -> Callable[[], Any]:
+    return lambda: _ui().exit_ticket.lesson(number)
+
+
+for _number, _sources in LESSONS.items():  # every lesson ends with its exit ticket
+    LESSONS[_number] = replace(_sources, exit_ticket=_exit_ticket(_number))
 
 
 @dataclass(frozen=True)

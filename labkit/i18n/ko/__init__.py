@@ -19,6 +19,7 @@ from labkit.i18n.ko import (
     common,
     economics,
     errors,
+    exit_ticket,
     goodput,
     hub,
     mig,
@@ -35,7 +36,7 @@ from labkit.i18n.ko import (
 __all__ = ["KO"]
 
 _PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
-          school, predict, capstone, teacher)
+          school, predict, capstone, teacher, exit_ticket)
 
 
 def _union() -> dict[str, str]:

@@ -51,4 +51,13 @@ STRINGS: dict[str, str] = {
     "teacher.plan.talk_ask": "물을 것",
     "teacher.plan.talk_answer": "기대하는 답",
     "teacher.plan.talk_misconception": "바로잡을 오해",
+    # --- hub.class: exit tickets on the teacher's class page (labkit.hub.tickets) ------------
+    "hub.class.ex.exit": "{lesson}강 나가기 전 확인: {what}",
+    "hub.class.tickets.title": "나가기 전 확인: 질문별 정답 학생 수",
+    "hub.class.tickets.question": "질문",
+    "hub.class.tickets.correct": "정답",
+    "hub.class.tickets.correct_value": "{n}명 / {m}명",
+    "hub.class.tickets.answered": "답한 학생",
+    "hub.class.tickets.wrong": "아직 맞히지 못한 학생",
+    "hub.class.tickets.none": "아직 나가기 전 확인에 답한 학생이 없습니다.",
 }
