@@ -142,3 +142,21 @@ def test_answer_text_refuses_an_answer_no_written_form_grades() -> None:
     impossible = Exercise("goodput.ex1", 1 / 3, 0.0, "%")
     with pytest.raises(ValueError, match="goodput.ex1"):
         answer_key.answer_text(impossible)
+
+
+def test_teacher_guide_and_readme_link_the_teacher_pages() -> None:
+    guide = (ROOT / "docs" / "teacher.md").read_text(encoding="utf-8")
+    for page in ("lesson-plans.md", "answer-key.md", "answer-key.html"):
+        assert f"]({page})" in guide
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "](docs/lesson-plans.md)" in readme and "](docs/answer-key.md)" in readme
+
+
+def test_students_get_no_answer_key() -> None:
+    """The hub copies notebooks/ (its *.ipynb) to every student; the key lives in docs/."""
+    from labkit.hub.curriculum import read_curriculum
+
+    copied = read_curriculum(ROOT / "notebooks")
+    assert copied and all(name.endswith(".ipynb") for name in copied)
+    assert not any("answer" in name for name in copied)
+    assert teacher_docs.DOCS == ROOT / "docs"
