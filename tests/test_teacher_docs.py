@@ -38,9 +38,9 @@ def keys() -> dict[str, answer_key.LessonKey]:
 
 
 @pytest.fixture(scope="module")
-def pages() -> dict[str, str]:
+def pages(keys: dict[str, answer_key.LessonKey]) -> dict[str, str]:
     with teacher_docs.default_case():
-        return teacher_docs.answer_key_pages()
+        return teacher_docs.answer_key_pages(list(keys.values()))
 
 
 @pytest.mark.parametrize("name", ["answer-key.md", "answer-key.html"])
@@ -160,3 +160,29 @@ def test_students_get_no_answer_key() -> None:
     assert copied and all(name.endswith(".ipynb") for name in copied)
     assert not any("answer" in name for name in copied)
     assert teacher_docs.DOCS == ROOT / "docs"
+
+
+def test_every_task_of_a_searched_lesson_has_a_state_its_check_meets(
+        keys: dict[str, answer_key.LessonKey]) -> None:
+    for number in answer_key.SEARCH:
+        for item in (i for i in keys[number].items if i.kind == "task"):
+            assert item.answer.startswith("예: "), (item.key, item.answer)
+
+
+def test_solve_task_takes_the_first_state_the_tasks_check_meets() -> None:
+    """Lesson 03's seed worksheet (data/goodput/worksheet.yaml): straggler 30 h is the biggest
+    loss, and the straggler task's target is the goodput with it halved (15 h)."""
+    from labkit.ui.checks import TASKS
+
+    with teacher_docs.default_case():
+        from labkit import ui
+
+        ledger = ui.goodput.worksheet_app()
+        straggler, biggest = TASKS["03"](ledger)
+        assert answer_key.solve_task(straggler, ledger, [{}, {"straggler": 16.0},
+                                                          {"straggler": 15.0}]) == {
+            "straggler": 15.0}
+        assert answer_key.solve_task(biggest, ledger, [{"rewind": 0.0}, {"straggler": 0.0}]) == {
+            "straggler": 0.0}
+        assert answer_key.solve_task(biggest, ledger, [{"rewind": 0.0}]) is None
+        assert ledger.fields["straggler"].control.value == 30.0  # left as the lesson starts

@@ -22,9 +22,10 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from labkit.data.plans import (
     PERIOD_MIN,
@@ -35,6 +36,9 @@ from labkit.data.plans import (
 )
 from labkit.i18n import t
 from labkit.serve.lessons import Lesson, discover
+
+if TYPE_CHECKING:
+    from labkit.ui.answer_key import LessonKey
 
 __all__ = ["DOCS", "answer_key_pages", "default_case", "lesson_plans_page", "main"]
 
@@ -68,14 +72,16 @@ def lesson_titles(root: Path | None = None) -> dict[str, str]:
     return {lesson.number: lesson.title for lesson in discover(root)}
 
 
-def answer_key_pages() -> dict[str, str]:
+def answer_key_pages(keys: Sequence[LessonKey] | None = None) -> dict[str, str]:
     """Return the answer key's pages by file name (``answer-key.md``, ``answer-key.html``).
 
-    Build them inside :func:`default_case` for the committed pages.
+    ``keys`` defaults to :func:`labkit.ui.answer_key.build_key` (about a minute: every task's
+    state is searched with its own check). Build them inside :func:`default_case` for the
+    committed pages.
     """
     from labkit.ui.answer_key import build_key, render_html, render_markdown
 
-    keys = build_key()
+    keys = build_key() if keys is None else keys
     titles = lesson_titles()
     return {"answer-key.md": render_markdown(keys, titles),
             "answer-key.html": render_html(keys, titles)}

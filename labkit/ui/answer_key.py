@@ -225,15 +225,137 @@ def _prediction_item(number: str, source: Any) -> KeyItem | None:
                    _plain(t(f"predict.{pred.key}.why")))
 
 
+# --- tasks: a state that meets each task, found by the task's own check ------------------------
+
+Assignment = dict[str, Any]
+
+
+def _grid(start: float, stop: float, step: float) -> list[float]:
+    """``start, start ± step, …`` up to ``stop`` (inclusive; descending if stop < start)."""
+    n = round(abs(stop - start) / step)
+    sign = 1 if stop >= start else -1
+    return [round(start + sign * i * step, 9) for i in range(n + 1)]
+
+
+def _options(app: Any, key: str) -> list[Any]:
+    return [o[1] if isinstance(o, tuple) else o for o in app.fields[key].control.options]
+
+
+def _search_03(app: Any, key: str) -> list[Assignment]:
+    if key == "03.straggler":
+        return [{"straggler": v} for v in _grid(app.fields["straggler"].control.value, 0, 1)]
+    return [{loss: 0.0} for loss in app.loss_keys]
+
+
+def _search_04(app: Any, key: str) -> list[Assignment]:
+    from labkit.ui.checks.goodput_reliability import _big_mtbf_h
+
+    base: Assignment = ({"mtbf_h": _big_mtbf_h(app)} if key == "04.interval"
+                        else {"async_write": True})
+    return [{**base, "interval_min": v} for v in _grid(1, 300, 1)]
+
+
+def _search_05(app: Any, key: str) -> list[Assignment]:
+    if key == "05.utilization":
+        return [{"utilization": v} for v in _grid(100, 5, 1)]
+    half = app.fields["api_price_usd_per_m"].default / 2
+    return [{"api_price_usd_per_m": half, "utilization": v} for v in _grid(5, 100, 1)]
+
+
+def _search_06(app: Any, _key: str) -> list[Assignment]:
+    return [{"claimant": c} for c in _options(app, "claimant")]
+
+
+def _search_07(app: Any, key: str) -> list[Assignment]:
+    if key == "07.contract":
+        return [{"contract_auto": False, "contract_kw": v} for v in _grid(1, 100, 1)]
+    family = app.fields["tariff_class"].default.split(" 선택")[0]  # the task's own family
+    return [{"tariff_class": c, "school_exception": e}
+            for c in _options(app, "tariff_class") if c.startswith(family)
+            for e in (False, True)]
+
+
+def _search_08(app: Any, key: str) -> list[Assignment]:
+    pre = (True, False) if key == "08.wait" else (False,)
+    return [{"policy": p, "placement": m, "preemption": x} for x in pre
+            for p in _options(app, "policy") for m in _options(app, "placement")]
+
+
+def _search_09(app: Any, key: str) -> list[Assignment]:
+    if key == "09.api":
+        return [{"api_usd_per_m_tokens": v} for v in _grid(0.6, 0.05, 0.05)]
+    return [{"always_on_frac": v} for v in _grid(5, 100, 5)] + [
+        {"always_on_frac": 100.0, "after_school_frac": v} for v in _grid(20, 100, 5)]
+
+
+#: Where to look for a state that meets each lesson's tasks: the controls the task lets the
+#: student change, over their range (a search space, not an answer: the task's own check picks).
+SEARCH: dict[str, Callable[[Any, str], list[Assignment]]] = {
+    "03": _search_03, "04": _search_04, "05": _search_05, "06": _search_06,
+    "07": _search_07, "08": _search_08, "09": _search_09,
+}
+
+
+def _shown_value(app: Any, key: str, value: Any) -> str:
+    control = app.fields[key].control
+    if isinstance(value, bool):
+        return t("teacher.key.on" if value else "teacher.key.off")
+    for option in getattr(control, "options", ()):
+        if isinstance(option, tuple) and option[1] == value:
+            return str(option[0])
+    if isinstance(value, (int, float)):
+        return fmt.quantity(float(value), app.fields[key].unit)
+    return str(value)
+
+
+def solve_task(task: Any, app: Any, candidates: Sequence[Assignment]) -> Assignment | None:
+    """Return the first assignment of control values under which ``task``'s own check is met
+    (the app is reset before each and left reset), or None.
+
+    Raises
+    ------
+    KeyError
+        If an assignment names a control the app does not have.
+    """
+    from labkit.ui.tasks import check_task
+
+    found = None
+    for values in candidates:
+        app.reset()
+        for key, value in values.items():
+            app.fields[key].control.value = value
+        app.flush()
+        if check_task(task, app).ok:
+            found = values
+            break
+    app.reset()
+    app.flush()
+    return found
+
+
+def _task_answer(number: str, task: Any, app: Any) -> str:
+    search = SEARCH.get(number)
+    if search is None or not hasattr(app, "reset"):
+        return t("teacher.key.task_answer")
+    found = solve_task(task, app, search(app, task.key))
+    if found is None:
+        raise ValueError(f"task {task.key}: no state in its search space meets its check")
+    shown = ", ".join(f"{_plain(app.fields[k].label.value)} = {_shown_value(app, k, v)}"
+                      for k, v in found.items())
+    return t("teacher.key.task_example", state=shown)
+
+
 def _task_items(number: str, source: Any) -> list[KeyItem]:
     from labkit.ui.checks import TASKS
 
     items = []
     for n, task in enumerate(TASKS[number](source), start=1):
+        answer = _task_answer(number, task, source)
+        check = ("teacher.key.task_check" if number in SEARCH
+                 else "teacher.key.task_check_generic")
         items.append(KeyItem(
             "task", f"task.{task.key}", t("task.title", n=n),
-            _plain(t(f"task.{task.key}.q", **task.values)),
-            t("teacher.key.task_answer"), t("teacher.key.task_check"),
+            _plain(t(f"task.{task.key}.q", **task.values)), answer, t(check),
             _plain(t(f"task.{task.key}.done", **task.values))))
     return items
 
