@@ -25,6 +25,7 @@ from labkit.data import (
     load_document,
     observe,
     opex,
+    plans,
     reliability,
     scheduling,
     school,
@@ -134,6 +135,9 @@ CASES: list[tuple[str, str, str, str, Callable[[], Any], str]] = [
      r"L40S.yaml: device.ecc must be bool \(true/false\), got 1"),
     ("reliability", "reliability/month_model.yaml", "hours: 720", "hours: '720'",
      reliability.load_month_model, r"month_model.yaml: hours must be float, got '720'"),
+    ("lessons", "lessons/plans.yaml", "{period: 1, phase: 도입, minutes: 7,",
+     "{period: 1, phase: 도입, minutes: 8,", lambda: plans.load_plans(),
+     r"plans.yaml: lessons\.01.*period 1: minutes add up to 51, not 50"),
 ]
 
 

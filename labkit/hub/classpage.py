@@ -52,6 +52,7 @@ from urllib.parse import quote
 
 from labkit.data.roster import RosterEntry, RosterLike
 from labkit.hub.results import exercise_title, parse_when, reported_results
+from labkit.hub.tickets import class_tickets_html
 from labkit.i18n import t
 
 __all__ = ["ENV_ADMINS", "ENV_CAFILE", "ENV_HOMES", "ENV_PROXY", "ENV_ROSTER", "SCOPES", "ClassPage",
@@ -420,6 +421,7 @@ def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
         f'{notice}{warm}<p class="lk-summary">'
         f'{e(t("hub.class.summary", online=online, total=students))}</p>'
         f'<table class="lk-class"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
+        f"{class_tickets_html(rows)}"
         f'<p class="lk-note"><small>{e(t("hub.class.reported_note"))}</small></p>'
         f'<p><a class="lk-csv" href="results.csv" download>{e(t("hub.class.export_csv"))}</a></p>',
         refresh=True)

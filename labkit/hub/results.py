@@ -47,7 +47,7 @@ def known_exercises() -> frozenset[str]:
     """Return every checked exercise, prediction and task key of the lessons.
 
     They are the catalog keys with a question (``<key>.q``: :class:`labkit.ui.exercises.Exercise`,
-    ``predict.NN.*``, ``task.NN.*``) under a known lesson.
+    ``predict.NN.*``, ``task.NN.*``, the exit tickets ``exit.NN.*``) under a known lesson.
     """
     from labkit.i18n.ko import KO
 
@@ -56,7 +56,7 @@ def known_exercises() -> frozenset[str]:
 
 def _lesson(key: str) -> str | None:
     parts = key.split(".")
-    if parts[0] in ("predict", "task") and len(parts) == 3 and parts[1].isdigit():
+    if parts[0] in ("predict", "task", "exit") and len(parts) == 3 and parts[1].isdigit():
         return parts[1]
     for prefix, lesson in LESSON_OF.items():
         if key.startswith(prefix + ".") or key.startswith(prefix + "_"):
@@ -83,7 +83,7 @@ def exercise_title(key: str) -> str:
         return t("hub.class.ex.numbered", lesson=int(lesson), n=int(number))
     short = KO.get(f"{key}.title") or _short(question)
     kind = key.split(".", 1)[0]
-    which = kind if kind in ("predict", "task") else "other"
+    which = kind if kind in ("predict", "task", "exit") else "other"
     return t(f"hub.class.ex.{which}", lesson=int(lesson), what=short)
 
 

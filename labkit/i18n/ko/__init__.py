@@ -20,6 +20,7 @@ from labkit.i18n.ko import (
     common,
     economics,
     errors,
+    exit_ticket,
     goodput,
     hub,
     hubops,
@@ -31,12 +32,13 @@ from labkit.i18n.ko import (
     reliability,
     school,
     serve,
+    teacher,
 )
 
 __all__ = ["KO"]
 
 _PARTS = (common, errors, goodput, serve, reliability, economics, opex, observe, mig, orchestration, hub, answers,
-          school, predict, capstone, accounts, hubops)
+          school, predict, capstone, accounts, hubops, teacher, exit_ticket)
 
 
 def _union() -> dict[str, str]:
