@@ -526,16 +526,17 @@ def test_prediction_never_breaks_the_linked_app(room: Any) -> None:
 
 
 @pytest.mark.parametrize(("typed", "guess", "shown"), [
-    ("52500000", 52_500_000, "5,250만"),  # issue 17: long numbers read back unformatted
-    ("800000원", 800_000, "80만"),
-    ("-0", 0, "-0"),  # read as 0, the box left as typed
-    ("9000", 9000, "9000"),
+    ("52500000", 52_500_000, "52,500,000원"),  # issue 17: long numbers read back unformatted
+    ("81만 3,192원", 813_192, "813,192원"),  # issue 25: the box kept as typed, never lossy
+    ("-0", 0, "0원"),
+    ("9000", 9000, "9,000원"),
 ])
-def test_a_locked_prediction_shows_a_long_number_in_peoples_format(
+def test_a_locked_prediction_keeps_what_was_typed_and_shows_its_reading(
         room: Any, typed: str, guess: float, shown: str) -> None:
     p = ui.predict.PredictWidget(room, checks.PREDICTIONS["07.july_bill"])
     p.answer.value = typed
-    assert p.commit() and p.guess == guess and p.answer.value == shown
+    assert p.commit() and p.guess == guess and p.answer.value == typed
+    assert shown in p.compare.value  # 내 예측, in people's numbers
     again = ui.predict.PredictWidget(room, checks.PREDICTIONS["07.july_bill"])
     again.answer.value = p.answer.value  # what the box shows reads back as the same value
     assert again.commit() and again.guess == guess

@@ -204,9 +204,7 @@ class PredictWidget(widgets.VBox):
             read = self._read(typed)
             if read is None:
                 return False
-            guess = read
-            if abs(read) >= 10**4:  # "52500000" reads back as "5,250만" before the unit (원)
-                self.answer.value = fmt.readable(read)
+            guess = read  # the box keeps what was typed; 내 예측 shows the reading (issue 25)
         self.error.value = ""
         self.guess = guess
         self.answer.disabled = True
