@@ -8,6 +8,7 @@ and to failing ones.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,22 @@ def test_reflection_directions() -> None:
     assert reflection(pred, 1_600_000, 800_000).startswith("예측이 실제보다 100 % 큽니다")
     # far off: a ratio, not a 7-digit percentage (100억 원, the range's top, vs 80만 원)
     assert reflection(pred, 1e10, 800_000).startswith("예측이 실제의 12,500배입니다")
+
+
+@pytest.mark.parametrize(("key", "guess", "actual", "head"), [
+    # issue 25: 05's break-even guessed 50 % against 17.4 %: "188 % 큽니다" read as nonsense
+    ("05.break_even", 50.0, 17.4, "예측이 실제보다 32.6 %p 높습니다."),
+    ("05.break_even", 10.0, 17.4, "예측이 실제보다 7.4 %p 낮습니다."),
+    ("03.goodput", 40.0, 88.9, "예측이 실제보다 48.9 %p 낮습니다."),
+    ("03.goodput", 98.0, 88.9, "예측이 실제보다 9.1 %p 높습니다."),
+    ("01.class_share", 100.0, 2.0, "예측이 실제보다 98 %p 높습니다."),  # not "실제의 50배"
+    ("03.goodput", 88.0, 88.9, "예측이 실제와 거의 같습니다."),
+])
+def test_a_percentage_prediction_is_off_by_percentage_points(
+        key: str, guess: float, actual: float, head: str) -> None:
+    line = reflection(checks.PREDICTIONS[key], guess, actual)
+    assert line.startswith(head)
+    assert not re.search(r"\d %(?!p)", line.split(". ")[0])  # no relative % of a percentage
 
 
 def test_predict_unknown_key(board: Any) -> None:
