@@ -50,6 +50,8 @@ def decision_figure(d: Decision) -> Any:
     fig.add_trace(go.Bar(
         x=[t(f"capstone.option.{k}") for k in keys], y=ys,
         text=[_won(d.costs_krw[k]) for k in keys], textposition="outside",
+        # one figure per value: the bar's own label (1억 5,067만 원), not y in 만 원 beside it
+        hovertemplate="%{x}: %{text}<extra></extra>",
         marker={"color": [_COLORS[k] for k in keys],
                 "line": {"width": [4 if k == d.cheapest else 0 for k in keys],
                          "color": "#222"}}))
