@@ -270,8 +270,10 @@ class DecisionApp(LiveApp[Decision]):
                       t("capstone.share.state")), list(_share_rows(result)),
                      "lk-capstone-share-table")
             + f"<div class='lk-capstone-share-total'>{html.escape(share_total(result))}</div>")
+        # a button named 보고서 내려받기 (issue 25: the trial did not find the file's link)
         link = download_link(REPORT_NAME, report_html(result).encode("utf-8"),
-                             mime="text/html", css_class="lk-capstone-report")
+                             mime="text/html", css_class="lk-capstone-report",
+                             label=t("capstone.report.download"), button=True)
         self.report.value = link.value
 
 
