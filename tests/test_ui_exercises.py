@@ -355,3 +355,24 @@ def test_07s_bill_typed_in_groups_stays_right(every_exercise: list[Exercise]) ->
     for _ in range(2):
         button.click()
         assert answer.value == "81만 3,192원" and "✔" in feedback.value
+
+
+def test_02s_first_question_says_it_depends_on_the_drivers_placement() -> None:
+    from labkit.i18n import t
+
+    q = t("mig.ex1.q")
+    assert "드라이버" in q and "어느 유닛에 놓는지에 달려" in q and t("mig.board.auto") in q
+
+
+def test_07s_neighbouring_utilizations_say_why_they_differ() -> None:
+    """Issue 25: 17.4 % (문제 3) and "약 19 %" (문제 4) side by side, no word on why."""
+    from labkit.i18n import t
+    from labkit.ui import format as fmt
+    from labkit.ui.opex import exercises
+
+    by_key = {ex.key: ex for ex in exercises().exercises}
+    class_only = fmt.fixed(by_key["opex.ex3"].answer, 1)
+    plan = 100 / by_key["opex.ex4"].answer  # the default plan's mean utilization [%]
+    explain = t("opex.ex4.explain")
+    assert f"{class_only} %" in explain and f"약 {plan:.0f} %" in explain
+    assert "계획이 다르기 때문" in explain and "문제 3과 달리" in t("opex.ex4.q")
