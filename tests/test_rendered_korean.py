@@ -173,6 +173,7 @@ def _figure_texts(fig: go.Figure) -> Iterator[str]:
                 yield value
             elif value is not None:
                 yield from (str(v) for v in value)
+        yield from (v for v in _values(trace, "customdata") if isinstance(v, str))
         template = getattr(trace, "hovertemplate", None)
         if template:
             yield re.sub(r"%\{[^}]*\}|<extra>.*?</extra>", " ", template)
@@ -273,6 +274,71 @@ def raw_ticks(fig: go.Figure) -> list[str]:
     return found
 
 
+#: A number in scientific notation as Python or plotly writes it ("3.2e+06", "2.4E5").
+SCIENTIFIC = re.compile(r"\d(?:\.\d+)?[eE][+-]?\d")
+#: A hover template's field: %{y}, %{y:,.0f}, %{customdata[1]}, %{text}.
+FIELD = re.compile(r"%\{(?P<name>[a-z]+)(?:\[\d+\])?(?::(?P<spec>[^}]*))?\}")
+#: d3 number formats a person reads: fixed decimals (",.0f", ".1f", "+,.0f", "~" dropping
+#: trailing zeros) or a percentage (".1%"); plotly's default ("361.189"), "g", "e", "s" (SI:
+#: 40k) and "r" are not.
+PEOPLE_SPEC = re.compile(r"[+-]?,?\.\d~?[f%]")
+#: From here a value in a hover is written in 만/억 by the course's formatters (customdata or
+#: text), not as d3 digits ("150,670,000"), as axes do (raw_ticks). [in the trace's unit]
+HOVER_DIGITS_MAX = 1e7
+
+
+def _values(trace: Any, name: str) -> list[Any]:
+    value = getattr(trace, name, None)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    out = []
+    for v in value:
+        out.extend(v if isinstance(v, (list, tuple)) else [v])
+    return out
+
+
+def hover_problems(fig: go.Figure) -> list[str]:
+    """What a student would read raw in the figure's hover labels (issue 25).
+
+    Every trace a student can hover has an explicit hover template (plotly's default hover is
+    an ``(x, y)`` pair such as ``(92.5, 361.189)``, a waterfall's "Initial"); each numeric
+    field of it has a people's format (fixed decimals, below 1,000만), or the value comes
+    preformatted (``customdata``/``text``) from the course's formatters: no scientific
+    notation there, no more than four significant decimals.
+    """
+    found = []
+    for i, trace in enumerate(fig.data):
+        where = f"trace {i} ({trace.type} {trace.name or ''})".replace(" )", ")")
+        hoverinfo = getattr(trace, "hoverinfo", None)
+        if hoverinfo in ("skip", "none"):
+            continue
+        template = getattr(trace, "hovertemplate", None)
+        if not template:
+            found.append(f"{where}: plotly's default hover (no hovertemplate)")
+            continue
+        for m in FIELD.finditer(template):
+            name = m["name"]
+            spec = m["spec"] or getattr(trace, f"{name}hoverformat", None)
+            values = _values(trace, name)
+            numbers = [float(v) for v in values
+                       if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v]
+            if not numbers:
+                continue
+            if not spec or not PEOPLE_SPEC.search(spec):
+                found.append(f"{where}: %{{{name}}} without a people's format ({spec!r})")
+            elif max(abs(v) for v in numbers) >= HOVER_DIGITS_MAX:
+                found.append(f"{where}: %{{{name}}} in raw digits up to {max(numbers):,.0f}")
+        for name in ("customdata", "text", "hovertext"):
+            for v in _values(trace, name):
+                if isinstance(v, str) and (SCIENTIFIC.search(v) or raw_numbers(v)):
+                    found.append(f"{where}: {name} {v!r} (scientific or raw)")
+                elif isinstance(v, float) and name == "customdata" and f"%{{{name}" in template:
+                    found.append(f"{where}: {name} holds a bare number {v!r}")
+    return found
+
+
 #: A header cell with nothing in it, as an HTML table in a widget writes it.
 EMPTY_TH = re.compile(r"<th\b[^>]*>\s*</th>")
 
@@ -315,6 +381,8 @@ def problems(lesson: str, shown: list[Any], *, sources: bool = False) -> dict[st
         for fig in _figures(value) if not sources else ():
             if ticks := raw_ticks(fig):
                 found.setdefault("figure axis", []).extend(ticks)
+            if hover := hover_problems(fig):
+                found.setdefault("figure hover", []).extend(hover)
     return found
 
 
@@ -432,3 +500,62 @@ def test_won_axis_ticks_in_man_and_eok(values: list[float], signed: bool,
     assert axis["tickvals"][0] <= min(values) and axis["tickvals"][-1] >= max(values)
     fig = go.Figure(go.Bar(x=values, y=["a", "b"], orientation="h"), layout={"xaxis": axis})
     assert not raw_ticks(fig)
+
+
+# --- hover labels (issue 25) ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("trace", "words"), [
+    (go.Scatter(x=[92.5], y=[361.189]), "default hover"),
+    (go.Waterfall(x=["a"], y=[3.0]), "default hover"),  # plotly's "Initial"
+    (go.Scatter(x=[1.0], y=[2.0], hovertemplate="%{x}: %{y}<extra></extra>"), "people's format"),
+    (go.Scatter(x=[1.0], y=[2.5e7], hovertemplate="%{y:,.0f}<extra></extra>"), "raw digits"),
+    (go.Bar(x=["a"], y=[1.0], customdata=["3.2e+06"], hovertemplate="%{customdata}"),
+     "scientific"),
+    (go.Bar(x=["a"], y=[1.0], customdata=[3.2e6], hovertemplate="%{customdata}"), "bare number"),
+    (go.Scatter(x=[1.0], y=[2.0], hovertemplate="%{y:.3g}<extra></extra>"), "people's format"),
+])
+def test_the_hover_rule_finds_raw_hover_labels(trace: Any, words: str) -> None:
+    found = hover_problems(go.Figure(trace))
+    assert found and any(words in f for f in found), found
+
+
+@pytest.mark.parametrize("trace", [
+    go.Scatter(x=[1.0], y=[2.0], hovertemplate="%{x:,.1~f} h: %{y:,.0f}개<extra></extra>"),
+    go.Bar(x=["a"], y=[1.5e8], customdata=["1억 5,000만 원"],
+           hovertemplate="%{x}: %{customdata}<extra></extra>"),
+    go.Scatter(x=[1.0], y=[2.0], hoverinfo="skip"),
+])
+def test_the_hover_rule_passes_peoples_hover_labels(trace: Any) -> None:
+    assert hover_problems(go.Figure(trace)) == []
+
+
+def test_every_default_hover_gets_a_peoples_template() -> None:
+    """labkit.ui.hover.fill, as FigureOutput applies it, passes the rule on plotly's defaults."""
+    from labkit.ui import hover
+
+    fig = go.Figure([go.Scatter(x=[0.0, 92.5], y=[0.0, 361.189], name="전력"),
+                     go.Waterfall(x=["예약", "손실"], y=[720.0, -80.0]),
+                     go.Bar(x=["구입", "API"], y=[15_067.8, 900.0]),
+                     go.Histogram(x=[80.1, 85.3, 90.2])],
+                    layout={"xaxis": {"title": {"text": "시간 (s)"}},
+                            "yaxis": {"title": {"text": "만 원/년"}}})
+    assert len(hover_problems(fig)) == 4
+    hover.fill(fig)
+    assert hover_problems(fig) == []
+    assert fig.data[0].hovertemplate == ("<b>전력</b><br>시간: %{x:,.2~f} s<br>"
+                                         "%{y:,.1~f}만 원/년<extra></extra>")
+    assert list(fig.data[2].customdata[0]) == ["1억 5,067만 원/년"]  # 1,000만 on: 만/억 (fmt.krw)
+
+
+@pytest.mark.parametrize(("title", "split"), [
+    ("시간 (h)", ("시간", "h")), ("체크포인트 간격, 분", ("체크포인트 간격", "분")),
+    ("kW", ("", "kW")), ("원 / 년", ("", "원 / 년")), ("연간 비용 (만 원)", ("연간 비용", "만 원")),
+    ("작업에 쓰는 GPU 수 (로그 눈금)", ("작업에 쓰는 GPU 수", "")),
+    ("ETTR (유효 학습 시간 비율)", ("ETTR (유효 학습 시간 비율)", "")),
+    ("요청 GPU 수", ("요청 GPU 수", "")), (None, ("", "")),
+])
+def test_an_axis_title_splits_into_label_and_unit(title: str | None,
+                                                   split: tuple[str, str]) -> None:
+    from labkit.ui.hover import axis_label
+
+    assert axis_label(title) == split

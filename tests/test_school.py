@@ -273,7 +273,8 @@ def test_editor_class_times_message_under_the_changed_control(
 
 def test_card_and_decision_follow_the_case_saved_in_the_same_kernel(home: Path) -> None:
     """Issue 17's trial: 우리 학교 saved in the editor, the capstone kept the old case until a
-    restart. The saved case is observed: the card and the decision take it at once."""
+    restart. The saved case is observed: the card and the decision take it at once; issue
+    25's: they follow the editor's controls before a save too."""
     import labkit.ui as ui
     from labkit.ui import school as ui_school
 
@@ -285,7 +286,9 @@ def test_card_and_decision_follow_the_case_saved_in_the_same_kernel(home: Path) 
     ed.fields["n_gpus"].control.value = 2
     ed.fields["students"].control.value = 12
     ed.fields["always_on_frac"].control.value = 50
-    assert decision.case.n_gpus == 8  # not saved yet: nothing follows
+    # not saved yet: this page follows at once (issue 25), the file (other lessons) does not
+    assert decision.case.n_gpus == 2 and "GPU 2장" in card.value
+    assert ui_school.current_case().case.n_gpus == 8
     before = decision.computes
     assert ed.save() is True
     assert decision.case.n_gpus == 2 and decision.result is not None
@@ -316,7 +319,7 @@ def test_a_save_voila_cannot_write_still_reaches_this_page(
     ed = ui_school.editor()
     ed.fields["n_gpus"].control.value = 2
     assert ed.save() is False and "이 페이지에서만" in ed.message.value
-    assert [c.n_gpus for c in told] == [2]
+    assert [c.n_gpus for c in told] == [2, 2]  # as typed (issue 25), and as saved
     ed.fields["students"].control.value = 0
     assert ed.save() is False and told[-1].students == SchoolCase().students  # invalid: not told
 

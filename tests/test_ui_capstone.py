@@ -164,3 +164,25 @@ def test_utilization_names_its_window_and_matches_lesson_01() -> None:
     key = ui.capstone.key_numbers()
     assert key.row("수업 시간의 몫 (1년 8,760시간 중, 01 차시)")["값"] == f"{class_pct:.1f} %"
     assert "서버 가동률 (1년 8,760시간 전체)" in [cells[0] for cells in key.rows]
+
+
+def test_the_page_follows_the_editor_before_a_save() -> None:
+    """Issue 25's trial: 서버의 GPU 수 changed in 09's editor left the chart and the card as
+    they were (they followed only 저장, while the editor said 저장 is for the other lessons)."""
+    card = ui.school.card("09")
+    editor = ui.school.editor()
+    decision = ui.capstone.decision_app()
+    before = list(decision.chart.figure.data[0].text)
+    editor.fields["n_gpus"].control.value = 2
+    assert decision.case.n_gpus == 2 and "GPU 2장" in card.value
+    assert list(decision.chart.figure.data[0].text) != before
+    assert "다른 차시에도" in editor.message.value  # not saved: the other lessons keep the file
+    assert ui.school.current_case().case.n_gpus != 2
+    editor.fields["n_gpus"].control.value = -1  # refused beside the control: nothing follows
+    assert decision.case.n_gpus == 2
+
+
+def test_the_report_downloads_from_a_button_named_for_it(app: Any) -> None:
+    box = app.report.value
+    pattern = r'<a download="[^"]+\.html"[^>]*role="button"[^>]*>보고서 내려받기 \(\d+ KB\)</a>'
+    assert re.search(pattern, box), box[-200:]

@@ -8,6 +8,7 @@ and to failing ones.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,22 @@ def test_reflection_directions() -> None:
     assert reflection(pred, 1_600_000, 800_000).startswith("예측이 실제보다 100 % 큽니다")
     # far off: a ratio, not a 7-digit percentage (100억 원, the range's top, vs 80만 원)
     assert reflection(pred, 1e10, 800_000).startswith("예측이 실제의 12,500배입니다")
+
+
+@pytest.mark.parametrize(("key", "guess", "actual", "head"), [
+    # issue 25: 05's break-even guessed 50 % against 17.4 %: "188 % 큽니다" read as nonsense
+    ("05.break_even", 50.0, 17.4, "예측이 실제보다 32.6 %p 높습니다."),
+    ("05.break_even", 10.0, 17.4, "예측이 실제보다 7.4 %p 낮습니다."),
+    ("03.goodput", 40.0, 88.9, "예측이 실제보다 48.9 %p 낮습니다."),
+    ("03.goodput", 98.0, 88.9, "예측이 실제보다 9.1 %p 높습니다."),
+    ("01.class_share", 100.0, 2.0, "예측이 실제보다 98 %p 높습니다."),  # not "실제의 50배"
+    ("03.goodput", 88.0, 88.9, "예측이 실제와 거의 같습니다."),
+])
+def test_a_percentage_prediction_is_off_by_percentage_points(
+        key: str, guess: float, actual: float, head: str) -> None:
+    line = reflection(checks.PREDICTIONS[key], guess, actual)
+    assert line.startswith(head)
+    assert not re.search(r"\d %(?!p)", line.split(". ")[0])  # no relative % of a percentage
 
 
 def test_predict_unknown_key(board: Any) -> None:
@@ -526,16 +543,17 @@ def test_prediction_never_breaks_the_linked_app(room: Any) -> None:
 
 
 @pytest.mark.parametrize(("typed", "guess", "shown"), [
-    ("52500000", 52_500_000, "5,250만"),  # issue 17: long numbers read back unformatted
-    ("800000원", 800_000, "80만"),
-    ("-0", 0, "-0"),  # read as 0, the box left as typed
-    ("9000", 9000, "9000"),
+    ("52500000", 52_500_000, "52,500,000원"),  # issue 17: long numbers read back unformatted
+    ("81만 3,192원", 813_192, "813,192원"),  # issue 25: the box kept as typed, never lossy
+    ("-0", 0, "0원"),
+    ("9000", 9000, "9,000원"),
 ])
-def test_a_locked_prediction_shows_a_long_number_in_peoples_format(
+def test_a_locked_prediction_keeps_what_was_typed_and_shows_its_reading(
         room: Any, typed: str, guess: float, shown: str) -> None:
     p = ui.predict.PredictWidget(room, checks.PREDICTIONS["07.july_bill"])
     p.answer.value = typed
-    assert p.commit() and p.guess == guess and p.answer.value == shown
+    assert p.commit() and p.guess == guess and p.answer.value == typed
+    assert shown in p.compare.value  # 내 예측, in people's numbers
     again = ui.predict.PredictWidget(room, checks.PREDICTIONS["07.july_bill"])
     again.answer.value = p.answer.value  # what the box shows reads back as the same value
     assert again.commit() and again.guess == guess

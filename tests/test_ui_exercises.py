@@ -33,19 +33,20 @@ def test_a_bare_number_right_in_another_unit_gets_that_hint() -> None:
 def test_understood_uses_the_right_particle() -> None:
     assert understood("30분", "h") == "30분 = 0.5 h로 읽었습니다."
     assert understood("0.5시간", "분") == "0.5시간 = 30분으로 읽었습니다."
-    assert understood("813,192원", "원") == "813,192원 = 813,192원으로 읽었습니다."
-    assert understood("89.2억 토큰", "억 토큰") == "89.2억 토큰 = 89.2억 토큰으로 읽었습니다."
-    assert understood("4", "개") == "4 = 4개로 읽었습니다."
+    assert understood("1.2만 원", "원") == "1.2만 원 = 12,000원으로 읽었습니다."
+    assert understood("0.5", "배") == ""  # read as typed: nothing to say
     assert understood("70.7%", "") == "70.7% = 0.707로 읽었습니다."
 
 
 @pytest.mark.parametrize(("text", "unit", "said"), [
     # issue 17's trial: "4개 = 4 개로" (a Korean counter follows its number without a space)
-    ("4개", "개", "4개 = 4개로 읽었습니다."),
-    ("약 264일", "일", "약 264일 = 264일로 읽었습니다."),
-    ("3장", "장", "3장 = 3장으로 읽었습니다."),
+    ("4", "장", ""),  # read as typed: nothing to say (issue 25: "4개 = 4개로 읽었습니다")
+    ("3일", "h", "3일 = 72 h로 읽었습니다."),
+    ("약 1.5일", "h", "약 1.5일 = 36 h로 읽었습니다."),
+    ("3시간", "분", "3시간 = 180분으로 읽었습니다."),
     # numbers in people's format: 만/억/조, at most 4 significant digits, never 309 digits
-    ("89.2억", "토큰", "89.2억 = 89.2억 토큰으로 읽었습니다."),
+    ("89.2억", "토큰", ""),
+    ("89.2억", "억 토큰", ""),
     ("123456", "", "123456 = 12.35만으로 읽었습니다."),
     ("9" * 15, "", f"{'9' * 15} = 1,000조로 읽었습니다."),
     ("1e8", "억 토큰", None),  # 10^8 x 억 = 10^16 tokens: refused, not echoed
@@ -54,6 +55,9 @@ def test_understood_uses_the_right_particle() -> None:
     ("0.000012345", "h", "0.000012345 = 0.000012 h로 읽었습니다."),
 ])
 def test_understood_is_in_peoples_format(text: str, unit: str, said: str | None) -> None:
+    if said == "":
+        assert understood(text, unit) == ""
+        return
     if said is None:
         with pytest.raises(ValueError, match="너무 큽니다"):
             understood(text, unit)
@@ -239,25 +243,136 @@ def test_every_question_takes_its_units_and_refuses_another_dimension(
     ("-0", "h", "-0 = 0 h로 읽었습니다."),  # -0 is 0, said so
     # what a box shows reads back
     ("5,250만 원", "원", "5,250만 원 = 52,500,000원으로 읽었습니다."),
-    ("30만 USD", "USD", "30만 USD = 30만 USD로 읽었습니다."),
+    ("30만 USD", "USD", ""),  # read as typed: nothing to say
 ])
 def test_echoes_of_zero_and_peoples_numbers(text: str, unit: str, said: str) -> None:
     assert understood(text, unit) == said
 
 
-@pytest.mark.parametrize(("typed", "shown"), [
-    ("52500000", "5,250만"), ("5,250만 원", "5,250만"), ("52,500,000원", "5,250만"),
-    ("9999", "9999"),  # short: left as typed
+@pytest.mark.parametrize(("typed", "said"), [
+    ("52500000", ""),  # read as typed (digits grouped)
+    ("5,250만 원", "5,250만 원 = 52,500,000원으로 읽었습니다."),
+    ("52,500,000원", ""),  # read as typed
+    ("5250만원", "5250만원 = 52,500,000원으로 읽었습니다."),
 ])
-def test_a_checked_long_answer_reads_back_in_peoples_format(typed: str, shown: str) -> None:
-    """Issue 17: long numbers read back unformatted; what the box then shows reads the same."""
+def test_a_checked_answer_keeps_what_was_typed_and_says_the_reading_beside(
+        typed: str, said: str) -> None:
+    """Issue 25: the box rewrote "81만 3,192원" into "81.32만", graded ✘ on the next 확인."""
     box = exercise_set([Exercise("opex.ex1", 52_500_000, 1.0, "원")])
     _question, row, feedback = box.children[0].children
     answer, _unit, button = row.children
     answer.value = typed
     button.click()
-    assert answer.value == shown
-    if shown != typed:
-        assert "✔" in feedback.value
-        button.click()  # checked again as shown: still right
-        assert "✔" in feedback.value and answer.value == shown
+    assert answer.value == typed and "✔" in feedback.value
+    assert (said in feedback.value) if said else "lk-understood" not in feedback.value
+    button.click()  # checked again: still right
+    assert "✔" in feedback.value and answer.value == typed
+
+
+def test_the_echo_of_07s_bill_is_exact() -> None:
+    box = exercise_set([Exercise("opex.ex1", 813_192, 1.0, "원")])
+    _question, row, feedback = box.children[0].children
+    answer, _unit, button = row.children
+    answer.value = "81만 3,192원"
+    button.click()
+    button.click()
+    assert answer.value == "81만 3,192원" and "✔" in feedback.value
+    assert "81만 3,192원 = 813,192원으로 읽었습니다." in feedback.value
+
+
+# --- a checked answer stays right (issue 25) -----------------------------------------------------
+
+def _korean_groups(x: float) -> str:
+    """A whole amount as a bill or a student writes it in 만/억 groups: '81만 3,192'."""
+    n, parts = round(abs(x)), []
+    for size, word in ((10**8, "억"), (10**4, "만")):
+        big, n = divmod(n, size)
+        if big:
+            parts.append(f"{big:,}{word}")
+    if n or not parts:
+        parts.append(f"{n:,}")
+    return ("-" if x < 0 else "") + " ".join(parts)
+
+
+def _written(value: float, unit: str, form: int) -> str:
+    """``value`` typed the way a student may type it, in one of the course's number forms."""
+    from labkit.ui import format as fmt
+
+    texts = [f"{value:.12g}", f"{value:,.2f}", fmt.readable(value), fmt.quantity(value, unit),
+             _korean_groups(value), f"약 {fmt.readable(value, sig=3)}", f"{value:.3g}"]
+    text = texts[form % len(texts)]
+    plain = unit.split()[-1] if unit else ""
+    return f"{text}{plain}" if form >= len(texts) and plain and text[-1:].isdigit() else text
+
+
+@pytest.fixture(scope="module")
+def every_exercise(lab_gpu: None) -> list[Exercise]:
+    """Every exercise of every lesson, as the notebooks build them."""
+    found = [ex for nb in sorted((ROOT / "notebooks").glob("0[1-9]_*.ipynb"))
+             for ex in _lesson_questions(nb.stem)[0]]
+    assert len(found) >= 20
+    return found
+
+
+def _mark(feedback: str) -> str:
+    return next(m for m in "✔✘⚠" if m in feedback)
+
+
+def test_grading_what_the_box_shows_after_a_check_gives_the_same_verdict(
+        every_exercise: list[Exercise]) -> None:
+    """Property (hypothesis): for every exercise of every lesson and an answer typed in any of
+    the course's number forms, near the answer or not, pressing 확인 again on what the box then
+    shows gives the first verdict (issue 25: 07's "81만 3,192원" became "81.32만", then ✘)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(index=st.integers(0, len(every_exercise) - 1),
+           factor=st.one_of(st.just(1.0), st.floats(0.9, 1.1), st.floats(0.0, 100.0)),
+           form=st.integers(0, 13))
+    def check(index: int, factor: float, form: int) -> None:
+        ex = every_exercise[index]
+        box = exercise_set([ex])
+        _question, row, feedback = box.children[0].children
+        answer, _unit, button = row.children
+        answer.value = _written(ex.answer * factor, ex.unit, form)
+        button.click()
+        first, shown = _mark(feedback.value), answer.value
+        button.click()
+        assert answer.value == shown
+        assert _mark(feedback.value) == first, (ex.key, shown, feedback.value)
+
+    check()
+
+
+def test_07s_bill_typed_in_groups_stays_right(every_exercise: list[Exercise]) -> None:
+    ex = next(e for e in every_exercise if e.key == "opex.ex1")
+    assert _korean_groups(ex.answer) == "81만 3,192"
+    box = exercise_set([ex])
+    _question, row, feedback = box.children[0].children
+    answer, _unit, button = row.children
+    answer.value = "81만 3,192원"
+    for _ in range(2):
+        button.click()
+        assert answer.value == "81만 3,192원" and "✔" in feedback.value
+
+
+def test_02s_first_question_says_it_depends_on_the_drivers_placement() -> None:
+    from labkit.i18n import t
+
+    q = t("mig.ex1.q")
+    assert "드라이버" in q and "어느 유닛에 놓는지에 달려" in q and t("mig.board.auto") in q
+
+
+def test_07s_neighbouring_utilizations_say_why_they_differ() -> None:
+    """Issue 25: 17.4 % (문제 3) and "약 19 %" (문제 4) side by side, no word on why."""
+    from labkit.i18n import t
+    from labkit.ui import format as fmt
+    from labkit.ui.opex import exercises
+
+    by_key = {ex.key: ex for ex in exercises().exercises}
+    class_only = fmt.fixed(by_key["opex.ex3"].answer, 1)
+    plan = 100 / by_key["opex.ex4"].answer  # the default plan's mean utilization [%]
+    explain = t("opex.ex4.explain")
+    assert f"{class_only} %" in explain and f"약 {plan:.0f} %" in explain
+    assert "계획이 다르기 때문" in explain and "문제 3과 달리" in t("opex.ex4.q")

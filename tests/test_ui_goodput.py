@@ -103,8 +103,22 @@ def test_straggler_app_is_two_way_linked_to_ledger(ledger: ui.WorksheetApp) -> N
 def test_seed_numbers_table_holds_case1_values() -> None:
     table = ui.seed_numbers()
     text = table.to_string()
-    for value in ("640 h", "0.889 (88.9 %)", "1.270", "5,201 (+1,105)", "1.047"):
+    for value in ("640 h", "0.889 (88.9 %)", "1.270", "5,201 (+1,105)", "580억 1,250만 원",
+                  "1.047"):
         assert value in text
+
+
+def test_the_extra_cost_prices_the_gpus_the_page_shows() -> None:
+    """Issue 25: 1,105.27 GPUs were priced beside "+1,105"; the page prices 1,105 GPUs."""
+    from labkit import goodput
+    from labkit.ui.goodput import shown_extra_cost_krw
+
+    eq = goodput.hardware_equivalent(4096, 0.7, 640 / 720, 52_500_000)
+    assert f"{eq.extra_gpus:,.0f}" == "1,105" and eq.extra_gpus != 1105
+    assert shown_extra_cost_krw(eq) == pytest.approx(1105 * 52_500_000)
+    fewer = goodput.hardware_equivalent(4096, 0.95, 640 / 720, 52_500_000)
+    assert shown_extra_cost_krw(fewer) == pytest.approx(
+        round(fewer.extra_gpus) * 52_500_000)
 
 
 @pytest.mark.parametrize(

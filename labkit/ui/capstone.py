@@ -50,6 +50,8 @@ def decision_figure(d: Decision) -> Any:
     fig.add_trace(go.Bar(
         x=[t(f"capstone.option.{k}") for k in keys], y=ys,
         text=[_won(d.costs_krw[k]) for k in keys], textposition="outside",
+        # one figure per value: the bar's own label (1억 5,067만 원), not y in 만 원 beside it
+        hovertemplate="%{x}: %{text}<extra></extra>",
         marker={"color": [_COLORS[k] for k in keys],
                 "line": {"width": [4 if k == d.cheapest else 0 for k in keys],
                          "color": "#222"}}))
@@ -268,8 +270,10 @@ class DecisionApp(LiveApp[Decision]):
                       t("capstone.share.state")), list(_share_rows(result)),
                      "lk-capstone-share-table")
             + f"<div class='lk-capstone-share-total'>{html.escape(share_total(result))}</div>")
+        # a button named 보고서 내려받기 (issue 25: the trial did not find the file's link)
         link = download_link(REPORT_NAME, report_html(result).encode("utf-8"),
-                             mime="text/html", css_class="lk-capstone-report")
+                             mime="text/html", css_class="lk-capstone-report",
+                             label=t("capstone.report.download"), button=True)
         self.report.value = link.value
 
 

@@ -49,7 +49,7 @@ import plotly.io as pio
 
 from labkit.answers import MAX_MAGNITUDE
 from labkit.i18n import error_text, t
-from labkit.ui import plotly_locale
+from labkit.ui import hover, plotly_locale
 from labkit.ui.client_state import guarded_set_state
 from labkit.validate import InputError
 
@@ -171,8 +171,9 @@ class FigureOutput(widgets.Output):
             self.add_class(css_class)
 
     def show(self, fig: go.Figure) -> None:
-        """Replace the displayed figure with ``fig``."""
-        self.figure = fig
+        """Replace the displayed figure with ``fig`` (every trace's hover in people's numbers:
+        :func:`labkit.ui.hover.fill`)."""
+        self.figure = hover.fill(fig)
         spec = json.loads(pio.to_json(fig, validate=False, remove_uids=True))
         # styled_figure's empty template serializes as {"data": {"scatter": [...]}}: no layout
         if not (spec.get("layout", {}).get("template") or {}).get("layout"):

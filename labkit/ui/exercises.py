@@ -9,6 +9,7 @@ teacher's class page.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -69,7 +70,8 @@ class Grade:
         Korean feedback: the explanation, the hint, or why the answer could not be read
         (HTML: what the student typed is escaped).
     understood : str
-        Korean "30분 = 0.5 h로 읽었습니다." (empty when the answer could not be read; HTML).
+        Korean "30분 = 0.5 h로 읽었습니다." (empty when the answer could not be read, or was
+        read as typed: "4개" to a question in 개; HTML).
     value : float or None
         The answer read in the exercise's unit (None when it could not be read).
     """
@@ -112,15 +114,43 @@ def _ro(word: str) -> str:
     return "로"  # h(에이치), %(퍼센트), kW(킬로와트), kWh(킬로와트시)
 
 
-def _understood(reading: Reading) -> str:
+def _plain(text: str) -> str:
+    """``text`` without spaces, commas and words of approximation, for comparing forms."""
+    return re.sub(r"[\s,]", "", _ABOUT_WORDS.sub("", text))
+
+
+#: Words of approximation a student may put around an estimate ("약 264일", "30분쯤"):
+#: dropping them converts nothing (labkit.answers reads past the same words).
+_ABOUT_WORDS = re.compile(r"^\s*(?:약|대략|거의|대충|얼추|어림잡아|~|≈)"
+                          r"|(?:쯤|정도|가량|남짓|내외|안팎)\s*$")
+
+
+def _converted(reading: Reading, shown: str) -> bool:
+    """Whether the reading says something the typed text did not: a unit, number word or ratio
+    converted ("30분" -> "0.5 h", "123456" -> "12.35만"); not "4개" -> "4개" or "4" -> "4개"."""
+    if reading.ratio:
+        return True
+    typed, said = _plain(reading.text), _plain(shown)
+    # the asked unit may be left off ("4" to 개) and its 만/억 may be typed ("89.2억" to 억 토큰)
+    units = {_plain(reading.unit), _plain(reading.unit.split()[-1]) if reading.unit else ""}
+    return typed not in {said, *(said.removesuffix(u) for u in units if u)}
+
+
+def _understood(reading: Reading, *, always: bool = False) -> str:
+    """What a typed answer was read as; empty when nothing was converted (unless ``always``)."""
     # people's format (labkit.ui.format.quantity): "4개", "0.5 h", "89.2억 토큰", never 309 digits
     shown = fmt.quantity(reading.value, reading.unit)
+    if not always and not _converted(reading, shown):
+        return ""
     key = "answers.understood_ratio" if reading.ratio else "answers.understood"
     return t(key, typed=_typed(reading.text), value=shown, ro=_ro(shown))
 
 
 def understood(text: str, unit: str) -> str:
     """Return what a typed answer was read as, in Korean: ``"30분 = 0.5 h로 읽었습니다."``.
+
+    Empty when nothing was converted: ``"4개"`` (or ``"4"``) to a question in 개 is read as
+    typed, and "4개 = 4개로 읽었습니다" would say nothing (issue 25).
 
     Raises
     ------
@@ -150,7 +180,9 @@ def grade(exercise: Exercise, text: str) -> Grade:
     if reading.ratio and abs(reading.literal - exercise.answer) <= exercise.tolerance:
         # "0.8" to a % question whose answer is 0.8 %: the student meant percent
         reading = replace(reading, value=reading.literal, ratio=False)
-    said = _understood(reading)
+        said = _understood(reading, always=True)  # "0.8 = 0.8 %": not read as 80 %, say so
+    else:
+        said = _understood(reading)
     if abs(reading.value - exercise.answer) <= exercise.tolerance:
         return Grade(True, t("common.correct", explanation=t(f"{exercise.key}.explain")), said,
                      reading.value)
@@ -207,9 +239,9 @@ def _one(n: int, ex: Exercise) -> widgets.Widget:
     def on_check(*_: object) -> None:
         g = grade(ex, answer.value)
         _record(ex, answer.value, g.ok)
-        if g.value is not None and abs(g.value) >= 10**4 and not ex.unit.startswith(("만", "억",
-                                                                                    "조")):
-            answer.value = fmt.readable(g.value)  # "52500000" reads back as "5,250만" (원)
+        # the box keeps what the student typed: a people's form written back into it can be
+        # lossy ("81만 3,192원" -> "81.32만", graded ✘ on the next 확인; issue 25); the
+        # reading is shown beside the verdict instead
         color = {True: "#1b7f3b", False: "#b00020", None: "#b00020"}[g.ok]
         mark = {True: "✔", False: "✘", None: "⚠"}[g.ok]
         said = (f' <span class="lk-understood" style="color:#555">{g.understood}</span>'

@@ -140,11 +140,20 @@ def file_upload(css_class: str, *, suffixes: Iterable[str] = (".csv",)) -> widge
     return upload
 
 
+#: A download link drawn as a button (``download_link(..., button=True)``): the colours of
+#: the lessons' primary buttons, so a student finds it beside the other controls.
+_BUTTON_STYLE = ("display:inline-block;padding:6px 14px;border-radius:4px;background:#2f6fb0;"
+                 "color:#fff;text-decoration:none;font-weight:600")
+
+
 def download_link(filename: str, data: bytes, mime: str = "text/csv",
-                  css_class: str = "lk-download") -> widgets.HTML:
+                  css_class: str = "lk-download", *, label: str | None = None,
+                  button: bool = False) -> widgets.HTML:
     """Return a link that saves ``data`` as ``filename`` in the student's browser.
 
     The bytes travel inside the page (a ``data:`` URL): nothing is written on the server.
+    ``label`` replaces the default text ("<file> 내려받기 (size)"), the size kept after it;
+    ``button`` draws the link as a button.
 
     Raises
     ------
@@ -156,7 +165,9 @@ def download_link(filename: str, data: bytes, mime: str = "text/csv",
                          limit=_size(MAX_DOWNLOAD_BYTES))
     name = html.escape(PurePath(filename).name, quote=True)
     href = f"data:{html.escape(mime, quote=True)};base64,{base64.b64encode(data).decode()}"
-    label = html.escape(t("serve.download", name=PurePath(filename).name, size=_size(len(data))))
-    link = widgets.HTML(f'<a download="{name}" href="{href}">{label}</a>')
+    text = (t("serve.download", name=PurePath(filename).name, size=_size(len(data)))
+            if label is None else f"{label} ({_size(len(data))})")
+    style = f' role="button" style="{_BUTTON_STYLE}"' if button else ""
+    link = widgets.HTML(f'<a download="{name}" href="{href}"{style}>{html.escape(text)}</a>')
     link.add_class(css_class)
     return link

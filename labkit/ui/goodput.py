@@ -179,6 +179,7 @@ class ComparisonApp(LiveApp[model.HardwareEquivalent]):
 
     def render(self, result: model.HardwareEquivalent) -> None:
         other = self.fields["goodput"].value
+        cost = shown_extra_cost_krw(result)
         more = result.factor - 1
         needed = fmt.count(result.gpus_needed)
         if more >= 0:
@@ -186,13 +187,13 @@ class ComparisonApp(LiveApp[model.HardwareEquivalent]):
                        pct=fmt.pct(more)),
                      t("goodput.compare.gpus", needed=needed,
                        extra=fmt.count(result.extra_gpus)),
-                     t("goodput.compare.money", money=fmt.krw(result.extra_cost_krw))]
+                     t("goodput.compare.money", money=fmt.krw(cost))]
         else:  # the other cluster does better than ours: fewer GPUs, money saved, no "추가 -"
             lines = [t("goodput.compare.factor_less", factor=fmt.ratio(result.factor),
                        pct=fmt.pct(-more)),
                      t("goodput.compare.gpus_fewer", needed=needed,
                        fewer=fmt.count(-result.extra_gpus)),
-                     t("goodput.compare.money_saved", money=fmt.krw(-result.extra_cost_krw))]
+                     t("goodput.compare.money_saved", money=fmt.krw(-cost))]
         self.summary.value = "<br>".join([
             t("goodput.compare.reference", pct=fmt.pct(self.reference)),
             f"<b>{lines[0]}</b>", *lines[1:]])
@@ -323,6 +324,17 @@ def straggler_app(ledger: WorksheetApp | None = None) -> StragglerApp:
     return StragglerApp(ledger if ledger is not None else worksheet_app())
 
 
+def shown_extra_cost_krw(eq: model.HardwareEquivalent) -> float:
+    """The price of the extra GPUs as the page counts them, whole (1,105, not 1,105.27).
+
+    The model's ``extra_cost_krw`` prices the fractional count (4,096 x 1.2698 - 4,096 =
+    1,105.27 GPUs); the page shows "+1,105" beside it, and a student multiplying the shown
+    count by the price got another sum (issue 25). A school buys whole GPUs. [KRW]
+    """
+    whole = round(eq.extra_gpus)
+    return 0.0 if eq.extra_gpus == 0 else eq.extra_cost_krw / eq.extra_gpus * whole
+
+
 def seed_numbers(seed: WorksheetSeed | None = None) -> fmt.Table:
     """Return the worksheet's key numbers as a small Korean table (deterministic text).
 
@@ -341,7 +353,7 @@ def seed_numbers(seed: WorksheetSeed | None = None) -> fmt.Table:
         (t("goodput.seed.factor"), fmt.ratio(eq.factor)),
         (t("goodput.seed.gpus"),
          f"{fmt.count(eq.gpus_needed)} (+{fmt.count(eq.extra_gpus)})"),
-        (t("goodput.seed.cost"), fmt.krw(eq.extra_cost_krw)),
+        (t("goodput.seed.cost"), fmt.krw(shown_extra_cost_krw(eq))),
         (t("goodput.straggler.slowdown"), fmt.ratio(s)),
     ]
     column = t("goodput.seed.col_line")

@@ -120,7 +120,12 @@ def _shown(value: float, unit: str) -> str:
 
 
 def reflection(pred: Prediction, guess: float | str, actual: float | str) -> str:
-    """Return the one-line Korean reflection on a prediction (direction, then why)."""
+    """Return the one-line Korean reflection on a prediction (direction, then why).
+
+    How far off a numeric prediction is: a percentage in percentage points ("실제보다 32.6 %p
+    높습니다"; a relative error of a percentage, "188 % 큽니다", reads as nonsense), another
+    quantity relatively ("50 % 큽니다"), ten times or more as a factor ("12,500배").
+    """
     why = t(f"predict.{pred.key}.why")
     if isinstance(guess, str) or isinstance(actual, str):
         head = t("predict.reflect.same" if guess == actual else "predict.reflect.other")
@@ -133,6 +138,9 @@ def reflection(pred: Prediction, guess: float | str, actual: float | str) -> str
         close = abs(rel) <= pred.close_frac
     if close:
         head = t("predict.reflect.close")
+    elif pred.unit == "%":  # a difference of percentages in percentage points, not "188 % 큽니다"
+        pp = fmt.fixed(abs(guess - actual), 1)
+        head = t("predict.reflect.high_pp" if guess > actual else "predict.reflect.low_pp", pp=pp)
     elif rel >= 9 and actual > 0:  # 10x or more: "12,500배", not "1,249,900 % 큽니다"
         head = t("predict.reflect.times", times=fmt.readable(guess / actual, sig=3))
     elif guess > actual:
@@ -204,9 +212,7 @@ class PredictWidget(widgets.VBox):
             read = self._read(typed)
             if read is None:
                 return False
-            guess = read
-            if abs(read) >= 10**4:  # "52500000" reads back as "5,250만" before the unit (원)
-                self.answer.value = fmt.readable(read)
+            guess = read  # the box keeps what was typed; 내 예측 shows the reading (issue 25)
         self.error.value = ""
         self.guess = guess
         self.answer.disabled = True

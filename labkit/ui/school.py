@@ -257,6 +257,8 @@ class SchoolEditor(LiveApp[SchoolCase]):
         start = case or loaded.case
         self._problem = (loaded.problem, _short(loaded.detail)) if case is None else (None, "")
         self.saved = start
+        #: The case this kernel's card and decision last followed (see :meth:`render`).
+        self._followed = start
         fields = _fields(start)
         last: dict[str, str | None] = {"key": None}
         for f in fields:  # observed before LiveApp's own recompute, so compute sees the key
@@ -293,6 +295,12 @@ class SchoolEditor(LiveApp[SchoolCase]):
         # a fresh load shows the case as it is: "changed" only once a control differs from it
         changed = result != self.saved
         self.message.value = html.escape(t("school.not_saved")) if changed else ""
+        # this page's card and decision follow the controls at once, as the message says
+        # ("저장을 눌러야 다른 차시에도"): issue 25's trial changed 서버의 GPU 수 in 09 and
+        # waited, unsaved, for a chart that followed only a save; 저장 is for the other lessons
+        if result != self._followed:
+            self._followed = result
+            _case_changed(result)
 
     def save(self) -> bool:
         """Save the case in the controls for every lesson; say what happened. True if saved.
@@ -317,7 +325,7 @@ class SchoolEditor(LiveApp[SchoolCase]):
             _case_changed(case)  # not written (a voila page): still this page's case
             return False
         self._problem = (None, "")
-        self.saved = case
+        self.saved = self._followed = case
         self.preview.value = card_html(case)
         saved = html.escape(t("school.saved"))
         self.message.value = f'<span style="color:#1b7f3b">✔ {saved}</span>'

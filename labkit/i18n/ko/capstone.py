@@ -34,6 +34,7 @@ STRINGS: dict[str, str] = {
     "capstone.share.ok": "모두 끝남",
     "capstone.share.lost": "{n}개 실패 (메모리 부족 또는 자리 없음)",
     "capstone.report.title": "{name} AI 서버 결정 보고서",
+    "capstone.report.download": "보고서 내려받기",
     "capstone.report.for": "행정실과 담당 교사께 드리는 한 쪽 보고서입니다. 작성일: {date}",
     "capstone.report.case": "우리 학교",
     "capstone.report.costs": "1년 비용 비교",

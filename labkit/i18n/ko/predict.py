@@ -25,6 +25,8 @@ STRINGS: dict[str, str] = {
     "predict.reflect.high": "예측이 실제보다 {pct} % 큽니다.",
     "predict.reflect.low": "예측이 실제보다 {pct} % 작습니다.",
     "predict.reflect.times": "예측이 실제의 {times}배입니다.",
+    "predict.reflect.high_pp": "예측이 실제보다 {pp} %p 높습니다.",
+    "predict.reflect.low_pp": "예측이 실제보다 {pp} %p 낮습니다.",
     "predict.reflect.same": "예측한 대로입니다.",
     "predict.reflect.other": "예측과 다릅니다.",
     # --- the tasks ----------------------------------------------------------------------------

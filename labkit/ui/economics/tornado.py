@@ -13,6 +13,7 @@ from labkit import economics as model
 from labkit import validate
 from labkit.data.economics import Defaults
 from labkit.i18n import t
+from labkit.ui import format as fmt
 from labkit.ui.components import Field, slider_field
 from labkit.ui.economics.common import _BIG, EOK, _eok, econ_figure, lesson_defaults
 from labkit.ui.economics.curves import CostCurvesApp, _PricingFollower, cost_curves_app
@@ -101,7 +102,8 @@ def tornado_figure(table: pd.DataFrame) -> go.Figure:
                 "name": t("econ.tornado.low" if low_end else "econ.tornado.high"),
                 "marker": {"color": "#3b6fb6" if low_end else "#d1495b"},
                 "text": text, "textposition": "outside", "cliponaxis": False,
-                "customdata": [f"{v:,.4g}" for v in values],
+                # the parameter's value in people's numbers (320만, not 3.2e+06: issue 25)
+                "customdata": [fmt.readable(float(v)) for v in values],
                 "hovertemplate": "%{y}: %{customdata} → %{text}<extra></extra>"}
 
     x0 = base / EOK

@@ -118,7 +118,7 @@ def outcome_figure(results: Mapping[str, share.ModeResult],
             fig.add_trace(go.Bar(
                 orientation="h", name=t(f"mig.wl.outcome.{outcome}"), marker={"color": color},
                 textposition="inside", insidetextanchor="middle",
-                hovertemplate="%{y}: %{x}" + t("mig.wl.jobs_unit")
+                hovertemplate="%{y}: %{x:,.0f}" + t("mig.wl.jobs_unit")
                 + "<extra>%{fullData.name}</extra>"))
     notes = []
     for mode, r in zip(modes, results.values(), strict=True):

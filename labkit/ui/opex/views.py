@@ -180,7 +180,9 @@ class SensitivityApp(_Follower):
         fig = plotting.figure(
             [{"type": "bar", "y": labels, "x": (rows[col] - base).to_list(), "orientation": "h",
               "name": name, "marker": {"color": color},
-              "hovertemplate": "%{y}: %{x:+,.0f}원<extra></extra>"}
+              # the change in 만/억 (+2,800만 원), not d3 digits (+28,000,000원: issue 25)
+              "customdata": [("+" if v > 0 else "") + fmt.krw(v) for v in rows[col] - base],
+              "hovertemplate": "%{y}: %{customdata}<extra></extra>"}
              for col, name, color in (("low_krw", t("opex.sens.low"), "#7fb069"),
                                       ("high_krw", t("opex.sens.high"), "#d1495b"))],
             title=t("opex.sens.title", base=fmt.krw(base), unit=unit), barmode="overlay",

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from labkit import scheduling as model
 from labkit.i18n import t
 from labkit.ui import format as fmt
-from labkit.ui import plotting
+from labkit.ui import hover, plotting
 from labkit.ui.components import styled_figure
 from labkit.ui.orchestration.common import KIND_COLORS, _clock, _job, _kind, _tenant
 
@@ -109,6 +109,13 @@ def _day_end(day_h: float | None) -> list[dict[str, Any]]:
              "yref": "y domain", "line": {"dash": "dash", "color": "#555"}}]
 
 
+def _at_clock(name: str, label: str | None = None, values: Any = None) -> str:
+    """A hover template: the series' name, the clock time (customdata) and the value."""
+    spec = hover.d3_format(list(values)) if values is not None else ",.0f"
+    head = f"<b>{name}</b><br>" if label else ""
+    return f"{head}%{{customdata}} · {label or name}: %{{y:{spec}}}<extra></extra>"
+
+
 def queue_figure(result: model.SimulationResult, *, day_h: float | None = None) -> go.Figure:
     """Return the queue length and the GPUs held over time (step lines)."""
     tl = result.timeline
@@ -120,10 +127,13 @@ def queue_figure(result: model.SimulationResult, *, day_h: float | None = None) 
                                 "range": [0, result.installed_gpus * 1.1]},
                         legend={"orientation": "h", "y": -0.3},
                         margin={"l": 60, "r": 70, "t": 50, "b": 50})
+    times = [_clock(h) for h in tl["t_h"]]  # 11:59, not 11.98333 (issue 25)
     fig.add_trace(go.Scatter(x=tl["t_h"], y=tl["queued"], mode="lines", line_shape="hv",
-                             name=t("orch.queue.queued"), line={"color": "#d1495b"}))
+                             name=t("orch.queue.queued"), line={"color": "#d1495b"},
+                             customdata=times, hovertemplate=_at_clock(t("orch.queue.queued"))))
     fig.add_trace(go.Scatter(x=tl["t_h"], y=tl["gpus_held"], mode="lines", line_shape="hv",
-                             name=t("orch.queue.held"), yaxis="y2", line={"color": "#3b6fb6"}))
+                             name=t("orch.queue.held"), yaxis="y2", line={"color": "#3b6fb6"},
+                             customdata=times, hovertemplate=_at_clock(t("orch.queue.held"))))
     fig.add_hline(y=result.installed_gpus, yref="y2", line={"dash": "dot", "color": "#3b6fb6"},
                   annotation_text=t("orch.queue.installed"), annotation_position="top left")
     if day_h is not None:
@@ -151,8 +161,11 @@ def demand_figure(curve: pd.DataFrame, installed_gpus: float) -> go.Figure:
     fig = styled_figure(title=t("orch.demand.title"), xaxis_title=t("orch.axis.time"),
                         yaxis_title=t("orch.demand.axis"), height=360,
                         legend={"orientation": "h", "y": -0.25})
+    times = [_clock(h) for h in curve.index]
     for kind in curve.columns:
         fig.add_trace(go.Scatter(x=curve.index, y=curve[kind], name=_kind(kind),
+                                 customdata=times, hovertemplate=_at_clock(
+                                     _kind(kind), t("orch.demand.axis"), curve[kind]),
                                  stackgroup="d", line={"width": 0, "shape": "hv"},
                                  fillcolor=KIND_COLORS[kind], mode="lines"))
     fig.add_hline(y=installed_gpus, line={"color": "#222", "dash": "dash"},
