@@ -152,6 +152,7 @@ def test_install_service_saves_the_class_then_installs(
     monkeypatch.setattr(accounts, "require_root", lambda: None)
     roster = tmp_path / "class.csv"
     roster.write_text("username,display_name\nminji,김민지\njun,이준\n", encoding="utf-8")
+    HubState(tmp_path / "state").accounts.set_password("kim", "teacher-pass-1")  # never first-use
     hub_main.main(["--state-dir", str(tmp_path / "state"), "install-service", "--roster",
                    str(roster), "--teacher", "kim", "--port", "8123"])
     state = HubState(tmp_path / "state")
