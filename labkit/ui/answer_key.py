@@ -350,10 +350,10 @@ def _replay_answer(task: Any, replay: Any) -> str | None:
 
 def _task_answer(number: str, task: Any, app: Any) -> str:
     if number == "01":
-        found = _replay_answer(task, app)
-        if found is None:
+        moment = _replay_answer(task, app)
+        if moment is None:
             raise ValueError(f"task {task.key}: no moment of the replay meets its check")
-        return found
+        return moment
     search = SEARCH.get(number)
     if search is None or not hasattr(app, "reset"):
         return t("teacher.key.task_answer")
