@@ -333,7 +333,27 @@ def solve_task(task: Any, app: Any, candidates: Sequence[Assignment]) -> Assignm
     return found
 
 
+def _replay_answer(task: Any, replay: Any) -> str | None:
+    """Lesson 01: the first moment of the replay's time slider the task's check accepts."""
+    from labkit.ui.tasks import check_task
+
+    start = replay.time.value
+    try:
+        for k in range(replay.time.max + 1):
+            replay.time.value = k
+            if check_task(task, replay).ok:
+                return t("teacher.key.replay_at", t=fmt.readable(replay.position()[1]))
+    finally:
+        replay.time.value = start
+    return None
+
+
 def _task_answer(number: str, task: Any, app: Any) -> str:
+    if number == "01":
+        moment = _replay_answer(task, app)
+        if moment is None:
+            raise ValueError(f"task {task.key}: no moment of the replay meets its check")
+        return moment
     search = SEARCH.get(number)
     if search is None or not hasattr(app, "reset"):
         return t("teacher.key.task_answer")
@@ -351,7 +371,7 @@ def _task_items(number: str, source: Any) -> list[KeyItem]:
     items = []
     for n, task in enumerate(TASKS[number](source), start=1):
         answer = _task_answer(number, task, source)
-        check = ("teacher.key.task_check" if number in SEARCH
+        check = ("teacher.key.task_check" if number in SEARCH or number == "01"
                  else "teacher.key.task_check_generic")
         items.append(KeyItem(
             "task", f"task.{task.key}", t("task.title", n=n),

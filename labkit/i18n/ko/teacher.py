@@ -24,6 +24,7 @@ STRINGS: dict[str, str] = {
     "teacher.key.predict_choice": "고른 답과 실제 결과를 나란히 보여 줍니다",
     "teacher.key.task_answer": "질문의 조건을 맞춘 상태",
     "teacher.key.task_example": "예: {state}",
+    "teacher.key.replay_at": "예: 재생 시간 슬라이더를 {t}초에 놓습니다",
     "teacher.key.on": "켬",
     "teacher.key.off": "끔",
     "teacher.key.task_check_generic": "확인 버튼이 실험 도구의 상태를 채점합니다",
