@@ -358,7 +358,7 @@ def test_01_class_share_is_the_calendar() -> None:
     p = ui.predict.ask(None, "01.class_share")
     p.answer.value = "0.5"  # a ratio to a % question: 50 %
     assert p.commit() and p.guess == 50
-    assert "큽니다" in p.compare.value
+    assert "%p 높습니다" in p.compare.value  # percentage points (issue 25)
     assert "50 %" in p.compare.value and "50.0 %" not in p.compare.value  # a whole number
     assert f"{checks.class_share_pct():.1f} %" in p.compare.value  # the actual keeps a decimal
 
