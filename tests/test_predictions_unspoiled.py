@@ -44,7 +44,6 @@ SPOILED: dict[str, str] = {
                      "break-even",
     "06_benchmarks": "the claim app's normalization (3.98배) and the 살펴볼 점 state the "
                      "per-chip ratio",
-    "07_opex_lab": "the room app's July bill renders under the prediction",
 }
 
 

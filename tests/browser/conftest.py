@@ -93,10 +93,13 @@ def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def open_lesson(page: Any, base_url: str, notebook: str, *charts: str) -> None:
+def open_lesson(page: Any, base_url: str, notebook: str, *charts: str,
+                confirm: bool = True) -> None:
     """Load a lesson as a voila app and wait until its first plot is drawn.
 
     ``charts``: CSS classes (no dot) of the plots to wait for besides the first one drawn.
+    ``confirm``: confirm the predictions that hide their app first (a test of the prediction
+    box itself passes False and confirms it).
     """
     # "commit", not "load": voila streams the page while the kernel runs the notebook.
     page.goto(f"{base_url}voila/render/{notebook}", wait_until="commit",
@@ -106,7 +109,8 @@ def open_lesson(page: Any, base_url: str, notebook: str, *charts: str) -> None:
     # is confirmed (issue 25), which confirm_revealing_predictions then does
     page.wait_for_selector(".js-plotly-plot .main-svg", state="attached",
                            timeout=RENDER_TIMEOUT_MS)
-    confirm_revealing_predictions(page)
+    if confirm:
+        confirm_revealing_predictions(page)
     for css in charts:
         page.wait_for_selector(f".{css} .js-plotly-plot .main-svg")
 

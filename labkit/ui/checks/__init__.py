@@ -101,7 +101,7 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
     Prediction("09.cheapest", lambda d: d.result.cheapest if d.result else None,
                choices=("buy", "rent", "api")),
     Prediction("07.july_bill", lambda r: july_bill_krw(r.result) if r.result else None,
-               unit="원", close_frac=0.2, high=MAX_BILL_KRW),
+               unit="원", close_frac=0.2, high=MAX_BILL_KRW, reveal=True),
 )}
 
 TASKS: dict[str, Callable[[Any], list[Task]]] = {
