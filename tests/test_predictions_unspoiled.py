@@ -4,7 +4,8 @@ Each lesson is run as Run All runs it (tests/test_rendered_korean.run_lesson: ev
 each cell's shown value); everything a student can read before pressing 예측 확정 is taken:
 the notebook's markdown (above and below the prediction: a page is read whole) and every
 text, table and chart of every shown value, apart from the prediction box itself and widgets
-hidden until the prediction is confirmed (``layout.display == "none"``). The answer, the
+hidden until the prediction is confirmed (``layout.visibility == "hidden"``: a prediction
+with ``reveal`` hides its app so; or ``display == "none"``). The answer, the
 model's actual value for the untouched app, is looked for in the course's number formats
 (labkit.ui.format: 88.9 %, 89 %, 263.9일, 264일, 3.98배, 7개, 81만 3,192원), each followed by its
 unit, so that a "7" in "7g.80gb" or a date is not an answer.
@@ -39,12 +40,10 @@ SPOILED: dict[str, str] = {
               "table and the 살펴볼 점 count 7",
     "03_goodput": "the ledger (Goodput 88.9 %) renders under the prediction; the comparison "
                   "app, the checked table and 정리 repeat it",
-    "04_reliability": "the scaling app renders 우리 학교 8장: 평균 263.9일 under the prediction",
     "05_break_even": "the cost curves app (가동률 18.3 %) and the 살펴볼 점 state the "
                      "break-even",
     "06_benchmarks": "the claim app's normalization (3.98배) and the 살펴볼 점 state the "
                      "per-chip ratio",
-    "07_opex_lab": "the room app's July bill renders under the prediction",
 }
 
 
@@ -73,7 +72,8 @@ def _shown_texts(value: Any) -> list[str]:
     stack: list[widgets.Widget] = [value]
     while stack:
         w = stack.pop()
-        if isinstance(w, PredictWidget) or getattr(w.layout, "display", None) == "none":
+        if isinstance(w, PredictWidget) or w.layout.display == "none" or \
+                w.layout.visibility == "hidden":
             continue
         children = getattr(w, "children", ())
         if children:  # a container: its tabs' titles; its children are walked one by one
@@ -156,5 +156,16 @@ def test_the_answer_patterns(actual: float, unit: str, text: str, hit: bool) -> 
 def test_a_hidden_widget_is_not_read() -> None:
     shown = widgets.VBox([widgets.HTML("Goodput 88.9 %")])
     assert "Goodput 88.9 %" in _shown_texts(shown)
-    shown.children[0].layout.display = "none"
+    shown.children[0].layout.visibility = "hidden"
     assert not any("88.9" in text for text in _shown_texts(shown))
+
+
+def test_a_revealing_prediction_hides_its_app_until_it_is_confirmed(lab_gpu: None) -> None:
+    import labkit.ui as ui
+
+    scaling = ui.reliability.scaling_app()
+    box = ui.predict.ask(scaling, "04.school_mtbf")
+    assert scaling.layout.visibility == "hidden" and "확정하면 나타납니다" in box.feedback.value
+    box.answer.value = "100일"
+    assert box.commit()
+    assert scaling.layout.visibility == "visible" and "내 예측" in box.compare.value

@@ -293,7 +293,7 @@ def _values(trace: Any, name: str) -> list[Any]:
         return []
     if isinstance(value, str):
         return [value]
-    out = []
+    out: list[Any] = []
     for v in value:
         out.extend(v if isinstance(v, (list, tuple)) else [v])
     return out

@@ -171,6 +171,10 @@ def test_02_tasks_solve_and_fail(board: Any) -> None:
     board.clear()
     box = ui.tasks.lesson("02", board)
     assert "3g.40gb 1개" in box.children[0].children[0].value
+    # issue 25: checked before anything is placed, the hint said "1g.10gb 조각은 4개까지"
+    # (문제 1's answer); it says where to start instead
+    text = _check(box, 0)
+    assert "먼저 3g.40gb 1개를 판에 놓으세요" in text and "4개" not in text
     # failing: 3g.40gb at 0 leaves 1g.10gb only units 4-6 (no 1g.10gb placement at 7)
     _place(board, "3g.40gb", 0)
     for _ in range(3):
@@ -358,7 +362,7 @@ def test_01_class_share_is_the_calendar() -> None:
     p = ui.predict.ask(None, "01.class_share")
     p.answer.value = "0.5"  # a ratio to a % question: 50 %
     assert p.commit() and p.guess == 50
-    assert "큽니다" in p.compare.value
+    assert "%p 높습니다" in p.compare.value  # percentage points (issue 25)
     assert "50 %" in p.compare.value and "50.0 %" not in p.compare.value  # a whole number
     assert f"{checks.class_share_pct():.1f} %" in p.compare.value  # the actual keeps a decimal
 

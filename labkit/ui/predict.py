@@ -60,6 +60,10 @@ class Prediction:
         negative, a count cannot be -3. ``high`` defaults to 100 for a ``%`` prediction.
     extra : dict
         The question's placeholders computed from the source (``{"model": ...}``).
+    reveal : bool
+        The linked app shows the answer as it opens (a readout, a chart): it stays hidden,
+        its place on the page kept, until the prediction is confirmed (issue 25: an answer
+        in the table right under its question is no prediction).
     """
 
     key: str
@@ -70,6 +74,7 @@ class Prediction:
     extra: dict[str, Callable[[Any], str]] = field(default_factory=dict)
     low: float | None = 0.0
     high: float | None = None
+    reveal: bool = False
 
     def __post_init__(self) -> None:
         if not self.choices:
@@ -195,6 +200,14 @@ class PredictWidget(widgets.VBox):
                                                 layout=widgets.Layout(align_items="center")),
                          self.feedback, self.compare]
         self.box_style = ""
+        #: Whether the linked app is hidden until the prediction is confirmed.
+        self.hides = pred.reveal and isinstance(source, widgets.Widget)
+        if self.hides:
+            # hidden, its place kept: a chart drawn in a hidden box keeps its width (not
+            # display:none, where plotly draws at its default 700 px)
+            source.layout.visibility = "hidden"
+            self.add_class("lk-predict-reveals")
+            self.feedback.value = html.escape(t("predict.reveal"))
         subscribe(source, self.refresh)
 
     def commit(self) -> bool:
@@ -217,6 +230,8 @@ class PredictWidget(widgets.VBox):
         self.guess = guess
         self.answer.disabled = True
         self.lock.disabled = True
+        if self.hides:
+            self.source.layout.visibility = "visible"
         self.lock.description = t("predict.locked")
         try:
             record_result(f"predict.{self.pred.key}", typed, None)

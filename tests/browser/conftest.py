@@ -93,18 +93,36 @@ def voila_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def open_lesson(page: Any, base_url: str, notebook: str, *charts: str) -> None:
+def open_lesson(page: Any, base_url: str, notebook: str, *charts: str,
+                confirm: bool = True) -> None:
     """Load a lesson as a voila app and wait until its first plot is drawn.
 
     ``charts``: CSS classes (no dot) of the plots to wait for besides the first one drawn.
+    ``confirm``: confirm the predictions that hide their app first (a test of the prediction
+    box itself passes False and confirms it).
     """
     # "commit", not "load": voila streams the page while the kernel runs the notebook.
     page.goto(f"{base_url}voila/render/{notebook}", wait_until="commit",
               timeout=RENDER_TIMEOUT_MS)
     page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)
+    # attached, not visible: the first plot may sit in an app hidden until its prediction
+    # is confirmed (issue 25), which confirm_revealing_predictions then does
+    page.wait_for_selector(".js-plotly-plot .main-svg", state="attached",
+                           timeout=RENDER_TIMEOUT_MS)
+    if confirm:
+        confirm_revealing_predictions(page)
     for css in charts:
         page.wait_for_selector(f".{css} .js-plotly-plot .main-svg")
+
+
+def confirm_revealing_predictions(page: Any, guess: str = "1") -> None:
+    """Confirm each prediction that hides its app until confirmed (``.lk-predict-reveals``,
+    issue 25), as a student does first: type ``guess``, press 예측 확정, wait for the app."""
+    for box in page.locator(".lk-predict-reveals").all():
+        box.locator("input").first.fill(guess)
+        box.locator("button").first.click()
+        page.wait_for_function("(el) => el.querySelector('button').disabled",
+                               arg=box.element_handle())
 
 
 def wait_for_text(page: Any, css: str, text: str) -> None:

@@ -124,7 +124,8 @@ def test_02_board_task_placed_by_clicking(page, voila_url):  # type: ignore[no-u
     _place(page, "1g.10gb", 7, "메모리 유닛 7에서 시작할 수 없습니다")
     verdict = _check(page, "02.demo", "아직 아닙니다")
     assert "✘" in verdict
-    assert "3g.40gb 1개" in verdict and "1g.10gb 3개" in verdict and "4개까지" in verdict
+    assert "3g.40gb 1개" in verdict and "1g.10gb 3개" in verdict
+    assert "4개" not in verdict  # issue 25: the hint gave 문제 1's answer ("4개까지")
 
     page.locator(".lk-board-clear").click()
     wait_for_text(page, "lk-board-message", t("mig.board.cleared"))

@@ -17,6 +17,7 @@ from labkit.serve.thumbnails import perform
 from tests.browser.conftest import (
     RENDER_TIMEOUT_MS,
     assert_no_traceback,
+    confirm_revealing_predictions,
     plot_json,
     screenshot,
     wait_for_plot_change,
@@ -63,6 +64,9 @@ def test_lesson_opens_from_gallery_and_main_control_changes_main_chart(  # type:
     page.locator(f'.lk-lesson-card[data-lesson="{lesson.stem}"] a.lk-lesson-link').click()
     page.wait_for_selector(".lk-banner", timeout=RENDER_TIMEOUT_MS)
     chart = f".{interaction.chart} .js-plotly-plot .main-svg"
+    # an app that shows its prediction's answer appears once the prediction is confirmed
+    page.wait_for_selector(chart, state="attached", timeout=RENDER_TIMEOUT_MS)
+    confirm_revealing_predictions(page)
     page.wait_for_selector(chart, timeout=RENDER_TIMEOUT_MS)
     assert page.locator(".lk-course-bar").inner_text().startswith("← 수업 목록")
     assert page.evaluate("() => document.documentElement.lang") == "ko"

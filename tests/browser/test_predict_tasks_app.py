@@ -10,8 +10,10 @@ pytestmark = pytest.mark.browser
 
 
 def test_prediction_locks_and_compares_then_task_checks(page, voila_url):  # type: ignore[no-untyped-def]
-    open_lesson(page, voila_url, "07_opex_lab.ipynb")
+    open_lesson(page, voila_url, "07_opex_lab.ipynb", confirm=False)
     page.wait_for_selector(".lk-school-card")
+    # the room app shows the July bill: hidden until the prediction is confirmed (issue 25)
+    assert not page.locator(".lk-bills-chart").first.is_visible()
     assert "우리 학교" in page.inner_text(".lk-school-card")
     answer = page.locator(".lk-predict-07-july_bill-answer input")
     # a negative bill is refused beside the box, in Korean, and the box stays open
@@ -28,6 +30,7 @@ def test_prediction_locks_and_compares_then_task_checks(page, voila_url):  # typ
         "?.innerText.includes('800,000원')")
     assert "내 예측" in page.inner_text(".lk-predict-07-july_bill-compare")
     assert answer.is_disabled()
+    page.wait_for_selector(".lk-bills-chart .js-plotly-plot .main-svg")  # now shown
 
     # the contract task, untouched: the contract is still automatic
     page.locator(".lk-task-07-contract-check").click()

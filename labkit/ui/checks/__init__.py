@@ -89,7 +89,7 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
     Prediction("03.goodput", lambda w: w.result.goodput * 100 if w.result else None, unit="%",
                close_frac=0.05),
     Prediction("04.school_mtbf", school_mtbf_days, unit="일", close_frac=0.25,
-               extra={"n": lambda _s: str(case().n_gpus)}, high=MAX_MTBF_DAYS),
+               extra={"n": lambda _s: str(case().n_gpus)}, high=MAX_MTBF_DAYS, reveal=True),
     Prediction("05.break_even", lambda c: c.result.u_star * 100 if c.result else None,
                unit="%", close_frac=0.25),
     Prediction("06.per_chip", per_accelerator_ratio, unit="배", close_frac=0.1, high=MAX_RATIO),
@@ -101,7 +101,7 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
     Prediction("09.cheapest", lambda d: d.result.cheapest if d.result else None,
                choices=("buy", "rent", "api")),
     Prediction("07.july_bill", lambda r: july_bill_krw(r.result) if r.result else None,
-               unit="원", close_frac=0.2, high=MAX_BILL_KRW),
+               unit="원", close_frac=0.2, high=MAX_BILL_KRW, reveal=True),
 )}
 
 TASKS: dict[str, Callable[[Any], list[Task]]] = {

@@ -76,6 +76,8 @@ def _tasks_02(board: Any) -> list[Task]:
         want = {big: 1, small: n_small}
         if counts == want:
             return Verdict(True, state=state)
+        if counts.get(big, 0) == 0:  # nothing to count from yet: no number to give away
+            return Verdict(False, "task.02.demo.first", {"big": big, "small": small}, state)
         return Verdict(False, values={"big": big, "small": small, "n": n_small,
                                       "have_big": counts.get(big, 0),
                                       "have_small": counts.get(small, 0)}, state=state)
