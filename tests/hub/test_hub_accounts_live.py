@@ -58,12 +58,16 @@ def _first_login(hub: Hub, name: str, code: str, new: str) -> tuple[Student, req
     """Log in with the slip's code, then choose ``new`` on the Korean password page."""
     student, page = hubclient.login(hub.base, name, code)
     assert page.status_code == 200 and "처음 로그인: 비밀번호 정하기" in page.text, page.text[-400:]
-    reply = student.session.post(
-        f"{hub.base}hub/login?next=", data={"username": name, "password": code,
+    return student, _post_new_password(hub, student, code, new)
+
+
+def _post_new_password(hub: Hub, student: Student, code: str, new: str) -> requests.Response:
+    """Submit the first-login password form (what first_login.html posts)."""
+    return student.session.post(
+        f"{hub.base}hub/login?next=", data={"username": student.name, "password": code,
                                             "new_password": new, "new_password2": new,
                                             "_xsrf": student.xsrf()},
         allow_redirects=False, timeout=60)
-    return student, reply
 
 
 def _token(student: Student) -> str:
@@ -118,14 +122,10 @@ def test_nobody_claims_a_classmate_or_the_teacher_by_logging_in_first(
 
 def _first_login_attempt(hub: Hub, name: str, code: str, new: str
                          ) -> tuple[Student, requests.Response]:
+    """The password form posted straight away, without the code's page (a forged first login)."""
     student = Student(hub.base, name)
     student.session.get(f"{hub.base}hub/login", timeout=30).raise_for_status()
-    reply = student.session.post(
-        f"{hub.base}hub/login?next=", data={"username": name, "password": code,
-                                            "new_password": new, "new_password2": new,
-                                            "_xsrf": student.xsrf()},
-        allow_redirects=False, timeout=60)
-    return student, reply
+    return student, _post_new_password(hub, student, code, new)
 
 
 def test_reset_and_set_password_end_the_old_cookie_and_token_at_once(
