@@ -12,6 +12,7 @@ them), as a teacher adds a latecomer. Needs root (see conftest); skipped otherwi
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import time
@@ -168,24 +169,32 @@ def test_a_removed_students_token_starts_no_server_and_brings_nothing_back(
     assert not hubclient.logged_in(login) and "수업 명단(roster)에 없는" in login.text
 
 
-def test_a_student_dropped_from_the_roster_gets_no_server_whatever_token(
+def test_a_student_off_the_saved_roster_gets_no_server_whatever_token(
         hub: Hub, latecomers: dict[str, str], tmp_path: Path) -> None:
     student, reply = _first_login(hub, DROPPED, latecomers[DROPPED], "dropped-pass-1")
     assert hubclient.logged_in(reply)
     token = _token(student)
-    out = _import(hub, tmp_path, "")  # a new roster without them; the hub still knows them
-    assert DROPPED in out and "로그인할 수 없습니다" in out
-    requests.post(f"{hub.base}hub/api/users/{DROPPED}/server", timeout=60,
-                  headers={"Authorization": f"token {token}"})
-    refused = f"refused a server for {DROPPED}: not on the roster"
-    deadline = time.monotonic() + 60
-    while refused not in hub.log_path.read_text(errors="replace") and \
-            time.monotonic() < deadline:
-        time.sleep(1)
-    assert refused in hub.log_path.read_text(errors="replace"), hub.log()
-    model = requests.get(f"{hub.base}hub/api/users/{DROPPED}", timeout=30,
-                         headers={"Authorization": f"token {token}"})
-    server = (model.json().get("servers") or {}).get("") if model.status_code == 200 else None
-    assert not (server and server.get("ready")), server
-    with pytest.raises(KeyError):
-        pwd.getpwnam(f"jupyter-{DROPPED}")  # no account, no home made for them
+    roster_file = hub.state_dir / "roster.json"
+    saved = roster_file.read_text(encoding="utf-8")
+    rows = [r for r in json.loads(saved) if r["username"] != DROPPED]
+    roster_file.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    try:  # off the roster, the hub's user and token still there: the spawner's own check
+        requests.post(f"{hub.base}hub/api/users/{DROPPED}/server", timeout=60,
+                      headers={"Authorization": f"token {token}"})
+        refused = f"refused a server for {DROPPED}: not on the roster"
+        deadline = time.monotonic() + 60
+        while refused not in hub.log_path.read_text(errors="replace") and \
+                time.monotonic() < deadline:
+            time.sleep(1)
+        assert refused in hub.log_path.read_text(errors="replace"), hub.log()
+        model = requests.get(f"{hub.base}hub/api/users/{DROPPED}", timeout=30,
+                             headers={"Authorization": f"token {token}"}).json()
+        server = (model.get("servers") or {}).get("")
+        assert not (server and server.get("ready")), server
+        with pytest.raises(KeyError):
+            pwd.getpwnam(f"jupyter-{DROPPED}")  # no account, no home made for them
+    finally:
+        roster_file.write_text(saved, encoding="utf-8")
+    out = _import(hub, tmp_path, "")  # a new roster without them: their hub user goes now
+    assert DROPPED in out and "로그인할 수 없고" in out, out
+    assert not _token_works(hub, token) and not _cookie_works(hub, student)
