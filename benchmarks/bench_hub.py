@@ -271,7 +271,8 @@ def running_hub(names: list[str], **settings: Any) -> Iterator[RunningHub]:
     log = open(work / "hub.log", "wb")
     hub = subprocess.Popen([sys.executable, "-m", "labkit.hub", "--state-dir",
                             str(work / "state"), "serve", "--roster", str(roster),
-                            "--teacher", TEACHER], stdout=log, stderr=subprocess.STDOUT)
+                            "--teacher", TEACHER], stdin=subprocess.DEVNULL, stdout=log,
+                           stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/"
     try:
         try:

@@ -86,10 +86,19 @@ def test_roster_import_hands_out_codes_and_codes_prints_them(
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["이름,아이디,첫 로그인 코드", f"김민지,minji,{codes['minji']}",
                      f"이지수,jisoo,{codes['jisoo']}"]
+    from jupyterhub import orm
+
+    session = orm.new_session_factory(state.db_url)()
+    session.add(orm.User(name="jisoo"))
+    session.commit()
+    session.close()
     csv.write_text("username,display_name\nminji,김민지\n", encoding="utf-8")
     _cli(state, "roster", "import", str(csv))
     out = capsys.readouterr().out
-    assert "jisoo" in out and "로그인할 수 없습니다" in out  # dropped: said, not silent
+    assert "jisoo" in out and "로그인할 수 없고" in out  # dropped: said, not silent
+    session = orm.new_session_factory(state.db_url)()
+    assert orm.User.find(session, "jisoo") is None  # and their hub user (tokens) is gone
+    session.close()
 
 
 def test_roster_slips_is_a_korean_a4_page_with_every_code(

@@ -44,6 +44,7 @@ def test_serve_saves_the_disk_and_tmp_flags_and_status_shows_them(
                   "kim", "--disk-limit-mib", "512", "--tmp-limit-mib", "64"])
     settings = HubState(state_dir).settings()
     assert (settings.disk_limit_mib, settings.tmp_limit_mib) == (512, 64)
+    assert set(HubState(state_dir).accounts.codes()) == {"minji"}  # make hub hands out codes
     doc = cli.status(HubState(state_dir))
     assert (doc["limits"]["disk_limit_mib"], doc["limits"]["tmp_limit_mib"]) == (  # type: ignore[index]
         512, 64)

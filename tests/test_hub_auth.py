@@ -162,6 +162,11 @@ def test_on_roster_reads_the_saved_roster_at_each_login(
     assert _login(auth, "minji", "minji-right-1") is None
     assert not auth.on_roster("stranger")
     assert not auth.check_allowed("minji")  # JupyterHub's own allow-list check agrees
+    with ThreadPoolExecutor(1) as worker:  # a session or token they still hold: refreshed out
+        assert not worker.submit(asyncio.run, auth.refresh_user(SimpleNamespace(name="minji"))
+                                 ).result()
+        assert worker.submit(asyncio.run, auth.refresh_user(SimpleNamespace(name="jisoo"))
+                             ).result()
 
 
 # --- accounts the teacher hands out (issue 23, attack 1) ---------------------------------------

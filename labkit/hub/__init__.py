@@ -8,7 +8,9 @@ https://tljh.jupyter.org):
 - :mod:`labkit.hub.state` -- the hub's private state directory and the teacher's settings;
 - :mod:`labkit.hub.accounts` -- one system account per student (``jupyter-<username>``);
 - :mod:`labkit.hub.limits` -- per-student memory/CPU/process limits (cgroups or rlimits);
-- :mod:`labkit.hub.auth` -- roster allow-list, first-use passwords, login throttling;
+- :mod:`labkit.hub.auth` -- roster allow-list, first-login code then own password, throttling;
+- :mod:`labkit.hub.passwords` / :mod:`labkit.hub.slips` / :mod:`labkit.hub.sessions` -- the
+  passwords and first-login codes, the printed slips, ending a user's sessions and tokens;
 - :mod:`labkit.hub.spawner` -- each student's server under their account, curriculum copied;
 - :mod:`labkit.hub.curriculum` -- the merge of ``notebooks/`` into each home;
 - :mod:`labkit.hub.config` -- JupyterHub's configuration, services (idle culler, class page);

@@ -80,6 +80,8 @@ def _import_roster(state: HubState, path: str) -> list[Student]:
     if given:
         print(_said("hub.cli.codes.given", n=len(given)), flush=True)
     dropped = sorted(before - {s.username for s in students} - {teacher})
+    for name in dropped:  # off the roster: their hub user, server and tokens go now
+        _end_sessions(state, name, remove=True, quiet=True)
     if dropped:
         print(_said("hub.cli.roster.dropped", n=len(dropped), names=", ".join(dropped)),
               flush=True)
@@ -128,11 +130,12 @@ def _set_password(state: HubState, name: str, stream: Any = None) -> None:
     _end_sessions(state, name)
 
 
-def _end_sessions(state: HubState, name: str, *, quiet: bool = False) -> None:
+def _end_sessions(state: HubState, name: str, *, remove: bool = False,
+                 quiet: bool = False) -> None:
     from labkit.hub.sessions import HubUnreachable, end_sessions
 
     try:
-        how = end_sessions(state, name)
+        how = end_sessions(state, name, remove=remove)
     except HubUnreachable as err:
         print(t("hub.cli.sessions.failed", name=name, reason=err), flush=True)
         return

@@ -192,7 +192,7 @@ def _record_ports(state: HubState, settings: HubSettings, hub_port: int, api_por
 
 
 def _authenticator(c: Any, state: HubState, teacher: str, roster: Sequence[Student]) -> None:
-    """The roster's first-use passwords, the teacher as admin, the Korean templates."""
+    """The roster's handed-out accounts, the teacher as admin, the Korean templates."""
     from labkit.hub.auth import landing_url
 
     c.JupyterHub.authenticator_class = "labkit.hub.auth.RosterAuthenticator"

@@ -141,7 +141,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "labkit.hub", "--state-dir", str(state_dir), "serve",
-             "--roster", str(roster), "--teacher", TEACHER],
+             "--roster", str(roster), "--teacher", TEACHER], stdin=subprocess.DEVNULL,
             stdout=log, stderr=subprocess.STDOUT,
             env={**os.environ, "LABKIT_GPU": "sim:H100-80GB"})
     base = f"http://127.0.0.1:{port}/"

@@ -12,6 +12,7 @@ them), as a teacher adds a latecomer. Needs root (see conftest); skipped otherwi
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import time
@@ -58,12 +59,16 @@ def _first_login(hub: Hub, name: str, code: str, new: str) -> tuple[Student, req
     """Log in with the slip's code, then choose ``new`` on the Korean password page."""
     student, page = hubclient.login(hub.base, name, code)
     assert page.status_code == 200 and "처음 로그인: 비밀번호 정하기" in page.text, page.text[-400:]
-    reply = student.session.post(
-        f"{hub.base}hub/login?next=", data={"username": name, "password": code,
+    return student, _post_new_password(hub, student, code, new)
+
+
+def _post_new_password(hub: Hub, student: Student, code: str, new: str) -> requests.Response:
+    """Submit the first-login password form (what first_login.html posts)."""
+    return student.session.post(
+        f"{hub.base}hub/login?next=", data={"username": student.name, "password": code,
                                             "new_password": new, "new_password2": new,
                                             "_xsrf": student.xsrf()},
         allow_redirects=False, timeout=60)
-    return student, reply
 
 
 def _token(student: Student) -> str:
@@ -118,14 +123,10 @@ def test_nobody_claims_a_classmate_or_the_teacher_by_logging_in_first(
 
 def _first_login_attempt(hub: Hub, name: str, code: str, new: str
                          ) -> tuple[Student, requests.Response]:
+    """The password form posted straight away, without the code's page (a forged first login)."""
     student = Student(hub.base, name)
     student.session.get(f"{hub.base}hub/login", timeout=30).raise_for_status()
-    reply = student.session.post(
-        f"{hub.base}hub/login?next=", data={"username": name, "password": code,
-                                            "new_password": new, "new_password2": new,
-                                            "_xsrf": student.xsrf()},
-        allow_redirects=False, timeout=60)
-    return student, reply
+    return student, _post_new_password(hub, student, code, new)
 
 
 def test_reset_and_set_password_end_the_old_cookie_and_token_at_once(
@@ -168,24 +169,32 @@ def test_a_removed_students_token_starts_no_server_and_brings_nothing_back(
     assert not hubclient.logged_in(login) and "수업 명단(roster)에 없는" in login.text
 
 
-def test_a_student_dropped_from_the_roster_gets_no_server_whatever_token(
+def test_a_student_off_the_saved_roster_gets_no_server_whatever_token(
         hub: Hub, latecomers: dict[str, str], tmp_path: Path) -> None:
     student, reply = _first_login(hub, DROPPED, latecomers[DROPPED], "dropped-pass-1")
     assert hubclient.logged_in(reply)
     token = _token(student)
-    out = _import(hub, tmp_path, "")  # a new roster without them; the hub still knows them
-    assert DROPPED in out and "로그인할 수 없습니다" in out
-    requests.post(f"{hub.base}hub/api/users/{DROPPED}/server", timeout=60,
-                  headers={"Authorization": f"token {token}"})
-    refused = f"refused a server for {DROPPED}: not on the roster"
-    deadline = time.monotonic() + 60
-    while refused not in hub.log_path.read_text(errors="replace") and \
-            time.monotonic() < deadline:
-        time.sleep(1)
-    assert refused in hub.log_path.read_text(errors="replace"), hub.log()
-    model = requests.get(f"{hub.base}hub/api/users/{DROPPED}", timeout=30,
-                         headers={"Authorization": f"token {token}"})
-    server = (model.json().get("servers") or {}).get("") if model.status_code == 200 else None
-    assert not (server and server.get("ready")), server
-    with pytest.raises(KeyError):
-        pwd.getpwnam(f"jupyter-{DROPPED}")  # no account, no home made for them
+    roster_file = hub.state_dir / "roster.json"
+    saved = roster_file.read_text(encoding="utf-8")
+    rows = [r for r in json.loads(saved) if r["username"] != DROPPED]
+    roster_file.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    try:  # off the roster, the hub's user and token still there: the spawner's own check
+        requests.post(f"{hub.base}hub/api/users/{DROPPED}/server", timeout=60,
+                      headers={"Authorization": f"token {token}"})
+        refused = f"refused a server for {DROPPED}: not on the roster"
+        deadline = time.monotonic() + 60
+        while refused not in hub.log_path.read_text(errors="replace") and \
+                time.monotonic() < deadline:
+            time.sleep(1)
+        assert refused in hub.log_path.read_text(errors="replace"), hub.log()
+        model = requests.get(f"{hub.base}hub/api/users/{DROPPED}", timeout=30,
+                             headers={"Authorization": f"token {token}"}).json()
+        server = (model.get("servers") or {}).get("")
+        assert not (server and server.get("ready")), server
+        with pytest.raises(KeyError):
+            pwd.getpwnam(f"jupyter-{DROPPED}")  # no account, no home made for them
+    finally:
+        roster_file.write_text(saved, encoding="utf-8")
+    out = _import(hub, tmp_path, "")  # a new roster without them: their hub user goes now
+    assert DROPPED in out and "로그인할 수 없고" in out, out
+    assert not _token_works(hub, token) and not _cookie_works(hub, student)

@@ -249,10 +249,11 @@ def test_a_second_hub_starts_beside_the_class(hub: Hub, servers: dict[str, Any],
     from labkit.hub.state import HubSettings
 
     HubState(state_dir).save_settings(HubSettings(teacher=TEACHER, port=port))
+    HubState(state_dir).accounts.set_password(TEACHER, PASSWORDS[TEACHER])  # never first use
     with open(tmp_path / "hub2.log", "wb") as log:
         second = subprocess.Popen(
             [sys.executable, "-m", "labkit.hub", "--state-dir", str(state_dir), "serve",
-             "--roster", str(roster), "--teacher", TEACHER],
+             "--roster", str(roster), "--teacher", TEACHER], stdin=subprocess.DEVNULL,
             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LABKIT_GPU": "sim:H100-80GB"})
     try:
         wait_until_answers(f"http://127.0.0.1:{port}/hub/health", second, timeout_s=180,

@@ -37,7 +37,7 @@ STRINGS: dict[str, str] = {
     "hub.cli.reset.teacher": "{name:은/는} 교사(teacher) 계정이라 첫 로그인 코드를 만들지 않습니다. `python -m labkit.hub roster set-password {name}`로 비밀번호를 바꾸십시오.",
     "hub.cli.sessions.ended": "{name}: 로그인(session)과 토큰(token)을 모두 끝냈습니다.",
     "hub.cli.sessions.failed": "{name}: 실행 중인 허브(hub)에서 로그인을 끝내지 못했습니다 ({reason}). 허브를 다시 시작하면 끝납니다.",
-    "hub.cli.roster.dropped": "새 명단에 없는 학생 {n}명({names})은 이제 로그인할 수 없습니다. 계정과 파일까지 지우려면 `python -m labkit.hub roster remove 아이디 --yes`를 실행하십시오.",
+    "hub.cli.roster.dropped": "새 명단에 없는 학생 {n}명({names})은 이제 로그인할 수 없고, 로그인과 토큰(token), 켜져 있던 서버도 끝났습니다(파일은 남습니다). 계정과 파일까지 지우려면 `python -m labkit.hub roster remove 아이디 --yes`를 실행하십시오.",
     # --- the spawner's roster check (labkit.hub.spawner.LabkitSpawner.check_on_roster) --------
     "hub.spawn.not_on_roster": "{name:은/는} 수업 명단(roster)에 없어 서버를 시작하지 않습니다. 선생님께 확인하십시오.",
     # --- the slips page (labkit.hub.slips) ---------------------------------------------------
