@@ -234,6 +234,9 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     assert c.Authenticator.admin_users == set() and c.RosterAuthenticator.teacher_users == {"kim"}
     teacher = next(r for r in c.JupyterHub.load_roles if r["name"] == "teacher")
     assert teacher["users"] == ["kim"] and "servers" in teacher["scopes"]
+    # also through a group: set-password re-creates the teacher on a running hub (sessions.py)
+    assert teacher["groups"] == ["teachers"]
+    assert c.JupyterHub.load_groups == {"teachers": {"users": ["kim"]}}
     assert "access:services!service=classpage" in teacher["scopes"]
     assert not any(s.startswith(("access:servers", "admin", "tokens")) for s in teacher["scopes"])
     assert next(r for r in c.JupyterHub.load_roles if r["name"] == "admin")["users"] == []

@@ -139,6 +139,9 @@ def test_the_teacher_lands_on_the_class_page_and_students_where_jupyterhub_sends
     teacher_role = SimpleNamespace(name="teacher")  # labkit.hub.config.teacher_roles
     assert landing_url(handler(SimpleNamespace(name="kim", admin=False,
                                                roles=[teacher_role]))) == CLASS_PAGE_URL
+    teachers = SimpleNamespace(name="teachers")  # re-created by set-password: the group's role
+    assert landing_url(handler(SimpleNamespace(name="kim", admin=False, roles=[],
+                                               groups=[teachers]))) == CLASS_PAGE_URL
     assert landing_url(handler(SimpleNamespace(name="minji", admin=False))) == ""  # their lab
     assert landing_url(handler(None)) == ""
     assert CLASS_PAGE_URL == "/services/classpage/"  # the service's name in config

@@ -204,7 +204,8 @@ def landing_url(handler: Any) -> str:
     """
     user = getattr(handler, "current_user", None)
     teacher = user is not None and (getattr(user, "admin", False) or any(
-        getattr(r, "name", "") == "teacher" for r in getattr(user, "roles", ())))
+        getattr(r, "name", "") == "teacher" for r in getattr(user, "roles", ())) or any(
+        getattr(g, "name", "") == "teachers" for g in getattr(user, "groups", ())))
     return CLASS_PAGE_URL if teacher else ""
 
 

@@ -55,9 +55,10 @@ from labkit.hub.results import exercise_title, parse_when, reported_results
 from labkit.hub.tickets import class_tickets_html
 from labkit.i18n import t
 
-__all__ = ["ENV_ADMINS", "ENV_CAFILE", "ENV_HOMES", "ENV_PROXY", "ENV_ROSTER", "SCOPES", "ClassPage",
-           "StudentRow", "class_rows", "main", "make_app", "render_confirm", "render_error",
-           "render_page", "render_work", "server_memory_bytes", "service_spec", "share_text",
+__all__ = ["ENV_ADMINS", "ENV_CAFILE", "ENV_HOMES", "ENV_PROXY", "ENV_ROSTER", "SCOPES",
+           "ClassPage", "StudentRow", "class_rows", "main", "make_app", "render_confirm",
+           "render_error", "render_page", "render_work", "server_memory_bytes", "service_spec",
+           "share_text",
            "student_home", "student_notebooks"]
 
 #: The service's scopes (each filtered to the roster's students in :func:`service_spec`).

@@ -39,8 +39,9 @@ from labkit.hub.roster import Student
 from labkit.hub.state import HubSettings, HubState, cull_every_s
 from labkit.i18n import t
 
-__all__ = ["REPO", "TEACHER_ROLE", "TEACHER_SCOPES", "TEMPLATES", "class_page_service",
-           "configure", "free_loopback_ports", "proxy_command", "teacher_roles"]
+__all__ = ["REPO", "TEACHER_GROUP", "TEACHER_ROLE", "TEACHER_SCOPES", "TEMPLATES",
+           "class_page_service", "configure", "free_loopback_ports", "proxy_command",
+           "teacher_roles"]
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -48,6 +49,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 MIN_PASSWORD = _MIN_PASSWORD
 #: The teacher's role (``c.JupyterHub.load_roles``) instead of JupyterHub's ``admin``.
 TEACHER_ROLE = "teacher"
+#: The group that holds :data:`TEACHER_ROLE` too (:func:`teacher_roles`).
+TEACHER_GROUP = "teachers"
 #: What the teacher does on the hub: see the class and its activity, start and stop students'
 #: servers, open the class page (JupyterHub "Scopes"). Never ``access:servers`` (a student's
 #: server, hence a page the student wrote, would open in the teacher's browser with the
@@ -129,9 +132,15 @@ def free_loopback_ports(count: int) -> list[int]:
 
 def teacher_roles(teacher: str) -> list[dict[str, Any]]:
     """Return the ``load_roles`` entries of the teacher: their role, and an admin role with no
-    one in it (so a hub database from before, where the teacher was admin, is set straight)."""
+    one in it (so a hub database from before, where the teacher was admin, is set straight).
+
+    The role is held by the teacher and by the group :data:`TEACHER_GROUP` (``load_groups``):
+    ``roster set-password TEACHER`` on a running hub deletes and re-creates the teacher to end
+    their sessions (:mod:`labkit.hub.sessions`), which drops a role given by name until the
+    next start; the group membership is given back through the REST API at once.
+    """
     return [{"name": TEACHER_ROLE, "description": "labkit teacher: the class, start/stop servers",
-             "scopes": list(TEACHER_SCOPES), "users": [teacher]},
+             "scopes": list(TEACHER_SCOPES), "users": [teacher], "groups": [TEACHER_GROUP]},
             {"name": "admin", "users": []}]
 
 
@@ -284,6 +293,7 @@ def configure(c: Any, state: HubState | None = None) -> None:
     }
     services, c.JupyterHub.load_roles = _services(settings, roster, state)
     c.JupyterHub.load_roles = [*c.JupyterHub.load_roles, *teacher_roles(settings.teacher)]
+    c.JupyterHub.load_groups = {TEACHER_GROUP: {"users": [settings.teacher]}}
     c.JupyterHub.services = [{**s, "command": tied(s["command"], state.root)} if "command" in s
                              else s for s in services]
     _warm_environment(c.JupyterHub.services, state, settings)

@@ -31,7 +31,9 @@ __all__ = ["SERVICE", "HubUnreachable", "end_sessions", "hub_api_url", "hub_is_r
 #: The JupyterHub service the teacher's commands act as on a running hub.
 SERVICE = "labkit-roster"
 #: What it may do: create and delete users (their servers are stopped on the way).
-SCOPES = ["admin:users", "admin:servers"]
+SCOPES = ["admin:users", "admin:servers",
+          # the teacher, re-created by set-password, back in their group at once
+          "groups!group=teachers"]
 
 
 class HubUnreachable(RuntimeError):
@@ -93,6 +95,12 @@ def _through_api(state: HubState, name: str, remove: bool) -> None:
         status = _call(state, "POST", f"users/{name}")
         if status not in (201, 409):
             raise HubUnreachable(f"POST /users/{name}: HTTP {status}")
+        if name == state.settings().teacher:  # the teacher's role comes with their group
+            from labkit.hub.config import TEACHER_GROUP
+
+            status = _call(state, "POST", f"groups/{TEACHER_GROUP}/users", {"users": [name]})
+            if status != 200:
+                raise HubUnreachable(f"POST /groups/{TEACHER_GROUP}/users: HTTP {status}")
 
 
 def _in_database(state: HubState, name: str, remove: bool) -> bool:
