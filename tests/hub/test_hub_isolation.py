@@ -199,6 +199,8 @@ def test_teacher_sees_a_students_work_as_static_sanitized_html(hub: Hub,
 def test_teacher_meets_no_authorize_page_on_the_normal_path(hub: Hub, teacher: Student) -> None:
     fresh, reply = hubclient.login(hub.base, TEACHER, PASSWORDS[TEACHER])
     assert hubclient.logged_in(reply)
+    # no admin flag, and still the teacher's landing (labkit.hub.auth.landing_url, by role)
+    assert reply.headers["Location"].endswith("/services/classpage/"), reply.headers
     page = fresh.session.get(f"{hub.base}services/classpage/", timeout=120)
     assert page.status_code == 200 and "oauth2/authorize" not in page.url
     assert t("hub.oauth.heading") not in page.text
