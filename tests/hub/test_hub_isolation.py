@@ -271,7 +271,7 @@ def test_kernel_of_a_cannot_reach_bs_kernels(hub: Hub, online: dict[str, Any]) -
         # as root: B's kernels have no TCP socket at all
         kernels = [p for p in psutil.process_iter(["uids", "cmdline"]) if p.info["uids"]
                    and p.info["uids"].real == uid_b
-                   and "ipykernel" in " ".join(p.info["cmdline"] or [])]
+                   and "kernel-" in " ".join(p.info["cmdline"] or [])]  # -f kernel-<id>.json
         assert kernels
         assert [c for k in kernels for c in k.net_connections(kind="inet")] == []
         routes = hub.proxy_routes()
