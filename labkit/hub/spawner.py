@@ -189,7 +189,10 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
             os.pathsep) if p and p != bindir]])
         site = site_packages(Path(self.user_env_dir))
         env["JUPYTER_CONFIG_PATH"] = str(site / "labkit" / "hub" / "jupyter")
-        env["JUPYTER_PATH"] = str(site / "labkit" / "serve" / "jupyter")  # the voila template
+        # the voila template, and first the students' kernelspec (labkit.hub.kernel: nothing
+        # of a kernel on a loopback TCP port)
+        env["JUPYTER_PATH"] = os.pathsep.join([str(site / "labkit" / "hub" / "jupyter"),
+                                               str(site / "labkit" / "serve" / "jupyter")])
         env["LABKIT_DATA"] = str(Path(self.user_env_dir) / "share" / "labkit" / "data")
         # the student's copy of the lessons is saved without outputs (labkit.serve.presave)
         env["LABKIT_COURSE_NOTEBOOKS"] = str(Path(entry.pw_dir) / HOME_FOLDER)

@@ -199,6 +199,8 @@ def test_teacher_sees_a_students_work_as_static_sanitized_html(hub: Hub,
 def test_teacher_meets_no_authorize_page_on_the_normal_path(hub: Hub, teacher: Student) -> None:
     fresh, reply = hubclient.login(hub.base, TEACHER, PASSWORDS[TEACHER])
     assert hubclient.logged_in(reply)
+    # no admin flag, and still the teacher's landing (labkit.hub.auth.landing_url, by role)
+    assert reply.headers["Location"].endswith("/services/classpage/"), reply.headers
     page = fresh.session.get(f"{hub.base}services/classpage/", timeout=120)
     assert page.status_code == 200 and "oauth2/authorize" not in page.url
     assert t("hub.oauth.heading") not in page.text
@@ -269,7 +271,7 @@ def test_kernel_of_a_cannot_reach_bs_kernels(hub: Hub, online: dict[str, Any]) -
         # as root: B's kernels have no TCP socket at all
         kernels = [p for p in psutil.process_iter(["uids", "cmdline"]) if p.info["uids"]
                    and p.info["uids"].real == uid_b
-                   and "ipykernel" in " ".join(p.info["cmdline"] or [])]
+                   and "kernel-" in " ".join(p.info["cmdline"] or [])]  # -f kernel-<id>.json
         assert kernels
         assert [c for k in kernels for c in k.net_connections(kind="inet")] == []
         routes = hub.proxy_routes()
