@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import pwd
@@ -330,7 +331,16 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         return status
 
     async def stop(self, now: bool = False) -> None:
-        """Stop the server, kill what the student left running, remove the cgroup."""
+        """Stop the server, kill what the student left running, remove the cgroup.
+
+        SIGTERM first, not LocalProcessSpawner's SIGINT: jupyter_server stops cleanly on either
+        once started, but a server still starting (the hub stopped mid-spawn) prints a
+        KeyboardInterrupt traceback on SIGINT and simply exits on SIGTERM.
+        """
+        if not now and self.pid and await self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+            await self.wait_for_death(self.term_timeout)
         await super().stop(now=now)
         await asyncio.to_thread(kill_user_processes, self.system_user)
         group = self.cgroup()
