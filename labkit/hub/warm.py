@@ -374,7 +374,11 @@ def ask_class_page(state: Any, lesson: str | None, until: str | None, *,
     try:
         doc = call({"lesson": lesson, "until": until})
     except urllib.error.HTTPError as err:
-        out(json.loads(err.read() or b"{}").get("error") or t("hub.warm.http", code=err.code))
+        try:
+            said = json.loads(err.read() or b"{}").get("error")
+        except ValueError:  # an HTML error page (403: the secret of another start)
+            said = None
+        out(said or t("hub.warm.http", code=err.code))
         return 2 if err.code == 400 else 1
     except OSError:
         out(t("hub.warm.not_running"))
