@@ -12,7 +12,7 @@ secrets), taken while the hub runs:
   from its mounted file system (:mod:`labkit.hub.disk`): never the image file itself, which
   is inconsistent while mounted. A home whose account is gone but whose image stays is mounted
   read-only for the copy. Symbolic links are kept as links, never followed; sockets, FIFOs and
-  devices are left out.
+  devices are left out, and so is anything another account owns.
 - ``manifest.json``: when, which students, how many files and bytes per home.
 
 ``restore SRC NAME...`` brings students back while the hub runs: their roster row, account,
@@ -82,14 +82,19 @@ def _copy_passwords(source: Path, target: Path, names: Sequence[str] | None = No
     return copied
 
 
-def _only_files(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
-    return member if member.type in _KEPT_TYPES else None
-
-
 def _archive(home: Path, target: Path) -> dict[str, int]:
-    """Write ``home``'s tree to the tar file ``target``; return its files and bytes."""
+    """Write ``home``'s tree to the tar file ``target``; return its files and bytes.
+
+    Only what the home's owner owns is kept: a file of another account in a student's home (a
+    hard link to one, where homes share a disk) would be handed to the student at a restore.
+    """
+    owner = home.stat().st_uid
+
+    def keep(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        return member if member.type in _KEPT_TYPES and member.uid == owner else None
+
     with tarfile.open(target, "w", format=tarfile.PAX_FORMAT) as tar:
-        tar.add(str(home), arcname=".", recursive=True, filter=_only_files)
+        tar.add(str(home), arcname=".", recursive=True, filter=keep)
         members = tar.getmembers()
     return {"files": sum(1 for m in members if m.isfile()),
             "bytes": sum(m.size for m in members if m.isfile())}

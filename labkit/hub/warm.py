@@ -193,7 +193,7 @@ class Warmer:
         self._keeper: asyncio.Task[None] | None = None
 
     async def _call(self, url: str, method: str = "GET", body: Any = None,
-                    timeout_s: float = 60.0) -> tuple[int, Any]:
+                    timeout_s: float = 60.0, json_reply: bool = True) -> tuple[int, Any]:
         from tornado.httpclient import HTTPClientError, HTTPRequest
 
         request = HTTPRequest(
@@ -206,7 +206,7 @@ class Warmer:
             reply = await self.client.fetch(request)
         except HTTPClientError as err:
             return err.code, None
-        return reply.code, json.loads(reply.body) if reply.body else None
+        return reply.code, json.loads(reply.body) if reply.body and json_reply else None
 
     async def _start(self, name: str, slots: asyncio.Semaphore) -> None:
         user = quote(name)
@@ -233,7 +233,7 @@ class Warmer:
         """Render the lesson once with voila, then keep one kernel of it with its imports run."""
         base = f"{self.proxy_url}/user/{quote(name)}"
         code, _ = await self._call(f"{base}/voila/render/{quote(notebook)}",
-                                   timeout_s=_KERNEL_TIMEOUT_S)
+                                   timeout_s=_KERNEL_TIMEOUT_S, json_reply=False)
         if code != 200:
             raise RuntimeError(t("hub.warm.http", code=code))
         _, kernels = await self._call(f"{base}/api/kernels")
@@ -296,9 +296,11 @@ class Warmer:
                 async with slots:
                     await self._preheat(name, notebook)
                 status.preheated.append(name)
-        except (RuntimeError, OSError, ValueError, TimeoutError, HTTPClientError,
+        except RuntimeError as err:  # ours, in Korean
+            status.failed[name] = str(err)
+        except (OSError, ValueError, TimeoutError, HTTPClientError,
                 WebSocketClosedError) as err:
-            status.failed[name] = str(err) or type(err).__name__
+            status.failed[name] = t("hub.warm.error", kind=type(err).__name__)
 
     async def report_activity(self, names: Sequence[str]) -> None:
         """Tell the hub that each server is in use now (the culler counts from here)."""
@@ -372,7 +374,11 @@ def ask_class_page(state: Any, lesson: str | None, until: str | None, *,
     try:
         doc = call({"lesson": lesson, "until": until})
     except urllib.error.HTTPError as err:
-        out(json.loads(err.read() or b"{}").get("error") or t("hub.warm.http", code=err.code))
+        try:
+            said = json.loads(err.read() or b"{}").get("error")
+        except ValueError:  # an HTML error page (403: the secret of another start)
+            said = None
+        out(said or t("hub.warm.http", code=err.code))
         return 2 if err.code == 400 else 1
     except OSError:
         out(t("hub.warm.not_running"))

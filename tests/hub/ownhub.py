@@ -40,12 +40,16 @@ class OwnHub:
 
 def _cleanup(names: Sequence[str]) -> None:
     from labkit.hub.accounts import remove_system_user
+    from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism
     from labkit.hub.roster import system_username
     from labkit.hub.spawner import kill_user_processes
 
+    mechanism = detect_mechanism()
     for name in names:
         kill_user_processes(system_username(name))
         remove_system_user(name)
+        if mechanism.startswith("cgroup"):
+            StudentCgroup(system_username(name), Limits(), mechanism).remove()
 
 
 @contextmanager

@@ -1,0 +1,61 @@
+"""Backups of the hub's state (labkit.hub.backup) without a running hub: the database through
+sqlite's backup API while a writer holds it, the passwords key by key, a home's tar file."""
+
+from __future__ import annotations
+
+import dbm
+import json
+import os
+import sqlite3
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from labkit.data.roster import RosterEntry
+from labkit.hub import backup
+from labkit.hub.state import HubSettings, HubState
+
+
+def test_backup_copies_the_database_mid_transaction_and_the_state(tmp_path: Path) -> None:
+    state = HubState(tmp_path / "state")
+    state.save_roster([RosterEntry("kim01", "김민지")])
+    state.save_settings(HubSettings(teacher="teach"))
+    db = sqlite3.connect(state.root / "jupyterhub.sqlite")
+    db.execute("create table users (name text)")
+    db.execute("insert into users values ('kim01')")
+    db.commit()
+    db.execute("insert into users values ('half-written')")  # open transaction, not committed
+    with dbm.open(str(state.passwords_file), "c") as store:
+        store[b"kim01"] = b"$2b$hash"
+    lines: list[str] = []
+    manifest = backup.backup(state, tmp_path / "bk", out=lines.append)
+    db.rollback()
+    db.close()
+    copy = sqlite3.connect(tmp_path / "bk" / "jupyterhub.sqlite")
+    assert copy.execute("select name from users").fetchall() == [("kim01",)]
+    with dbm.open(str(tmp_path / "bk" / "passwords.dbm"), "r") as store:
+        assert store[b"kim01"] == b"$2b$hash"
+    assert json.loads((tmp_path / "bk" / "state" / "roster.json").read_text())[0][
+        "username"] == "kim01"
+    assert manifest["students"] == ["kim01", "teach"] and manifest["passwords"] == 1
+    assert (tmp_path / "bk").stat().st_mode & 0o777 == 0o700
+    assert any("백업(backup)을 마쳤습니다" in line for line in lines)
+    with pytest.raises(FileExistsError):  # never into a backup already there
+        backup.backup(state, tmp_path / "bk", out=lines.append)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another account needs root")
+def test_a_home_archive_keeps_only_what_the_student_owns(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "labkit").mkdir(parents=True)
+    (home / "labkit" / "mine.ipynb").write_text("{}")
+    (home / "not-mine").write_text("root's secret")
+    os.mkfifo(home / "pipe")
+    for path in (home, home / "labkit", home / "labkit" / "mine.ipynb", home / "pipe"):
+        os.chown(path, 54321, 54321)
+    found = backup._archive(home, tmp_path / "home.tar")
+    with tarfile.open(tmp_path / "home.tar") as tar:
+        names = sorted(m.name for m in tar.getmembers())
+    assert names == [".", "./labkit", "./labkit/mine.ipynb"]
+    assert found == {"files": 1, "bytes": 2}
