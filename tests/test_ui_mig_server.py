@@ -98,3 +98,29 @@ def test_an_uploaded_binary_is_refused_in_korean(board: ui.BoardApp) -> None:
 def test_bad_listings_get_their_korean_reason(board: ui.BoardApp, text: str, words: str) -> None:
     assert not board.server.read(text)
     assert words in _plain(board.server.message.value)
+
+
+A30_LGI = (FIXTURES / "a30_lgi_4x1g_summerlo.txt").read_text()
+A30_LGIPP = (FIXTURES / "a30_lgipp_summerlo.txt").read_text()
+
+
+@pytest.mark.parametrize(("text", "model", "words"), [
+    (A30_LGI.replace("0:1", "-1:1", 1), "A30",
+     "GPU 0, 7번째 줄: nvidia-smi 표의 줄인데 읽을 수 없는 모양입니다: |   0  MIG 1g.6gb"),
+    (A30_LGI, "A100-80GB", "GPU 0, 7번째 줄: 고른 GPU 모델과 출력이 맞지 않습니다 "
+     "(출력 / 고른 모델: 1g.6gb (ID 14) / A100-80GB)"),
+    (A30_LGIPP.replace("{0,2}:2", "{0,1}:2"), "",
+     "GPU 0, 4번째 줄: 배치 목록(-lgipp)이 labkit이 아는 GPU의 배치와 맞지 않습니다 "
+     "(출력 / 그 GPU의 배치: Profile ID 5 {0,1}:2 / A30: Profile ID 5 {0,2}:2)"),
+    ("GPU 0: NVIDIA L40S (UUID: GPU-1)\n", "", "이 GPU(NVIDIA L40S)에는 MIG가 없습니다"),
+    ("| NVIDIA-SMI 570.169   Driver Version: 570.169   CUDA Version: 12.8 |\n", "",
+     "nvidia-smi의 출력으로 보이는데"),
+])
+def test_refusals_name_the_line_and_what_was_read_in_korean(
+        board: ui.BoardApp, text: str, model: str, words: str) -> None:
+    board.server.model_select.value = model
+    assert not board.server.read(text)
+    said = _plain(board.server.message.value)
+    assert words in said
+    assert "line" not in said and "sudo nvidia-smi -i 0 -mig 1" not in said
+    assert not re.search(r"[:(] *\)|: *$", said)  # nothing empty after a colon

@@ -38,8 +38,12 @@ def listing_error_text(err: ValueError) -> str:
     generic sentence (never the English).
     """
     if isinstance(err, SmiListingError):
-        where = t("mig.server.where_line", gpu=err.gpu, line=err.line) if err.line else (
-            t("mig.server.where_gpu", gpu=err.gpu) if err.gpu is not None else "")
+        if err.line and err.gpu is not None:
+            where = t("mig.server.where_line", gpu=err.gpu, line=err.line)
+        elif err.line:
+            where = t("mig.server.where_line_only", line=err.line)
+        else:
+            where = t("mig.server.where_gpu", gpu=err.gpu) if err.gpu is not None else ""
         return t(f"mig.server.error.{err.rule}", where=where,
                  detail=html.escape(err.detail[:200]))
     if isinstance(err, InputError):
