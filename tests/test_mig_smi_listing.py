@@ -301,3 +301,13 @@ def test_refusal_details_have_no_english_words() -> None:
         read_nvidia_smi_mig(_text(A30_LGI), model="A100-80GB")
     assert info.value.rule == "model_mismatch" and info.value.line == 7
     assert info.value.detail == "1g.6gb (ID 14) / A100-80GB"
+
+
+def test_a_cp949_listing_saved_by_korean_notepad_is_read(tmp_path: Path) -> None:
+    from labkit.data.mig import read_nvidia_smi_mig_file
+
+    note = "우리 학교 서버 (A30) MIG 구성, 3월 4일\r\n"
+    file = tmp_path / "lgi.txt"
+    file.write_bytes((note + _text(A30_LGI).replace("\n", "\r\n")).encode("cp949"))
+    assert _gis(read_nvidia_smi_mig_file(file, model="A30")[0]) == [
+        ("1g.6gb", s) for s in range(4)]

@@ -124,3 +124,21 @@ def test_refusals_name_the_line_and_what_was_read_in_korean(
     assert words in said
     assert "line" not in said and "sudo nvidia-smi -i 0 -mig 1" not in said
     assert not re.search(r"[:(] *\)|: *$", said)  # nothing empty after a colon
+
+
+def test_lgipp_alone_is_no_green_free_list(board: ui.BoardApp) -> None:
+    """-lgipp names the board, not its GIs: an empty board with a warning, never "✔ free"."""
+    assert board.server.read(A30_LGIPP)
+    message = board.server.message.value
+    assert "✔" not in message and "⚠" in message
+    assert "어떤 GPU 인스턴스가 있는지가 없어" in _plain(message)
+    assert "아직 놓을 수 있는 자리" not in _plain(message)
+
+
+def test_the_gpu_choice_is_as_wide_as_its_names(board: ui.BoardApp) -> None:
+    text = "".join(f"GPU {g}: NVIDIA RTX PRO 6000 Blackwell Server Edition (UUID: GPU-{g})\n"
+                   f"  MIG 4g.96gb     Device  0: (UUID: MIG-{g})\n" for g in range(2))
+    assert board.server.read(text)
+    labels = [label for label, _ in board.server.gpu_select.options]
+    assert labels[1] == "GPU 1: NVIDIA RTX PRO 6000 Blackwell Server Edition (GPU 인스턴스 1개)"
+    assert board.server.gpu_select.layout.width == "auto"  # not cut at a fixed width
