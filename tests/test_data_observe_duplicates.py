@@ -243,3 +243,66 @@ def test_dcgm_reader_shuffled_or_repeated_gives_same_readings_or_refuses(
         return
     assert change == "rows", "a repeated sample was read silently"
     assert got == want
+
+
+def _two_gpu_dmon(order: list[int], *, mig: bool = False) -> str:
+    """Plain ``nvidia-smi dmon`` (no -o T/DT) of two GPUs from two real captures' lines: the
+    k-th line of GPU 0 is dmon_l40s.txt's, of GPU 1 dmon_h100_mig.txt's (same columns).
+    ``mig``: the MIG header ``# gpu gi ci ...``, GPU 1's lines becoming GPU 0's GI 0 CI 0."""
+    cap = {g: [ln.split() for ln in (FIXTURES / name).read_text().splitlines()
+                if ln.strip() and not ln.startswith("#")]
+           for g, name in ((0, "dmon_l40s.txt"), (1, "dmon_h100_mig.txt"))}
+    head = (FIXTURES / "dmon_l40s.txt").read_text().splitlines()[:2]
+    if mig:
+        head = [head[0].replace("# gpu ", "# gpu    gi    ci "),
+                head[1].replace("# Idx ", "# Idx   Idx   Idx ")]
+    seen = {0: 0, 1: 0}
+    rows = []
+    for g in order:
+        cells = cap[g][seen[g] % 5][1:]
+        seen[g] += 1
+        ids = (["0", "-", "-"] if g == 0 else ["0", "0", "0"]) if mig else [str(g)]
+        rows.append("   ".join(ids + cells))
+    return "\n".join(head + rows) + "\n"
+
+
+def test_plain_dmon_of_two_gpus_in_cycles_is_read() -> None:
+    log = dobs.parse_nvidia_smi_dmon(_two_gpu_dmon([0, 1, 0, 1, 0, 1]))
+    power = log.frame[log.frame.metric == "power_usage_w"]
+    assert sorted(power.gpu.unique().tolist()) == [0, 1]
+    assert power[power.gpu == 1].value.tolist() == [438.0, 440.0, 437.0]  # dmon_h100_mig.txt
+    cut = dobs.parse_nvidia_smi_dmon(_two_gpu_dmon([1, 0, 1, 0]))  # a log cut mid-cycle
+    assert cut.frame.timestamp_s.max() == 1.0
+    assert dobs.parse_nvidia_smi_dmon(_two_gpu_dmon([0, 0, 0])).frame.timestamp_s.max() == 2.0
+
+
+@pytest.mark.parametrize(("order", "mig", "line", "device"), [
+    ([0, 0, 1, 1], False, 6, "GPU 1"),          # each GPU twice a second
+    ([0, 1, 1], False, 5, "GPU 1"),
+    ([0, 1, 0, 0, 1, 1], False, 8, "GPU 1"),
+    ([0, 0, 1, 1], True, 6, "GPU 0 GI 0 CI 0"),  # MIG dmon: two lines a second per device
+])
+def test_plain_dmon_with_a_device_twice_in_one_cycle_is_refused(
+        order: list[int], mig: bool, line: int, device: str) -> None:
+    with pytest.raises(LogError) as info:
+        dobs.parse_nvidia_smi_dmon(_two_gpu_dmon(order, mig=mig), source="d.txt")
+    assert info.value.kind == "duplicate" and info.value.line == line
+    assert f"{device} repeats within one dmon cycle" in str(info.value)
+    said = log_error_text(info.value, source="d.txt")
+    assert f"d.txt {line}번째 줄" in said and "한 측정 주기 안에 두 번" in said
+    assert ("MIG 장치(GI 0, CI 0)" in said) == mig and "repeats" not in said
+
+
+def test_duplicate_messages_use_the_lessons_metric_labels_and_no_buffer_name() -> None:
+    lines = (FIXTURES / "dmon_mutc_TD.txt").read_text().splitlines()
+    first_data = next(k for k, ln in enumerate(lines) if ln.strip() and not ln.startswith("#"))
+    doubled = [*lines[:first_data + 1], lines[first_data], *lines[first_data + 1:]]
+    with pytest.raises(LogError) as info:
+        dobs.parse_nvidia_smi_dmon("\n".join(doubled) + "\n")  # pasted: source "<text>"
+    said = log_error_text(info.value)
+    assert "_" not in said.split("자세히:")[1] and "<" not in said, said
+    assert "붙여 넣은 로그" in said
+    two = "# gpu pwr\n# Idx W\n0 60\n0 61\n1 60\n1 60\n"
+    with pytest.raises(LogError) as info:
+        dobs.read_nvidia_smi_dmon(__import__("io").StringIO(two))
+    assert "<buffer>" not in log_error_text(info.value)

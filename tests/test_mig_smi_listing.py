@@ -150,7 +150,7 @@ def test_read_L_leaves_out_gpus_without_mig_tables() -> None:
     assert info.value.rule == "unknown_board" and "RTX 4090" in info.value.detail
     with pytest.raises(SmiListingError) as info:
         read_nvidia_smi_mig("GPU 0: NVIDIA L40S (UUID: GPU-1)\n")
-    assert info.value.rule == "no_mig"
+    assert info.value.rule == "no_mig_board" and info.value.detail == "NVIDIA L40S"
 
 
 def test_read_unknown_profiles_without_model_is_unknown_board() -> None:
@@ -225,3 +225,89 @@ def test_python_m_labkit_gpu_mig_1_warns_like_nvidia_smi(tmp_path: Path) -> None
     real = _text("h100_pcie_mig1_persistence_scaleway_570.txt").replace(
         "00000000:01:00.0", bus).splitlines()
     assert run("-i", "0", "-mig", "1") == real
+
+
+# -- never silently wrong: rows that do not read, old names, the reasons given ------------------
+
+A30_LGI = "a30_lgi_4x1g_summerlo.txt"
+
+
+def test_read_a30_lgi_of_four_1g_summerlo() -> None:
+    got = read_nvidia_smi_mig(_text(A30_LGI), model="A30")
+    assert _gis(got[0]) == [("1g.6gb", s) for s in range(4)]  # 0:1 .. 3:1 in the capture
+
+
+@pytest.mark.parametrize(("old", "new", "line"), [
+    ("14        3          0:1", "14        3         -1:1", 7),   # a negative start
+    ("14        3          0:1", "14                   0:1", 7),   # the GI-id column gone
+    ("14        5          2:1", "14        5          2  ", 11),  # Start without :Size
+    ("14        5          2:1     |", "14   5   ", 11),              # the row cut mid-way
+])
+def test_a_gi_row_that_does_not_read_is_refused_never_dropped(old: str, new: str,
+                                                               line: int) -> None:
+    text = _text(A30_LGI)
+    assert old in text
+    with pytest.raises(SmiListingError) as info:
+        read_nvidia_smi_mig(text.replace(old, new, 1), model="A30")
+    assert info.value.rule == "malformed" and info.value.line == line
+    assert info.value.gpu == 0 and "MIG 1g.6gb" in info.value.detail
+
+
+def test_a_profile_row_outside_any_table_that_does_not_read_is_refused() -> None:
+    rows = "|   0  MIG 3g.40gb          9        2          4:4     |\n" \
+           "|   0  MIG 2g.20gb         14        3          0-2     |\n"
+    with pytest.raises(SmiListingError) as info:
+        read_nvidia_smi_mig(rows, model="H100-80GB")
+    assert info.value.rule == "malformed" and info.value.line == 2
+
+
+def test_old_driver_L_names_without_nvidia_are_read() -> None:
+    """R450's -L (the GPU operator docs' example, driver 450.80.02) prints ``A100-SXM4-40GB``."""
+    found = parse_nvidia_smi_mig(_text("a100_40gb_L_driver450_gpu_operator.txt"))
+    assert found[0].layout.model.short_name == "A100-40GB" and found[0].placements_inferred
+    assert found[0].layout.counts() == {"3g.20gb": 1, "2g.10gb": 1, "1g.5gb": 1}
+    eighty = "GPU 0: A100-SXM4-80GB (UUID: GPU-1)\n  MIG 7g.80gb Device 0: (UUID: MIG-1)\n"
+    assert _gis(read_nvidia_smi_mig(eighty)[0]) == [("7g.80gb", 0)]
+    for name in ("A100 80GB PCIe", "A100-PCIE-40GB", "H100 80GB HBM3", "A30", "H200",
+                 "RTX PRO 6000 Blackwell Server Edition", "H100 PCIe"):
+        assert parse_nvidia_smi_mig(f"GPU 0: {name} (UUID: GPU-1)\n")[0].name == name
+
+
+def test_lgipp_with_placements_no_board_has_says_so() -> None:
+    text = _text("a30_lgipp_summerlo.txt")
+    assert read_nvidia_smi_mig(text)[0].model.short_name == "A30"
+    with pytest.raises(SmiListingError) as info:
+        read_nvidia_smi_mig(text.replace("{0,2}:2", "{0,1}:2"))
+    assert info.value.rule == "placements_differ" and info.value.line == 4
+    assert info.value.detail == "Profile ID 5 {0,1}:2 / A30: Profile ID 5 {0,2}:2"
+
+
+@pytest.mark.parametrize(("text", "detail"), [
+    ("+------+\n| Compute instance profiles:  |\n| GPU  GPU   Name  Profile  Instances |\n"
+     "|======|\n|   0      1       MIG 1g.10gb      0*     1/1       14     1     0 |\n",
+     "nvidia-smi mig -lcip"),
+    ("| NVIDIA-SMI 570.169   Driver Version: 570.169   CUDA Version: 12.8 |\n"
+     "|   0  NVIDIA H100 PCIe   On  | 00000000:01:00.0 Off |   0 |\n", "nvidia-smi"),
+])
+def test_listings_labkit_does_not_read_are_named(text: str, detail: str) -> None:
+    with pytest.raises(SmiListingError) as info:
+        read_nvidia_smi_mig(text)
+    assert info.value.rule == "other_listing" and info.value.detail == detail
+
+
+def test_refusal_details_have_no_english_words() -> None:
+    """The UI echoes ``detail`` inside Korean sentences: nvidia-smi's own words only."""
+    with pytest.raises(SmiListingError) as info:
+        read_nvidia_smi_mig(_text(A30_LGI), model="A100-80GB")
+    assert info.value.rule == "model_mismatch" and info.value.line == 7
+    assert info.value.detail == "1g.6gb (ID 14) / A100-80GB"
+
+
+def test_a_cp949_listing_saved_by_korean_notepad_is_read(tmp_path: Path) -> None:
+    from labkit.data.mig import read_nvidia_smi_mig_file
+
+    note = "우리 학교 서버 (A30) MIG 구성, 3월 4일\r\n"
+    file = tmp_path / "lgi.txt"
+    file.write_bytes((note + _text(A30_LGI).replace("\n", "\r\n")).encode("cp949"))
+    assert _gis(read_nvidia_smi_mig_file(file, model="A30")[0]) == [
+        ("1g.6gb", s) for s in range(4)]

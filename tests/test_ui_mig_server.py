@@ -98,3 +98,47 @@ def test_an_uploaded_binary_is_refused_in_korean(board: ui.BoardApp) -> None:
 def test_bad_listings_get_their_korean_reason(board: ui.BoardApp, text: str, words: str) -> None:
     assert not board.server.read(text)
     assert words in _plain(board.server.message.value)
+
+
+A30_LGI = (FIXTURES / "a30_lgi_4x1g_summerlo.txt").read_text()
+A30_LGIPP = (FIXTURES / "a30_lgipp_summerlo.txt").read_text()
+
+
+@pytest.mark.parametrize(("text", "model", "words"), [
+    (A30_LGI.replace("0:1", "-1:1", 1), "A30",
+     "GPU 0, 7번째 줄: nvidia-smi 표의 줄인데 읽을 수 없는 모양입니다: |   0  MIG 1g.6gb"),
+    (A30_LGI, "A100-80GB", "GPU 0, 7번째 줄: 고른 GPU 모델과 출력이 맞지 않습니다 "
+     "(출력 / 고른 모델: 1g.6gb (ID 14) / A100-80GB)"),
+    (A30_LGIPP.replace("{0,2}:2", "{0,1}:2"), "",
+     "GPU 0, 4번째 줄: 배치 목록(-lgipp)이 labkit이 아는 GPU의 배치와 맞지 않습니다 "
+     "(출력 / 그 GPU의 배치: Profile ID 5 {0,1}:2 / A30: Profile ID 5 {0,2}:2)"),
+    ("GPU 0: NVIDIA L40S (UUID: GPU-1)\n", "", "이 GPU(NVIDIA L40S)에는 MIG가 없습니다"),
+    ("| NVIDIA-SMI 570.169   Driver Version: 570.169   CUDA Version: 12.8 |\n", "",
+     "nvidia-smi의 출력으로 보이는데"),
+])
+def test_refusals_name_the_line_and_what_was_read_in_korean(
+        board: ui.BoardApp, text: str, model: str, words: str) -> None:
+    board.server.model_select.value = model
+    assert not board.server.read(text)
+    said = _plain(board.server.message.value)
+    assert words in said
+    assert "line" not in said and "sudo nvidia-smi -i 0 -mig 1" not in said
+    assert not re.search(r"[:(] *\)|: *$", said)  # nothing empty after a colon
+
+
+def test_lgipp_alone_is_no_green_free_list(board: ui.BoardApp) -> None:
+    """-lgipp names the board, not its GIs: an empty board with a warning, never "✔ free"."""
+    assert board.server.read(A30_LGIPP)
+    message = board.server.message.value
+    assert "✔" not in message and "⚠" in message
+    assert "어떤 GPU 인스턴스가 있는지가 없어" in _plain(message)
+    assert "아직 놓을 수 있는 자리" not in _plain(message)
+
+
+def test_the_gpu_choice_is_as_wide_as_its_names(board: ui.BoardApp) -> None:
+    text = "".join(f"GPU {g}: NVIDIA RTX PRO 6000 Blackwell Server Edition (UUID: GPU-{g})\n"
+                   f"  MIG 4g.96gb     Device  0: (UUID: MIG-{g})\n" for g in range(2))
+    assert board.server.read(text)
+    labels = [label for label, _ in board.server.gpu_select.options]
+    assert labels[1] == "GPU 1: NVIDIA RTX PRO 6000 Blackwell Server Edition (GPU 인스턴스 1개)"
+    assert board.server.gpu_select.layout.width == "auto"  # not cut at a fixed width

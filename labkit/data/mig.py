@@ -111,7 +111,8 @@ def read_mig_parted(text: str, model: GpuModel | str, label: str | None = None, 
 
 
 def decode_nvidia_smi_listing(data: bytes, *, name: str = "<upload>") -> str:
-    """Return an uploaded or saved nvidia-smi listing as text (UTF-8, UTF-16 with a BOM, CRLF).
+    """Return an uploaded or saved nvidia-smi listing as text (UTF-8, UTF-16 with a BOM, CRLF,
+    and Korean CP949: a listing saved with Korean Windows Notepad, notes in Hangul).
 
     The checks of lesson 01's log decoder (:func:`labkit.data.observe.decode_log`: no binary
     files, no unknown encodings), with the listing's own size cap.
@@ -124,7 +125,7 @@ def decode_nvidia_smi_listing(data: bytes, *, name: str = "<upload>") -> str:
     from labkit.data.observe import decode_log
     from labkit.mig.smi_listing import MAX_LISTING_CHARS
 
-    return decode_log(data, name=name, max_bytes=4 * MAX_LISTING_CHARS, cp949=False)
+    return decode_log(data, name=name, max_bytes=4 * MAX_LISTING_CHARS)
 
 
 def read_nvidia_smi_mig_file(path: str | Any, model: GpuModel | str | None = None

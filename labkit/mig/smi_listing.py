@@ -95,7 +95,11 @@ class SmiListingError(ValueError):
         ``"inconsistent"`` (two listings, or a listing and the board's tables, disagree),
         ``"placement"`` (GIs that overlap or sit where the board allows none),
         ``"busy_unknown"`` (``-lgip`` shows GIs in use but nothing says which),
-        ``"too_long"``.
+        ``"malformed"`` (a row of an -lgi/-lci table, or one naming a MIG profile, that
+        does not have its listing's shape: never dropped), ``"placements_differ"``
+        (``-lgipp``'s placements are no board's), ``"no_mig_board"`` (``-L`` names only
+        boards without MIG), ``"other_listing"`` (only output labkit does not read:
+        ``-lcip``, plain ``nvidia-smi``; ``detail`` names it), ``"too_long"``.
     gpu : int or None
         The GPU index the problem is on.
     line : int or None
@@ -161,15 +165,42 @@ class _Gpu:
     lgipp: list[tuple[int, tuple[int, ...], int, int]] = field(default_factory=list)
 
 
-def _scan(text: str) -> tuple[dict[int, _Gpu], bool]:
-    """Return what each GPU's rows say, and whether "No MIG-enabled devices found" appeared."""
+#: A MIG profile name inside a table row (``MIG 1g.10gb``, ``MIG 1c.3g.40gb``): a row that
+#: has one is a row of some MIG listing, never decoration.
+_ROW_PROFILE = re.compile(r"\bMIG \d+(?:c\.\d+)?g\.")
+#: Table titles: which listing the rows below belong to (``-lcip``'s rows are not read).
+_TABLES = (("GPU instances:", "-lgi"), ("Compute instances:", "-lci"),
+           ("GPU instance profiles:", "-lgip"), ("Compute instance profiles:", "-lcip"))
+
+
+def _malformed(number: int, line: str, listing: str | None) -> SmiListingError:
+    gpu = re.match(r"^\|\s*(\d+)\s", line)
+    return SmiListingError(
+        "malformed", f"line {number}: a {listing or 'MIG'} row that does not read: "
+        f"{line.strip()!r}", gpu=int(gpu[1]) if gpu else None, line=number,
+        detail=line.strip()[:120])
+
+
+def _scan(text: str) -> tuple[dict[int, _Gpu], bool, set[str]]:
+    """Return what each GPU's rows say, whether "No MIG-enabled devices found" appeared, and
+    the listings labkit does not read that the text holds (``-lcip``, plain ``nvidia-smi``).
+
+    A row of an ``-lgi`` or ``-lci`` table (below its ``===`` line), or a row naming a MIG
+    profile outside any table labkit skips, that does not have its listing's shape is refused
+    (``malformed``), never dropped: dropping it would show its units free.
+    """
     gpus: dict[int, _Gpu] = {}
     current: int | None = None  # the -L GPU the MIG device lines belong to
     no_mig = False
+    others: set[str] = set()
+    table: str | None = None    # the listing whose table the line is in
+    rows = False                # below that table's === line
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip().replace("\t", "    ")
         if "No MIG-enabled devices found" in line:
             no_mig = True
+        if "NVIDIA-SMI" in line and "Driver Version" in line:
+            others.add("nvidia-smi")
         if m := _L_GPU.match(line):
             current = int(m["gpu"])
             g = gpus.setdefault(current, _Gpu())
@@ -179,8 +210,19 @@ def _scan(text: str) -> tuple[dict[int, _Gpu], bool]:
         if (m := _L_MIG.match(raw.rstrip())) and current is not None:
             gpus[current].mig_devices.append((m["profile"], number))
             continue
+        if not line.lstrip().startswith(("|", "+")):
+            table, rows = None, False
+        elif title := next((t for key, t in _TABLES if key in line), None):
+            table, rows = title, False
+            if title == "-lcip":
+                others.add("nvidia-smi mig -lcip")
+            continue
+        elif line.lstrip().startswith("|="):
+            rows = table is not None
+            continue
+        line = line.strip()
         if not line.startswith(("|", "GPU")):
-            current = None if line.strip() else current
+            current = None if line else current
             continue
         if m := _LGI.match(line):
             g = gpus.setdefault(int(m["gpu"]), _Gpu())
@@ -201,7 +243,11 @@ def _scan(text: str) -> tuple[dict[int, _Gpu], bool]:
             g.listings.add("-lgipp")
             starts = tuple(int(s) for s in m["starts"].replace(" ", "").split(",") if s)
             g.lgipp.append((int(m["pid"]), starts, int(m["size"]), number))
-    return gpus, no_mig
+        elif line.startswith("|") and line.strip("| ") and (
+                (rows and table in ("-lgi", "-lci"))
+                or (table in (None, "-lgi", "-lci", "-lgip") and _ROW_PROFILE.search(line))):
+            raise _malformed(number, line, table)
+    return gpus, no_mig, others
 
 
 @dataclass(frozen=True)
@@ -221,29 +267,60 @@ def _gi_name(ci_name: str) -> str | None:
     return m["gi"] if m else None
 
 
-def _fits(board: _Board, g: _Gpu) -> tuple[bool, str]:
-    """Whether every row of ``g`` agrees with ``board``'s tables; else what does not."""
+def _fits(board: _Board, g: _Gpu, *, placements: bool = True) -> tuple[bool, str, int | None]:
+    """Whether every row of ``g`` agrees with ``board``'s tables; else what does not (in
+    nvidia-smi's own words, no English: the UI echoes it) and on which line.
+
+    ``placements=False`` leaves ``-lgipp``'s placement lists out (the board the rest fits).
+    """
     spec = board.model.mig
     assert spec is not None
     for profile, pid, *_rest, line in g.gis:
         prof = spec.by_id(pid)
         if prof is None or prof.name != profile:
-            return False, f"line {line}: {profile} (ID {pid})"
-    for profile, pid, _free, total, sm, line in g.lgip:
+            return False, f"{profile} (ID {pid})", line
+    for profile, pid, free, total, sm, line in g.lgip:
         prof = spec.by_id(pid)
         if prof is None or prof.name != profile or prof.max_count != total or \
                 prof.sm_count != sm:
-            return False, f"line {line}: {profile} (ID {pid}, {total} at most, {sm} SM)"
+            return False, f"{profile} (ID {pid}, {free}/{total}, SM {sm})", line
     for pid, starts, size, line in g.lgipp:
         prof = spec.by_id(pid)
-        if prof is None or tuple(sorted(prof.placements)) != tuple(sorted(starts)) or \
-                prof.memory_slices != size:
-            return False, f"line {line}: profile ID {pid} {{{','.join(map(str, starts))}}}:{size}"
+        if prof is None or prof.memory_slices != size or (placements and tuple(
+                sorted(prof.placements)) != tuple(sorted(starts))):
+            return False, f"Profile ID {pid} {{{','.join(map(str, starts))}}}:{size}", line
     for name, line in [*g.mig_devices, *[(n, ln) for _, n, ln in g.cis]]:
         gi = _gi_name(name)
         if gi is None or spec.by_name(gi) is None:
-            return False, f"line {line}: {name}"
-    return True, ""
+            return False, name, line
+    return True, "", None
+
+
+def _named_board(name: str, boards: tuple[_Board, ...]) -> str | None:
+    """Return the short name of the board ``-L`` names ``name``, or None.
+
+    Older drivers (R450..R470) print the names without ``NVIDIA`` (``A100-SXM4-40GB``: NVIDIA
+    MIG user guide's -L example; NVIDIA/gpu-operator docs, driver 450): both forms are read.
+    """
+    for candidate in (name, f"NVIDIA {name}"):
+        short = _NAME_ALIASES.get(candidate) or next(
+            (b.short_name for b in boards if b.model.name == candidate), None)
+        if short is not None:
+            return short
+    return None
+
+
+def _placements_text(board: _Board, g: _Gpu) -> str:
+    """``-lgipp``'s rows as this board has them (``A30: Profile ID 5 {0,2}:2``)."""
+    spec = board.model.mig
+    assert spec is not None
+    parts = []
+    for pid, starts, _size, _line in g.lgipp:
+        prof = spec.by_id(pid)
+        if prof is not None and tuple(sorted(prof.placements)) != tuple(sorted(starts)):
+            parts.append(f"Profile ID {pid} {{{','.join(map(str, sorted(prof.placements)))}}}"
+                         f":{prof.memory_slices}")
+    return f"{board.short_name}: {', '.join(parts)}"
 
 
 def _board_for(gpu: int, g: _Gpu, model: GpuModel | None, boards: tuple[_Board, ...]
@@ -251,8 +328,7 @@ def _board_for(gpu: int, g: _Gpu, model: GpuModel | None, boards: tuple[_Board, 
     """Return the board ``g`` is, from its -L name and its rows (and ``model``)."""
     named: GpuModel | None = None
     if g.name is not None:
-        short = _NAME_ALIASES.get(g.name) or next(
-            (b.short_name for b in boards if b.model.name == g.name), None)
+        short = _named_board(g.name, boards)
         if short is None:
             raise SmiListingError(
                 "unknown_board", f"line {g.name_line}: GPU {gpu} is a {g.name!r}, a board "
@@ -260,27 +336,37 @@ def _board_for(gpu: int, g: _Gpu, model: GpuModel | None, boards: tuple[_Board, 
         named = next(b.model for b in boards if b.short_name == short)
     fitting = [b for b in boards if _fits(b, g)[0]]
     if named is not None:
-        ok, why = _fits(next(b for b in boards if b.model is named), g)
+        ok, why, line = _fits(next(b for b in boards if b.model is named), g)
         if not ok:
-            raise SmiListingError("inconsistent", f"GPU {gpu}: {why} is not on a "
-                                  f"{named.short_name} ({g.name})", gpu=gpu,
+            raise SmiListingError("inconsistent", f"GPU {gpu}: line {line}: {why} is not on a "
+                                  f"{named.short_name} ({g.name})", gpu=gpu, line=line,
                                   detail=f"{why} / {named.short_name}")
         if model is not None and model.short_name != named.short_name:
             raise SmiListingError("model_mismatch", f"GPU {gpu} is a {named.short_name} "
                                   f"({g.name}), not a {model.short_name}", gpu=gpu,
+                                  line=g.name_line,
                                   detail=f"{named.short_name} / {model.short_name}")
         return named
     if model is not None:
         if model.short_name not in {b.short_name for b in fitting}:
-            _, why = _fits(next(b for b in boards if b.short_name == model.short_name), g)
-            raise SmiListingError("model_mismatch", f"GPU {gpu}: {why} is not on a "
-                                  f"{model.short_name}", gpu=gpu,
+            _, why, line = _fits(next(b for b in boards if b.short_name == model.short_name), g)
+            raise SmiListingError("model_mismatch", f"GPU {gpu}: line {line}: {why} is not on "
+                                  f"a {model.short_name}", gpu=gpu, line=line,
                                   detail=f"{why} / {model.short_name}")
         return model
     if not fitting:
+        near = [b for b in boards if g.lgipp and _fits(b, g, placements=False)[0]]
+        if near:
+            _, why, line = _fits(near[0], g)
+            raise SmiListingError(
+                "placements_differ", f"GPU {gpu}: line {line}: {why} is no board's "
+                "placements", gpu=gpu, line=line,
+                detail=f"{why} / " + "; ".join(_placements_text(b, g) for b in near))
+        listed = sorted({r[0] for r in g.gis} | {r[0] for r in g.lgip}
+                        | {f"Profile ID {r[0]}" for r in g.lgipp}
+                        | {n for n, _ in g.mig_devices} | {n for _, n, _ in g.cis})
         raise SmiListingError("unknown_board", f"GPU {gpu}: no board labkit knows has these "
-                              "profiles", gpu=gpu, detail=", ".join(
-                                  sorted({r[0] for r in g.gis} | {r[0] for r in g.lgip}))[:200])
+                              "profiles", gpu=gpu, detail=", ".join(listed)[:200])
     if len(fitting) > 1:
         names = ", ".join(b.short_name for b in fitting)
         raise SmiListingError("ambiguous_board", f"GPU {gpu}: these profiles are on several "
@@ -434,15 +520,14 @@ def parse_nvidia_smi_mig(text: str, model: GpuModel | str | None = None
         raise SmiListingError("too_long", f"{len(text):,} characters, more than "
                               f"{MAX_LISTING_CHARS:,}", detail=f"{MAX_LISTING_CHARS:,}")
     given = resolve_model(model) if model is not None else None
-    gpus, no_mig = _scan(text)
+    gpus, no_mig, others = _scan(text)
     boards = _boards()
     out: dict[int, SmiMigGpu] = {}
     left_out: list[tuple[int, _Gpu]] = []
     for gpu in sorted(gpus):
         g = gpus[gpu]
         if g.listings == {"-L"} and g.name is not None and not g.mig_devices and \
-                not any(b.model.name == g.name for b in boards) and \
-                g.name not in _NAME_ALIASES:
+                _named_board(g.name, boards) is None:
             left_out.append((gpu, g))  # -L names a board without MIG devices or a MIG table:
             continue                   # nothing to show (a workstation's other GPU)
         board = _board_for(gpu, g, given, boards)
@@ -459,15 +544,24 @@ def parse_nvidia_smi_mig(text: str, model: GpuModel | str | None = None
             raise SmiListingError("unknown_board", f"line {g.name_line}: GPU {gpu} is a "
                                   f"{g.name!r}, a board labkit has no MIG table for", gpu=gpu,
                                   line=g.name_line, detail=str(g.name))
-        if no_mig or left_out:
+        if no_mig:
             raise SmiListingError("no_mig", "nvidia-smi says: No MIG-enabled devices found")
+        if left_out:
+            gpu, g = left_out[0]
+            raise SmiListingError("no_mig_board", f"line {g.name_line}: GPU {gpu} is a "
+                                  f"{g.name!r}, a board without MIG", gpu=gpu,
+                                  line=g.name_line, detail=str(g.name))
+        if others:
+            raise SmiListingError("other_listing", "the text is output of "
+                                  f"{', '.join(sorted(others))}, which has no MIG layout",
+                                  detail=", ".join(sorted(others)))
         raise SmiListingError("empty", "no nvidia-smi -L, mig -lgi, -lci, -lgip or -lgipp "
                               "row in the text")
     return out
 
 
 def _known_without_mig(name: str) -> bool:
-    return any(m.name == name and m.mig is None for m in known_models())
+    return any(m.name in (name, f"NVIDIA {name}") and m.mig is None for m in known_models())
 
 
 def read_nvidia_smi_mig(text: str, model: GpuModel | str | None = None) -> dict[int, Layout]:

@@ -96,6 +96,9 @@ class _Block:
     days: int = 0
     bad_cells: int = 0  # unparsed rows reported (at most 1000 of each kind per block)
     bad_rows: int = 0
+    #: no clock: the last device key read and the smallest one (see :func:`_check_cycles`)
+    last_key: int | None = None
+    min_key: int | None = None
 
 
 def _header_columns(line: str) -> tuple[str, ...] | None:
@@ -283,6 +286,8 @@ class _DmonReader:
         n = len(table)
         if not n:
             return
+        if t is None:
+            self._check_cycles(block, table, rows[keep])
         seq = np.arange(self.seq, self.seq + n, dtype=float)
         self.seq += n
         cols = [c for c in columns if c not in _ID_COLUMNS]
@@ -316,6 +321,45 @@ class _DmonReader:
                       np.repeat(gpus, len(cols)), metric, value, np.tile(units, n),
                       missing.astype(np.int8),
                       np.where(missing, np.where(blank, 1, 2), 0).astype(np.int8))
+
+    def _check_cycles(self, block: _Block, table: pd.DataFrame, rows: np.ndarray) -> None:
+        """Without a clock, refuse a device that repeats before dmon's cycle wraps around.
+
+        dmon prints every device (GPU, or GPU + GI + CI) once per interval, in index order
+        (nvidia-smi man page, "Device Monitoring"), and the k-th line of a device is tick k: a
+        device twice in one cycle (``0 0 1 1``, ``0 1 1``) would be read as a longer timeline of
+        interleaved readings. A cycle wraps when a key is not above the last one; it must then
+        come back to the smallest device seen (a log cut mid-cycle starts anywhere).
+        """
+        def index(name: str) -> np.ndarray:
+            if name not in table.columns:
+                return np.full(len(table), -1, dtype=np.int64)
+            return pd.to_numeric(table[name], errors="coerce").fillna(-1).to_numpy(
+                dtype=np.int64).clip(-1, (1 << 19) - 2)
+
+        gpu = table["gpu"].to_numpy(dtype=np.int64)
+        gi, ci = index("gi"), index("ci")
+        keys = (gpu << 40) | ((gi + 1) << 20) | (ci + 1)
+        if not len(keys):
+            return
+        before = np.concatenate([[keys[0] if block.last_key is None else block.last_key],
+                                 keys[:-1]])
+        low = np.minimum.accumulate(np.concatenate(
+            [[keys[0] if block.min_key is None else block.min_key], keys]))[:-1]
+        wraps = keys <= before
+        if block.last_key is None:
+            wraps[0] = False
+        bad = np.flatnonzero(wraps & (keys > low))
+        block.last_key, block.min_key = int(keys[-1]), int(min(low[-1], keys[-1]))
+        if len(bad):
+            k = int(bad[0])
+            line = self.lines + int(rows[k]) + 1
+            device = f"GPU {int(gpu[k])}" + (f" GI {int(gi[k])} CI {int(ci[k])}"
+                                            if gi[k] >= 0 else "")
+            raise LogError(f"{where(self.source, line)}: {device} repeats within one dmon "
+                           "cycle (dmon prints each device once per interval, in index order); "
+                           "without a -o T/DT time column the lines cannot be told apart",
+                           kind="duplicate", source=self.source, line=line)
 
     def _metric_codes(self, names: list[str], table: pd.DataFrame, columns: tuple[str, ...],
                       n: int) -> np.ndarray:

@@ -27,7 +27,7 @@ __all__ = ["LISTING_SUFFIXES", "ServerPanel", "free_placements_text", "listing_e
 
 #: File endings accepted for an uploaded listing (``nvidia-smi mig -lgi > lgi.txt``).
 LISTING_SUFFIXES = (".txt", ".log", ".out")
-_GREEN, _RED = "#1b7f3b", "#b00020"
+_GREEN, _AMBER, _RED = "#1b7f3b", "#8a5a00", "#b00020"
 
 
 def listing_error_text(err: ValueError) -> str:
@@ -38,8 +38,12 @@ def listing_error_text(err: ValueError) -> str:
     generic sentence (never the English).
     """
     if isinstance(err, SmiListingError):
-        where = t("mig.server.where_line", gpu=err.gpu, line=err.line) if err.line else (
-            t("mig.server.where_gpu", gpu=err.gpu) if err.gpu is not None else "")
+        if err.line and err.gpu is not None:
+            where = t("mig.server.where_line", gpu=err.gpu, line=err.line)
+        elif err.line:
+            where = t("mig.server.where_line_only", line=err.line)
+        else:
+            where = t("mig.server.where_gpu", gpu=err.gpu) if err.gpu is not None else ""
         return t(f"mig.server.error.{err.rule}", where=where,
                  detail=html.escape(err.detail[:200]))
     if isinstance(err, InputError):
@@ -85,10 +89,15 @@ class ServerPanel(widgets.VBox):
             style={"description_width": "initial"})
         self.read_button = widgets.Button(description=t("mig.server.read"),
                                           button_style="primary")
+        # as wide as its longest option ("GPU 3: NVIDIA RTX PRO 6000 Blackwell Server
+        # Edition (GPU 인스턴스 4개)"): a fixed width cut the board names of multi-GPU listings
         self.gpu_select = widgets.Dropdown(options=[(" ", -1)], value=-1,
                                            description=t("mig.server.gpu"),
-                                           layout=widgets.Layout(width="360px",
-                                                                 display="none"))
+                                           layout=widgets.Layout(width="auto",
+                                                                 min_width="360px",
+                                                                 max_width="100%",
+                                                                 display="none"),
+                                           style={"description_width": "initial"})
         self.message = widgets.HTML("")
         for w, key in [(self.text, "text"), (self.upload, "upload"),
                        (self.model_select, "model"), (self.read_button, "read"),
@@ -168,17 +177,19 @@ class ServerPanel(widgets.VBox):
                    model=g.layout.model.short_name,
                    listings=html.escape(", ".join(f"nvidia-smi {x if x == '-L' else 'mig ' + x}"
                                                   for x in g.listings)))]
-        if not g.instances_listed:
+        if not g.instances_listed:  # which GIs it has is unknown: no "free" list, no ✔
             notes.append(t("mig.server.no_instances"))
         elif g.placements_inferred:
             notes.append(t("mig.server.inferred"))
         else:
             notes.append(t("mig.server.exact"))
-        notes.append(t("mig.server.free", free=html.escape(free_placements_text(g.layout))))
+        if g.instances_listed:
+            notes.append(t("mig.server.free", free=html.escape(free_placements_text(g.layout))))
         self.board.set_layout(g.layout, note=t("mig.board.loaded", layout=", ".join(
             f"{gi.profile.name}@{gi.start}" for gi in g.layout.sorted_instances())
             or t("mig.board.empty")))
-        self.message.value = (f'<div style="color:{_GREEN}">✔ ' + "<br>".join(notes)
+        color, mark = (_GREEN, "✔") if g.instances_listed else (_AMBER, "⚠")
+        self.message.value = (f'<div style="color:{color}">{mark} ' + "<br>".join(notes)
                               + "</div>")
 
     def _bad(self, text_html: str) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from labkit.i18n import t
 
-__all__ = ["READER_PATTERNS", "place_text", "reader_error_text", "row_reason_text"]
+__all__ = ["READER_PATTERNS", "metric_label", "place_text", "reader_error_text", "row_reason_text"]
 
 #: (catalog key under ``observe.reader.``, pattern over the message after its place). The
 #: messages are the readers' own (labkit/data/observe/*.py); a named group becomes a
@@ -64,6 +64,8 @@ READER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                         r"(?P<time>[^,]*), GPU column (?P<gpu>[^)]*)\)"),
         ("doubled", r"two readings of GPU (?P<gpu>\d+) (?P<metric>\S+) at (?P<t>\S+) s "
                     r"\(columns (?P<columns>[^)]*)\)"),
+        ("dmon_repeat", r"GPU (?P<gpu>\d+)(?: GI (?P<gi>\d+) CI (?P<ci>\d+))? repeats within "
+                        r"one dmon cycle"),
         ("two_uuids", r"gpu label (?P<gpu>\d+) names two devices \(UUID (?P<a>\S+) and "
                       r"(?P<b>[^)]*)\)"),
         ("mig_no_gi", r"a MIG device without a GPU_I_ID label on gpu (?P<gpu>\d+)"),
@@ -87,9 +89,31 @@ _NESTED = {"rows_unreadable": "first"}
 _PLACE = re.compile(r"^(?P<file>[^\n:]+?)(?:, line (?P<line>\d+))?: (?P<rest>.*)$", re.S)
 
 
+#: Names the readers give text without a file (``"<text>"``, ``"<buffer>"``): not shown.
+_NO_NAME = re.compile(r"^<[\w ]*>$")
+
+
 def place_text(source: str, line: int | None) -> str:
-    """Return a file and line in Korean: ``"f.csv 2번째 줄"``, or the file alone (plain text)."""
+    """Return a file and line in Korean: ``"f.csv 2번째 줄"``, or the file alone (plain text).
+
+    Text without a file name (the readers' ``"<text>"``, ``"<buffer>"``) is "the log".
+    """
+    if _NO_NAME.match(source):
+        source = t("observe.reader.no_name")
     return t("observe.reader.place_line", file=source, line=line) if line else source
+
+
+def metric_label(metric: str) -> str:
+    """Return a metric's Korean label as lesson 01 shows it (``power_usage_w`` -> ``전력``;
+    ``…@mig:gi1:ci0`` -> ``… (MIG GI 1, CI 0)``); a name the catalog lacks is kept."""
+    from labkit.i18n import KO
+
+    base, _, mig = metric.partition("@mig:")
+    label = KO.get(f"observe.metric.{base}", base)
+    if mig:
+        parts = dict(re.findall(r"(gi|ci)(\d+)", mig))
+        label += t("observe.reader.metric_mig", gi=parts.get("gi", "-"), ci=parts.get("ci", "-"))
+    return label
 
 
 def _split_place(message: str, sources: Sequence[str]) -> tuple[str | None, int | None, str]:
@@ -119,6 +143,12 @@ def row_reason_text(reason: str) -> str:
         if m is None:
             continue
         values = {k: v.strip()[:80] for k, v in m.groupdict().items() if v is not None}
+        if "metric" in values:
+            values["metric"] = metric_label(values["metric"])
+        if key == "dmon_repeat":
+            values["device"] = t("observe.reader.mig_device", gpu=values["gpu"],
+                                 gi=values["gi"], ci=values["ci"]) if "gi" in values else \
+                t("observe.reader.gpu_device", gpu=values["gpu"])
         nested = _NESTED.get(key)
         if nested is not None:
             values[nested] = row_reason_text(m.group(nested))
