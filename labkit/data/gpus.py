@@ -34,7 +34,7 @@ from labkit.data.schema import (
 from labkit.gpumodels import ARCHITECTURES, BoardSpec, GiProfile, GpuModel, MigSpec, profile_name
 
 __all__ = ["SIM_BEHAVIOUR_KEYS", "GpuModelFile", "available_models", "load_gpu_model",
-           "load_sim_behaviour"]
+           "load_sim_behaviour", "mig_models"]
 
 DIR = "gpus"
 
@@ -146,6 +146,11 @@ _BOARD_FIELDS = tuple(BoardSection.model_fields)
 def available_models() -> list[str]:
     """Return the short names of the GPU models in ``data/gpus/`` (``"H100-80GB"``, ...), sorted."""
     return sorted(p.stem for p in (data_dir() / DIR).glob("*.yaml"))
+
+
+def mig_models() -> tuple[str, ...]:
+    """Return the short names of the MIG-capable GPU models in ``data/gpus/``, sorted."""
+    return tuple(m for m in available_models() if load_gpu_model(m).mig is not None)
 
 
 @functools.cache

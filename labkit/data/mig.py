@@ -10,10 +10,12 @@ Used in: notebooks/02_mig.ipynb
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import yaml
 
+from labkit.data.observe import decode_log
 from labkit.gpumodels import GpuModel
 from labkit.mig import (
     Layout,
@@ -23,8 +25,10 @@ from labkit.mig import (
     labels_for,
     layout_from_mig_parted,
     parse_mig_parted_spec,
+    read_nvidia_smi_mig,
     select_config,
 )
+from labkit.mig.smi_listing import MAX_LISTING_CHARS
 from labkit.validate import InputError
 
 __all__ = ["MAX_CONFIG_CHARS", "decode_nvidia_smi_listing", "parse_mig_parted",
@@ -122,9 +126,6 @@ def decode_nvidia_smi_listing(data: bytes, *, name: str = "<upload>") -> str:
     ValueError
         (``labkit.observe.LogError``) naming the file: too large, binary, not text.
     """
-    from labkit.data.observe import decode_log
-    from labkit.mig.smi_listing import MAX_LISTING_CHARS
-
     return decode_log(data, name=name, max_bytes=4 * MAX_LISTING_CHARS)
 
 
@@ -140,10 +141,6 @@ def read_nvidia_smi_mig_file(path: str | Any, model: GpuModel | str | None = Non
 
     Used in: notebooks/02_mig.ipynb
     """
-    from pathlib import Path
-
-    from labkit.mig import read_nvidia_smi_mig
-
     file = Path(path)
     return read_nvidia_smi_mig(decode_nvidia_smi_listing(file.read_bytes(), name=file.name),
                                model)

@@ -44,8 +44,8 @@ from labkit.data.observe.smi_csv import (
     header_fields,
     parse_nvidia_smi_csv,
     preview_rows,
-    read_nvidia_smi_csv_chunks,
 )
+from labkit.data.observe.smi_csv_chunked import read_nvidia_smi_csv_chunks
 from labkit.data.observe.smi_csv_stream import NotStreamable
 from labkit.data.observe.smi_query import (
     GpuSnapshot,

@@ -6,7 +6,6 @@ Used in: notebooks/01_observe.ipynb
 from __future__ import annotations
 
 import csv
-import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -23,7 +22,7 @@ from labkit.data.observe.common import (
     split_meta,
     where,
 )
-from labkit.data.observe.smi_csv_stream import CsvLayout, NotStreamable, read_csv_chunks
+from labkit.data.observe.smi_csv_stream import CsvLayout, read_csv_chunks
 from labkit.observe.catalog import CATALOG, SMI_ALIASES, Metric
 from labkit.observe.logs import LogError, LogImport, UnparsedRow
 from labkit.observe.readings import Status
@@ -557,47 +556,6 @@ def _doubled_error(lines: list[str], i: int, header_text: str | None, layout: _L
     return LogError(f"{where(source, line)}: line {line} repeats the moment and GPU of line "
                     f"{first} (time column {time}, GPU column {gpu}); say which column is "
                     "the GPU", kind="duplicate", source=source, line=line)
-
-
-def read_nvidia_smi_csv_chunks(chunks: Iterator[bytes], *, source: str,
-                               fields: Sequence[str] | str | None = None,
-                               size_bytes: int | None = None,
-                               gpu_column: str | None = None) -> LogImport:
-    """Read a ``--query-gpu`` CSV log given as UTF-8 chunks cut at line ends (a large file).
-
-    The same result and errors as :func:`parse_nvidia_smi_csv` (not ``strict``); the
-    metadata and header must be in the first chunk.
-
-    Raises
-    ------
-    NotStreamable
-        When the log needs the whole-text reader (a quoted cell, the header not in the first
-        chunk, a problem with the header: that reader names it in its own order; two readings
-        of one moment, GPU and metric: that reader resolves or refuses them with the line).
-    ValueError
-        As :func:`parse_nvidia_smi_csv`.
-    """
-    first = next(chunks, b"")
-    if b'"' in first:
-        raise NotStreamable("a quoted cell")
-    lines = first.decode("utf-8").split("\n")[:-1]
-    meta, i = split_meta(lines)
-    if i >= len(lines):
-        raise NotStreamable("no header in the first chunk")
-    try:
-        header, header_text, i = _resolve_header(lines, i, fields, source)
-        layout = _Layout.of(header, source, i, gpu_column)
-        interval_s = meta_interval(meta, source)
-    except ValueError:
-        raise NotStreamable("the header needs the whole-text reader") from None
-    if gpu_column is None and set(GPU_COLUMNS) & set(layout.names):
-        raise NotStreamable("a wrapper's GPU column: the whole text says which is the GPU")
-    stream_layout = _stream_layout(layout, header_text, fields, interval_s)
-    log = read_csv_chunks(itertools.chain([first], chunks), layout=stream_layout,
-                          source=source, first_line=i, meta=meta, size_bytes=size_bytes)
-    if _doubled(log.frame):
-        raise NotStreamable("two readings of one moment, GPU and metric")
-    return _checked(log, layout)
 
 
 def _stream_layout(layout: _Layout, header_text: str | None,

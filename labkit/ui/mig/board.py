@@ -12,11 +12,12 @@ from typing import Any
 import ipywidgets as widgets
 
 from labkit import mig
-from labkit.data.gpus import available_models, load_gpu_model
+from labkit.data.gpus import load_gpu_model, mig_models
 from labkit.i18n import error_text, t
 from labkit.mig import Layout, PlacementError
 from labkit.ui import format as fmt
 from labkit.ui.components import guard
+from labkit.ui.mig.server import ServerPanel
 from labkit.ui.mig_explain import explain
 from labkit.validate import InputError
 
@@ -31,11 +32,6 @@ _TABLE_CSS = ("<style>.lk-mig-table td,.lk-mig-table th{padding:3px 12px;text-al
 
 
 @functools.cache
-def mig_models() -> tuple[str, ...]:
-    """Return the short names of the MIG-capable GPU models in ``data/gpus/``."""
-    return tuple(m for m in available_models() if load_gpu_model(m).mig is not None)
-
-
 def _gib(mib: float) -> str:
     return f"{mib / 1024:.1f} GiB"
 
@@ -230,8 +226,6 @@ class BoardApp(widgets.VBox):
         self.removes = widgets.HBox([widgets.HTML(f"<b>{t('mig.board.remove')}</b>&nbsp;"),
                                      self.remove_select, self.remove_button, notes["remove"]],
                                     layout=widgets.Layout(align_items="center"))
-        from labkit.ui.mig.server import ServerPanel
-
         # our server's layout, pasted from nvidia-smi (issue 26): folded until opened
         self.server = ServerPanel(self)
         self.server_box = widgets.Accordion(children=[self.server], selected_index=None,

@@ -15,9 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from labkit.data.gpus import mig_models
+from labkit.data.mig import decode_nvidia_smi_listing
 from labkit.i18n import error_text, t
 from labkit.mig import Layout, SmiListingError, SmiMigGpu, parse_nvidia_smi_mig
+from labkit.mig.smi_listing import MAX_LISTING_CHARS
 from labkit.ui.components import guard
+from labkit.ui.files import read_upload
 from labkit.validate import InputError
 
 if TYPE_CHECKING:
@@ -74,8 +78,6 @@ class ServerPanel(widgets.VBox):
     def __init__(self, board: BoardApp) -> None:
         super().__init__()
         self.add_class("lk-board-server")
-        from labkit.ui.mig.board import mig_models
-
         self.board = board
         self.found: dict[int, SmiMigGpu] = {}
         self.text = widgets.Textarea(
@@ -120,10 +122,6 @@ class ServerPanel(widgets.VBox):
         value = change["new"]
         if not value:
             return
-        from labkit.data.mig import decode_nvidia_smi_listing
-        from labkit.mig.smi_listing import MAX_LISTING_CHARS
-        from labkit.ui.files import read_upload
-
         try:
             upload = read_upload(value, max_bytes=4 * MAX_LISTING_CHARS,
                                  suffixes=LISTING_SUFFIXES)
