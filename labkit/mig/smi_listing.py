@@ -181,6 +181,7 @@ def _malformed(number: int, line: str, listing: str | None) -> SmiListingError:
         detail=line.strip()[:120])
 
 
+# long: one pass over the pasted lines, one branch per nvidia-smi table it may be inside
 def _scan(text: str) -> tuple[dict[int, _Gpu], bool, set[str]]:
     """Return what each GPU's rows say, whether "No MIG-enabled devices found" appeared, and
     the listings labkit does not read that the text holds (``-lcip``, plain ``nvidia-smi``).
@@ -410,6 +411,7 @@ def _profiles_from_devices(g: _Gpu, model: GpuModel) -> list[str]:
     return whole
 
 
+# long: one case per listing kind (-lgi exact, -lci or -L inferred, none), cross-checked
 def _layout(gpu: int, g: _Gpu, model: GpuModel) -> tuple[Layout, bool, bool]:
     """Return (layout, placements inferred, instances listed) of one GPU."""
     layout = Layout(model)

@@ -171,6 +171,7 @@ class BoardApp(widgets.VBox):
         Called with the layout after every change (linked panels).
     """
 
+    # long: the board's widget tree built in reading order (controls, board, server panel, steps)
     def __init__(self, model: str = DEFAULT_MODEL) -> None:
         super().__init__()
         self.add_class("lk-board")
