@@ -36,8 +36,6 @@ from tests.test_rendered_korean import ROOT, _strip, run_lesson, texts
 SPOILED: dict[str, str] = {
     "01_observe": "the dashboard reads 최대 클럭의 17.4 % beside a 17.4 % class share (a "
                   "prediction the dashboard does not test)",
-    "02_mig": "section 2 says 연산을 슬라이스 7개로 above the prediction; the board, its "
-              "table and the 살펴볼 점 count 7",
     "03_goodput": "the ledger (Goodput 88.9 %) renders under the prediction; the comparison "
                   "app, the checked table and 정리 repeat it",
     "05_break_even": "the cost curves app (가동률 18.3 %) and the 살펴볼 점 state the "

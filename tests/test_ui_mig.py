@@ -294,7 +294,7 @@ def test_the_outcome_chart_shows_what_ran_and_what_failed_per_mode(board: ui.Boa
     mig = modes.index("mig")
     assert (done.x[mig], no_slot.x[mig]) == (0, 7)
     notes = [a.text for a in app.chart.figure.layout.annotations]
-    assert notes[mig] == "7개 중 0개만 끝남: 시간 비교 불가" and "0.00 h" not in " ".join(notes)
+    assert notes[mig] == "학생 7명 중 0명의 잡만 끝남: 시간 비교 불가" and "0.00 h" not in " ".join(notes)
     assert "<th>MIG</th><td>— (일부 실패)</td><td>— (일부 실패)</td>" in app.table.value
     board.apply_preset("all-1g.10gb")
     app.fields["memory_gb"].control.value = 15  # two of seven jobs do not fit next to others
@@ -302,7 +302,7 @@ def test_the_outcome_chart_shows_what_ran_and_what_failed_per_mode(board: ui.Boa
     mps = modes.index("mps")
     assert (done.x[mps], oom.x[mps]) == (5, 2)
     notes = [a.text for a in app.chart.figure.layout.annotations]
-    assert notes[mps] == "7개 중 5개만 끝남: 시간 비교 불가"
+    assert notes[mps] == "학생 7명 중 5명의 잡만 끝남: 시간 비교 불가"
 
 
 @pytest.mark.parametrize(("key", "value", "text"), [
