@@ -1,9 +1,8 @@
 """Backups of the hub's state (labkit.hub.backup) without a running hub: the database through
-sqlite's backup API while a writer holds it, the passwords key by key, a home's tar file."""
+sqlite's backup API while a writer holds it, the passwords and codes, a home's tar file."""
 
 from __future__ import annotations
 
-import dbm
 import json
 import os
 import sqlite3
@@ -14,6 +13,7 @@ import pytest
 
 from labkit.data.roster import RosterEntry
 from labkit.hub import backup
+from labkit.hub.passwords import Accounts
 from labkit.hub.state import HubSettings, HubState
 
 
@@ -26,16 +26,18 @@ def test_backup_copies_the_database_mid_transaction_and_the_state(tmp_path: Path
     db.execute("insert into users values ('kim01')")
     db.commit()
     db.execute("insert into users values ('half-written')")  # open transaction, not committed
-    with dbm.open(str(state.passwords_file), "c") as store:
-        store[b"kim01"] = b"$2b$hash"
+    state.accounts.hand_out(["kim01", "lee02"])
+    state.accounts.set_password("kim01", "kim01-password")
     lines: list[str] = []
     manifest = backup.backup(state, tmp_path / "bk", out=lines.append)
     db.rollback()
     db.close()
     copy = sqlite3.connect(tmp_path / "bk" / "jupyterhub.sqlite")
     assert copy.execute("select name from users").fetchall() == [("kim01",)]
-    with dbm.open(str(tmp_path / "bk" / "passwords.dbm"), "r") as store:
-        assert store[b"kim01"] == b"$2b$hash"
+    copied = Accounts(tmp_path / "bk")
+    assert copied.check_password("kim01", "kim01-password")
+    assert copied.codes() == state.accounts.codes() and set(copied.codes()) == {"lee02"}
+    assert (tmp_path / "bk" / "passwords.json").stat().st_mode & 0o777 == 0o600
     assert json.loads((tmp_path / "bk" / "state" / "roster.json").read_text())[0][
         "username"] == "kim01"
     assert manifest["students"] == ["kim01", "teach"] and manifest["passwords"] == 1
@@ -59,3 +61,18 @@ def test_a_home_archive_keeps_only_what_the_student_owns(tmp_path: Path) -> None
         names = sorted(m.name for m in tar.getmembers())
     assert names == [".", "./labkit", "./labkit/mine.ipynb"]
     assert found == {"files": 1, "bytes": 2}
+
+
+def test_a_restore_gives_back_the_named_students_password_or_code(tmp_path: Path) -> None:
+    saved = Accounts(tmp_path / "bk")
+    saved.root.mkdir()
+    saved.hand_out(["kim01", "lee02"])
+    saved.set_password("kim01", "kim01-password")
+    hub = HubState(tmp_path / "state").accounts
+    hub.hand_out(["kim01", "park03"])
+    hub.set_password("lee02", "lee02-new-password")
+    assert saved.copy_to(hub, ["kim01"]) == 1  # kim01's password back, their newer code gone
+    assert hub.check_password("kim01", "kim01-password") and "kim01" not in hub.codes()
+    assert saved.copy_to(hub, ["lee02"]) == 0  # lee02 back to the code they had, no password
+    assert not hub.has_password("lee02") and hub.codes()["lee02"] == saved.codes()["lee02"]
+    assert "park03" in hub.codes()  # nobody else is touched

@@ -43,23 +43,20 @@ from labkit.hub.roster import (
     Student,
     check_username,
     problem_text,
-    read_roster,
     system_username,
-    validate_username,
+)
+from labkit.hub.roster_cmd import (
+    PROG,
+    _import_roster,
+    _password_set,
+    _password_word,
+    _said,
+    _teacher_password,
+    cmd_roster,
 )
 from labkit.hub.state import HubSettings, HubState, default_state_dir
 from labkit.hub.statuslines import isolation_facts, isolation_lines
 from labkit.i18n import t
-
-#: The command's name, printed before its own lines the way a Unix tool names itself (as typed,
-#: not translated: the catalog holds only the Korean text after it).
-PROG = "labkit hub"
-
-
-def _said(key: str, /, **values: Any) -> str:
-    """Return the catalog line ``key`` as this command prints it: ``"labkit hub: …"``."""
-    return f"{PROG}: {t(key, **values)}"
-
 
 HUB_CONFIG = Path(__file__).resolve().parent / "hubconfig" / "jupyterhub_config.py"
 #: The limit mechanisms (labkit.hub.limits.detect_mechanism), for ``status --json``.
@@ -68,92 +65,6 @@ MECHANISMS = {
     "cgroup-v1": "cgroup v1 per student: memory.limit_in_bytes, cpu.cfs_quota_us, pids.max",
     "rlimit": "rlimits only: RLIMIT_AS per process, RLIMIT_NPROC per student; no CPU cap",
 }
-
-
-def _import_roster(state: HubState, path: str) -> list[Student]:
-    """Save the roster at ``path``; give each new student a first-login code (and say so)."""
-    students = read_roster(path)
-    before = {s.username for s in state.roster()}
-    state.save_roster(students)
-    teacher = state.settings().teacher
-    given = state.accounts.hand_out(s.username for s in students if s.username != teacher)
-    if given:
-        print(_said("hub.cli.codes.given", n=len(given)), flush=True)
-    dropped = sorted(before - {s.username for s in students} - {teacher})
-    for name in dropped:  # off the roster: their hub user, server and tokens go now
-        _end_sessions(state, name, remove=True, quiet=True)
-    if dropped:
-        print(_said("hub.cli.roster.dropped", n=len(dropped), names=", ".join(dropped)),
-              flush=True)
-    return students
-
-
-def _read_password(name: str, stream: Any = None) -> str:
-    """Return a new password for ``name``: asked twice at a terminal, else standard input's
-    first line.
-
-    Raises
-    ------
-    labkit.hub.passwords.PasswordRejected
-        Too short, too long, or typed differently twice.
-    ValueError
-        If standard input holds none.
-    """
-    from labkit.hub.passwords import MIN_PASSWORD, check_new_password
-
-    stream = stream or sys.stdin
-    if stream.isatty():
-        import getpass
-
-        first = getpass.getpass(t("hub.cli.password.prompt", name=name, n=MIN_PASSWORD))
-        return check_new_password(first, getpass.getpass(t("hub.cli.password.again")))
-    line = stream.readline().rstrip("\r\n")
-    if not line:
-        raise ValueError(t("hub.cli.password.empty"))
-    return check_new_password(line)
-
-
-def _set_password(state: HubState, name: str, stream: Any = None) -> None:
-    """Set ``name``'s password from the terminal or standard input; end their sessions."""
-    from labkit.hub.passwords import MAX_PASSWORD_BYTES, MIN_PASSWORD, PasswordRejected
-
-    try:
-        password = _read_password(name, stream)
-    except PasswordRejected as err:
-        limits = {"short": {"n": MIN_PASSWORD}, "long": {"max": MAX_PASSWORD_BYTES}}
-        reason = t(f"hub.cli.password.{err.rule}", **limits.get(err.rule, {}))
-        raise SystemExit(_said("hub.cli.password.rejected", name=name, reason=reason)) from None
-    except ValueError as err:
-        raise SystemExit(_said("hub.cli.password.rejected", name=name, reason=err)) from None
-    state.accounts.set_password(name, password)
-    print(t("hub.cli.password.done", name=name), flush=True)
-    _end_sessions(state, name)
-
-
-def _end_sessions(state: HubState, name: str, *, remove: bool = False,
-                 quiet: bool = False) -> None:
-    from labkit.hub.sessions import HubUnreachable, end_sessions
-
-    try:
-        how = end_sessions(state, name, remove=remove)
-    except HubUnreachable as err:
-        print(t("hub.cli.sessions.failed", name=name, reason=err), flush=True)
-        return
-    if how != "none" and not quiet:
-        print(t("hub.cli.sessions.ended", name=name), flush=True)
-
-
-def _teacher_password(state: HubState, teacher: str) -> None:
-    """Make sure the teacher has a password before the hub accepts any login (ask for it)."""
-    if state.accounts.has_password(teacher):
-        return
-    print(_said("hub.cli.serve.teacher_password", name=teacher), flush=True)
-    try:
-        _set_password(state, teacher)
-    except SystemExit as err:
-        print(err, flush=True)
-    if not state.accounts.has_password(teacher):
-        raise SystemExit(_said("hub.cli.serve.no_teacher_password", name=teacher))
 
 
 def _hub_env(state: HubState) -> dict[str, str]:
@@ -296,104 +207,6 @@ def _tls_settings(args: argparse.Namespace, state: HubState, settings: HubSettin
             print(f"{PROG}: {line}", flush=True)
     elif settings.extra.get("ssl_cert"):  # as the last start: check the files still load
         tls.check_pair(settings.extra["ssl_cert"], settings.extra["ssl_key"])
-
-
-def _password_set(state: HubState) -> set[str]:
-    return state.accounts.with_password()
-
-
-def _role(username: str, teacher: str) -> str:
-    return t("hub.cli.role.teacher" if username == teacher else "hub.cli.role.student")
-
-
-def _password_word(done: bool) -> str:
-    return t("hub.cli.password.set" if done else "hub.cli.password.pending")
-
-
-def cmd_roster(args: argparse.Namespace, state: HubState) -> None:
-    """roster import | list | reset | remove (Korean, English terms in parentheses)."""
-    teacher = state.settings().teacher
-    if args.action == "remove":
-        from labkit.hub.removal import remove_students
-
-        raise SystemExit(remove_students(state, args.names, every=args.all, stop=args.stop,
-                                         yes=args.yes, out=print))
-    if args.action == "import":
-        students = _import_roster(state, args.names[0])
-        print(t("hub.cli.roster.imported", path=args.names[0], n=len(students)))
-    elif args.action == "list":
-        have = _password_set(state)
-        roster = state.roster()
-        if not roster:
-            print(t("hub.cli.roster.empty"))
-            return
-        people = roster + ([Student(teacher)] if teacher and teacher not in
-                           {s.username for s in roster} else [])
-        print(t("hub.cli.roster.header"))
-        for s in people:
-            print(f"{s.username}\t{s.display_name or s.username}\t{s.system_user}\t"
-                  f"{_role(s.username, teacher)}\t{_password_word(s.username in have)}")
-    elif args.action == "codes":
-        _print_codes(state, teacher, as_csv=args.csv)
-    elif args.action == "slips":
-        _write_slips(state, args.names[0], args.url)
-    elif args.action == "set-password":
-        name = _listed(state, args.names[0], teacher)
-        _set_password(state, name)
-    elif args.action == "reset":
-        name = _listed(state, args.names[0], teacher)
-        if name == teacher:
-            raise SystemExit(t("hub.cli.reset.teacher", name=name))
-        code = state.accounts.reset(name)
-        _end_sessions(state, name, quiet=True)
-        print(t("hub.cli.reset.new_code", name=name, code=code))
-
-
-def _listed(state: HubState, name: str, teacher: str) -> str:
-    """Return ``name`` if it is the teacher or a roster student (else exit, in Korean)."""
-    validate_username(name)
-    if name not in {s.username for s in state.roster()} | {teacher}:
-        raise SystemExit(t("hub.cli.roster.not_listed", name=name))
-    return name
-
-
-def _print_codes(state: HubState, teacher: str, *, as_csv: bool) -> None:
-    codes = state.accounts.codes()
-    rows = [(s.display_name or s.username, s.username, codes[s.username])
-            for s in state.roster() if s.username in codes and s.username != teacher]
-    if not rows:
-        print(t("hub.cli.codes.none"))
-        return
-    if as_csv:
-        import csv
-
-        out = csv.writer(sys.stdout, lineterminator="\n")
-        out.writerow([t("hub.slips.name"), t("hub.slips.username"), t("hub.slips.code")])
-        out.writerows(rows)
-        return
-    print(t("hub.cli.codes.header"))
-    for row in rows:
-        print("\t".join(row))
-
-
-def _write_slips(state: HubState, path: str, url: str | None) -> None:
-    """Write the A4 slips page (0600; given to the user who ran sudo, to open it)."""
-    from labkit.hub.slips import slips_html
-
-    settings = state.settings()
-    if url is None:
-        url = ("" if settings.host in ("", "0.0.0.0", "::")
-               else f"http://{settings.host}:{settings.port}/")
-    codes = {k: v for k, v in state.accounts.codes().items() if k != settings.teacher}
-    page = slips_html(state.roster(), codes, url)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(page)
-    owner = os.environ.get("SUDO_UID"), os.environ.get("SUDO_GID")
-    if os.geteuid() == 0 and owner[0] and owner[1]:
-        os.chown(path, int(owner[0]), int(owner[1]))
-    print(t("hub.cli.slips.written", path=path,
-            n=sum(1 for s in state.roster() if s.username in codes)))
 
 
 def cmd_backup(args: argparse.Namespace, state: HubState) -> None:
@@ -567,15 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and run one command."""
-    parser = build_parser()
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] in (["plan"], ["k8s"]):  # their own command lines
-        from labkit.hub import k8s, plan
-
-        raise SystemExit((plan.main_plan if argv[0] == "plan" else k8s.main_k8s)(argv[1:]))
-    args = parser.parse_args(argv)
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse what the parser cannot: a roster action without its name or file, ``serve``
+    without root (before anything is created)."""
     if (args.command == "roster" and args.action in ("import", "reset", "set-password", "slips")
             and not args.names):
         what = t("hub.cli.roster.needs.file" if args.action in ("import", "slips")
@@ -586,34 +393,53 @@ def main(argv: list[str] | None = None) -> None:
             accounts.require_root()  # before anything is created
         except accounts.NeedRootError as err:
             raise SystemExit(str(err)) from None
+
+
+def _open_state(args: argparse.Namespace) -> HubState:
+    """Return the hub's state; only ``serve`` and ``roster import`` (how a class starts, before
+    the first serve) may find no state directory yet (serve creates it)."""
+    root = _state_dir(args.state_dir)
+    starts = args.command == "serve" or (args.command == "roster" and args.action == "import")
+    if not starts and not root.is_dir():  # never create it outside serve
+        raise SystemExit(t("hub.cli.never_started", path=root))
+    return HubState(root)
+
+
+def cmd_warm(args: argparse.Namespace, state: HubState) -> None:
+    """warm [--lesson L] [--until HH:MM]: ask the running class page (:mod:`labkit.hub.warm`)."""
+    from labkit.hub.warm import ask_class_page
+
+    raise SystemExit(ask_class_page(state, args.lesson, args.until, out=print))
+
+
+def cmd_status(args: argparse.Namespace, state: HubState) -> None:
+    """status [--json]: Korean text, or JSON for scripts."""
+    if args.json:
+        print(json.dumps(status(state), ensure_ascii=False, indent=1))
+    else:
+        print(status_text(status(state)))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and run one command."""
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["plan"], ["k8s"]):  # their own command lines
+        from labkit.hub import k8s, plan
+
+        raise SystemExit((plan.main_plan if argv[0] == "plan" else k8s.main_k8s)(argv[1:]))
+    args = parser.parse_args(argv)
+    _check_args(parser, args)
     if args.command in ("install-service", "uninstall-service"):
         try:
             cmd_service(args, _state_dir(args.state_dir))
         except (ValueError, OSError) as err:
             raise SystemExit(f"{PROG}: {err}") from None
         return
+    commands = {"serve": cmd_serve, "roster": cmd_roster, "backup": cmd_backup,
+                "restore": cmd_backup, "warm": cmd_warm, "status": cmd_status}
     try:
-        root = _state_dir(args.state_dir)
-        if args.command != "serve" and not root.is_dir():  # never create it outside serve
-            if args.command == "roster" and args.action == "import":
-                pass  # importing a roster before the first serve is how a class starts
-            else:
-                raise SystemExit(t("hub.cli.never_started", path=root))
-        state = HubState(root)
-        if args.command == "serve":
-            cmd_serve(args, state)
-        elif args.command == "roster":
-            cmd_roster(args, state)
-        elif args.command in ("backup", "restore"):
-            cmd_backup(args, state)
-        elif args.command == "warm":
-            from labkit.hub.warm import ask_class_page
-
-            raise SystemExit(ask_class_page(state, args.lesson, args.until, out=print))
-        elif args.json:
-            print(json.dumps(status(state), ensure_ascii=False, indent=1))
-        else:
-            print(status_text(status(state)))
+        commands.get(args.command, cmd_status)(args, _open_state(args))
     except (ValueError, OSError) as err:
         said = problem_text(err) if isinstance(err, ValueError) else err
         raise SystemExit(f"{PROG}: {said}") from None

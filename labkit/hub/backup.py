@@ -6,8 +6,9 @@ secrets), taken while the hub runs:
 - ``jupyterhub.sqlite``: the hub's database through sqlite's online backup API (a consistent
   copy even while the hub writes it; ``sqlite3.Connection.backup``);
 - ``state/``: the roster, the teacher's settings, the cookie secret and the proxy token;
-- ``passwords.dbm``: the first-use password hashes, copied key by key through ``dbm`` (whatever
-  the backend's file layout);
+- ``passwords.json`` and ``first_login_codes.json``: the password hashes and the first-login
+  codes not used yet (:class:`labkit.hub.passwords.Accounts`), read together under the store's
+  lock (:meth:`~labkit.hub.passwords.Accounts.copy_to`);
 - ``homes/<username>.tar``: each roster student's (and the teacher's) home, read file by file
   from its mounted file system (:mod:`labkit.hub.disk`): never the image file itself, which
   is inconsistent while mounted. A home whose account is gone but whose image stays is mounted
@@ -25,7 +26,6 @@ the hub's database and state, and needs the hub stopped.
 from __future__ import annotations
 
 import datetime as _dt
-import dbm
 import json
 import os
 import pwd
@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from labkit.hub.passwords import Accounts
 from labkit.hub.roster import Student, system_username, validate_username
 from labkit.hub.state import HubState
 from labkit.i18n import t
@@ -65,21 +66,6 @@ def _copy_db(source: Path, target: Path) -> None:
             dst.close()
     finally:
         src.close()
-
-
-def _copy_passwords(source: Path, target: Path, names: Sequence[str] | None = None) -> int:
-    """Copy password hashes (all, or ``names``'s) from one dbm store to another; return count."""
-    try:
-        old = dbm.open(str(source), "r")
-    except dbm.error:
-        return 0
-    copied = 0
-    with old, dbm.open(str(target), "c", 0o600) as new:
-        for key in old.keys():
-            if names is None or (key.decode() if isinstance(key, bytes) else key) in names:
-                new[key] = old[key]
-                copied += 1
-    return copied
 
 
 def _archive(home: Path, target: Path) -> dict[str, int]:
@@ -156,7 +142,7 @@ def backup(state: HubState, dest: Path, *, out: Out = print) -> dict[str, object
     for name in STATE_FILES:
         if (state.root / name).exists():
             shutil.copy2(state.root / name, dest / "state" / name)
-    passwords = _copy_passwords(state.passwords_file, dest / "passwords.dbm")
+    passwords = state.accounts.copy_to(Accounts(dest))
     teacher = state.settings().teacher
     people = [s.username for s in state.roster()]
     people += [teacher] if teacher and teacher not in people else []
@@ -214,7 +200,7 @@ def _restore_student(state: HubState, src: Path, student: Student, teacher: str,
     settings = state.settings()
     if disk.probe().works and int(settings.disk_limit_mib) > 0:
         disk.StudentDisk(entry.pw_name, int(settings.disk_limit_mib), state.images_dir).ensure()
-    _copy_passwords(src / "passwords.dbm", state.passwords_file, [student.username])
+    Accounts(src).copy_to(state.accounts, [student.username])
     archive = src / "homes" / f"{student.username}.tar"
     files = (_extract_home(archive, Path(entry.pw_dir), entry.pw_uid, entry.pw_gid)
              if archive.exists() else 0)

@@ -234,21 +234,9 @@ def _spawner(c: Any, settings: HubSettings, roster: Sequence[Student]) -> None:
     import labkit.gpu.sim.shared  # noqa: F401
 
 
-def configure(c: Any, state: HubState | None = None) -> None:
-    """Set JupyterHub's config ``c`` for the class (see the module docstring).
-
-    Raises
-    ------
-    ValueError
-        If no roster was imported or no teacher is set.
-    """
-    state = state or HubState()
-    settings = state.settings()
-    roster = state.roster()
-    if not roster:
-        raise ValueError("no roster imported: python -m labkit.hub roster import class.csv")
-    if not settings.teacher:
-        raise ValueError("no teacher set: python -m labkit.hub serve --teacher NAME")
+def _hub_and_proxy(c: Any, state: HubState, settings: HubSettings) -> tuple[int, int, bool]:
+    """The hub's and the proxy's addresses, TLS, database, secrets and pid files; return the
+    hub's and the proxy API's ports and whether the class's address is HTTPS."""
     free_hub, free_api = free_loopback_ports(2)  # unless the settings fix them
     hub_port = int(settings.extra.get("hub_port") or free_hub)
     api_port = int(settings.extra.get("proxy_api_port") or free_api)
@@ -274,6 +262,25 @@ def configure(c: Any, state: HubState | None = None) -> None:
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{api_port}"
     c.ConfigurableHTTPProxy.auth_token = state.proxy_token()
     c.ConfigurableHTTPProxy.pid_file = str(state.root / "proxy.pid")
+    return hub_port, api_port, bool(tls)
+
+
+def configure(c: Any, state: HubState | None = None) -> None:
+    """Set JupyterHub's config ``c`` for the class (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        If no roster was imported or no teacher is set.
+    """
+    state = state or HubState()
+    settings = state.settings()
+    roster = state.roster()
+    if not roster:
+        raise ValueError("no roster imported: python -m labkit.hub roster import class.csv")
+    if not settings.teacher:
+        raise ValueError("no teacher set: python -m labkit.hub serve --teacher NAME")
+    hub_port, api_port, tls = _hub_and_proxy(c, state, settings)
 
     _authenticator(c, state, settings.teacher, roster)
     _spawner(c, settings, roster)

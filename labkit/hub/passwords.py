@@ -221,3 +221,24 @@ class Accounts:
                 doc = self._read(path)
                 if gone & set(doc):
                     self._write(path, {k: v for k, v in doc.items() if k not in gone})
+
+    def copy_to(self, other: Accounts, names: Iterable[str] | None = None) -> int:
+        """Copy the passwords and codes (all, or ``names``'s) into ``other``; return the passwords.
+
+        This store is read under its lock (the two files as one consistent pair) and ``other``
+        written under its own; for each name copied, ``other`` then holds exactly this store's
+        password and code (one this store lacks is dropped there). A backup copies the hub's
+        store into the backup directory, a restore the backup's back into the hub's.
+        """
+        with self._locked():
+            passwords = self._read(self.passwords_file)
+            codes = self._read(self.codes_file)
+        wanted = set(passwords) | set(codes) if names is None else set(names)
+        with other._locked():
+            for path, mine in ((other.passwords_file, passwords), (other.codes_file, codes)):
+                theirs = other._read(path)
+                kept = {k: v for k, v in theirs.items() if k not in wanted}
+                doc = {**kept, **{k: v for k, v in mine.items() if k in wanted}}
+                if doc != theirs or not path.exists():
+                    other._write(path, doc)
+        return sum(1 for name in passwords if name in wanted)

@@ -338,6 +338,18 @@ class Warmer:
         return status
 
 
+def _warm_refused(lesson: str | None, until: str | None) -> str | None:
+    """Return why a warm-up of ``lesson`` until ``until`` is refused (Korean), None if it is not."""
+    try:
+        if lesson:
+            lesson_notebook(lesson)
+        if until:
+            parse_until(until, _dt.datetime.now().astimezone())
+    except ValueError as err:
+        return str(err)
+    return None
+
+
 def ask_class_page(state: Any, lesson: str | None, until: str | None, *,
                    out: Any = print, poll_s: float = 2.0) -> int:
     """``python -m labkit.hub warm``: ask the running class page to warm the class, print its
@@ -351,13 +363,9 @@ def ask_class_page(state: Any, lesson: str | None, until: str | None, *,
     import urllib.error
     import urllib.request
 
-    try:
-        if lesson:
-            lesson_notebook(lesson)
-        if until:
-            parse_until(until, _dt.datetime.now().astimezone())
-    except ValueError as err:
-        out(str(err))
+    refused = _warm_refused(lesson, until)
+    if refused is not None:
+        out(refused)
         return 2
     port = state.ports().get("classpage")
     url = f"http://127.0.0.1:{port}/services/classpage/warm/api"
