@@ -39,11 +39,12 @@ from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 from labkit.hub import accounts, curriculum, disk, isolation, lifetime, serverlog
 from labkit.hub.gpushare import ENV_SHARE, ShareState
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
+from labkit.hub.preheat import ENV_WARM_LESSON
 from labkit.hub.roster import system_username
 from labkit.hub.userenv import USER_ENV, site_packages, user_python
 from labkit.i18n import t
 
-__all__ = ["LabkitSpawner", "gpu_environment"]
+__all__ = ["ENV_WARM_LESSON", "LabkitSpawner", "gpu_environment"]
 
 HOME_FOLDER = "labkit"
 #: The student's Jupyter runtime folder, relative to their home (kernel sockets live there).
@@ -181,6 +182,37 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
 
         return preexec
 
+    def warm_lesson(self) -> str | None:
+        """Return the lesson this start preheats: the user option ``lesson`` ("수업 준비",
+        :mod:`labkit.hub.warm`), or None without one.
+
+        Only a lesson notebook's exact file name of the curriculum (``03_goodput.ipynb``) is
+        taken: the option comes from whoever starts the server (the student too), and it reaches
+        the server's environment.
+
+        Raises
+        ------
+        tornado.web.HTTPError
+            400 (Korean) for any other option or value.
+        """
+        from tornado import web
+
+        from labkit.hub.warm import LESSONS_DIR, lesson_notebook
+
+        options = dict(self.user_options or {})
+        lesson = options.pop("lesson", None)
+        if options:
+            raise web.HTTPError(400, t("hub.warm.no_lesson", lesson=", ".join(map(str, options))))
+        if lesson is None:
+            return None
+        folder = Path(self.curriculum_dir) if self.curriculum_dir else LESSONS_DIR
+        try:
+            if isinstance(lesson, str) and lesson_notebook(lesson, folder) == lesson:
+                return lesson
+        except ValueError:
+            pass
+        raise web.HTTPError(400, t("hub.warm.no_lesson", lesson=str(lesson)[:40]))
+
     def user_env(self, env: dict[str, str]) -> dict[str, str]:
         """The student's HOME/USER/SHELL (of ``jupyter-<name>``), labkit's paths and GPU share."""
         entry = pwd.getpwnam(self.system_user)
@@ -213,6 +245,9 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         share = gpu_environment(self.user.name, list(self.roster_usernames), self.gpu_policy)
         self.labkit_gpu_share = share.get(ENV_SHARE, "")
         env.update(share)
+        lesson = self.warm_lesson()
+        if lesson:
+            env[ENV_WARM_LESSON] = lesson
         return env
 
     async def _copy_curriculum(self, entry: pwd.struct_passwd) -> None:
@@ -274,6 +309,7 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         """
         phases = _Phases()
         self.check_on_roster()  # before anything of theirs is created again
+        self.warm_lesson()  # a bad user option fails before anything is done
         entry = accounts.ensure_system_user(self.user.name)
         phases.done("account")
         left = await asyncio.to_thread(kill_user_processes, entry.pw_name)
