@@ -75,5 +75,7 @@ def schedule(serverapp: Any, environ: Any = None) -> bool:
             return
         serverapp.log.info("labkit: preheated %s (kernel %s)", notebook, kernel_id)
 
-    IOLoop.current().add_callback(run)
+    # the server's own loop (ServerApp.init_ioloop, before the extensions load); runs once it
+    # has started
+    (getattr(serverapp, "io_loop", None) or IOLoop.current()).add_callback(run)
     return True
