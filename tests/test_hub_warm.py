@@ -215,3 +215,16 @@ def test_preheat_is_scheduled_only_for_a_plain_lesson_name() -> None:
     app = SimpleNamespace(log=None)
     assert preheat.schedule(app, {}) is False
     assert preheat.schedule(app, {preheat.ENV_WARM_LESSON: "../03_goodput.ipynb"}) is False
+
+
+def test_spawner_checks_the_user_option_as_the_hub_applies_it() -> None:
+    from tornado import web
+
+    from labkit.hub.spawner import LabkitSpawner
+
+    hook = LabkitSpawner(limit_mechanism="rlimit").apply_user_options
+    assert callable(hook)
+    assert hook(_spawner(None), {"lesson": "03_goodput.ipynb"}) == "03_goodput.ipynb"
+    assert hook(_spawner(None), {}) is None
+    with pytest.raises(web.HTTPError):
+        hook(_spawner(None), {"lesson": "nope"})
