@@ -228,3 +228,42 @@ def test_spawner_checks_the_user_option_as_the_hub_applies_it() -> None:
     assert hook(_spawner(None), {}) is None
     with pytest.raises(web.HTTPError):
         hook(_spawner(None), {"lesson": "nope"})
+
+
+def test_preheat_in_a_real_server_runs_the_first_cell(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """With jupyter_server's own managers: the lesson's session exists and its kernel has run
+    the first code cell (what JupyterLab then finds when the student opens the lesson)."""
+    import nbformat
+    from jupyter_server.serverapp import ServerApp
+
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "run"))
+    root = tmp_path / "root"
+    root.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 강의"), nbformat.v4.new_code_cell("MARK = 6 * 7")]),
+        root / "01_x.ipynb")
+    app = ServerApp(root_dir=str(root), open_browser=False, port=0, token="t",
+                    jpserver_extensions={})
+    app.initialize(argv=[], find_extensions=False, new_httpserver=False)
+    out: list[str] = []
+
+    async def check() -> list[dict[str, Any]]:
+        kernel_id = await preheat.preheat(app, "01_x.ipynb", timeout_s=120)
+        kernels: Any = app.kernel_manager  # async managers, typed as the sync ones
+        client: Any = kernels.get_kernel(kernel_id).client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            await client.execute_interactive(
+                "print(MARK)", timeout=60,
+                output_hook=lambda m: out.append(str(m["content"].get("text") or "")))
+        finally:
+            client.stop_channels()
+        sessions: list[dict[str, Any]] = await app.session_manager.list_sessions()
+        await kernels.shutdown_all()
+        return sessions
+
+    sessions = app.io_loop.run_sync(check, timeout=240)
+    assert [s["path"] for s in sessions] == ["01_x.ipynb"]
+    assert "".join(out).strip() == "42"
