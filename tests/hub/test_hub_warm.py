@@ -44,8 +44,9 @@ def _answers(hub: OwnHub) -> bool:
 
 @pytest.fixture(scope="module")
 def warm_hub() -> Iterator[OwnHub]:
-    with own_hub(STUDENTS, TEACHER, [], _answers, cull_timeout_s=CULL_TIMEOUT_S,
-                 concurrent_spawn_limit=2) as hub:
+    passwords = {TEACHER: "warm-teacher-1", **{n: f"{n}-pass-1" for n in STUDENTS}}
+    with own_hub(STUDENTS, TEACHER, [], _answers, passwords=passwords,
+                 cull_timeout_s=CULL_TIMEOUT_S, concurrent_spawn_limit=2) as hub:
         yield hub
 
 
