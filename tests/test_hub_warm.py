@@ -1,13 +1,27 @@
-"""수업 준비 (labkit.hub.warm): pacing, the period's end, the lesson, what the page says."""
+"""수업 준비 (labkit.hub.warm): pacing, the period's end, the lesson, what the page says; the
+lesson as the start's user option (labkit.hub.spawner) and the server's own preheat
+(labkit.hub.preheat)."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-from labkit.hub import classpage
-from labkit.hub.warm import WarmStatus, keep_every_s, lesson_notebook, pace, parse_until
+from labkit.hub import classpage, preheat
+from labkit.hub.warm import (
+    LESSONS_DIR,
+    Warmer,
+    WarmStatus,
+    keep_every_s,
+    lesson_notebook,
+    pace,
+    parse_until,
+)
 
 KST = dt.timezone(dt.timedelta(hours=9))
 NOW = dt.datetime(2026, 12, 2, 13, 40, 12, tzinfo=KST)
@@ -77,3 +91,179 @@ def test_class_page_has_the_warm_button_and_its_status() -> None:
     assert 'action="/s/warm"' in page and ">수업 준비</button>" in page
     assert '<option value="03">03_goodput</option>' in page
     assert "수업 준비를 마쳤습니다(95초 걸림)." in page
+
+
+class _RecordingWarmer(Warmer):
+    """A Warmer whose requests are recorded and answered like a hub whose servers start."""
+
+    def __init__(self, running: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+        super().__init__("http://hub/hub/api", "http://proxy", "classpage-token")
+        self.calls: list[tuple[str, str, Any]] = []
+        self.running = set(running)
+
+    async def _call(self, url: str, method: str = "GET", body: Any = None,
+                    timeout_s: float = 60.0, json_reply: bool = True) -> tuple[int, Any]:
+        self.calls.append((method, url, body))
+        if url.endswith("/server") and method == "POST":
+            return (400 if url.split("/")[-2] in self.running else 201), None
+        if url.endswith("/activity"):
+            return 204, None
+        return 200, {"servers": {"": {"ready": True}}}
+
+
+def test_warm_up_calls_only_the_hub_never_a_students_server() -> None:
+    """Issue 23: the class page's token (it may act for every student) goes to the hub's API
+    only; the lesson goes as the start's user option, and the server preheats itself."""
+    warmer = _RecordingWarmer(running={"b"})
+    status = asyncio.run(warmer.run(["a", "b"], lesson="03"))
+    assert status.ready == ["a", "b"] and not status.failed
+    assert status.preheated == ["a"]  # b already ran: left as it was, not preheated
+    assert warmer.calls, "no request made"
+    assert all(url.startswith("http://hub/hub/api/") for _, url, _ in warmer.calls)
+    assert not any("/user/" in url or "proxy" in url for _, url, _ in warmer.calls)
+    starts = [(url, body) for method, url, body in warmer.calls if method == "POST"
+              and url.endswith("/server")]
+    assert starts == [("http://hub/hub/api/users/a/server",
+                       {"user_options": {"lesson": "03_goodput.ipynb"}}),
+                      ("http://hub/hub/api/users/b/server",
+                       {"user_options": {"lesson": "03_goodput.ipynb"}})]
+    assert not hasattr(warmer, "_preheat") and not hasattr(warmer, "_run_first_cell")
+
+
+def test_warm_up_without_a_lesson_starts_with_no_options() -> None:
+    warmer = _RecordingWarmer()
+    status = asyncio.run(warmer.run(["a"]))
+    assert status.ready == ["a"] and status.preheated == []
+    assert ("POST", "http://hub/hub/api/users/a/server", {}) in warmer.calls
+
+
+def _spawner(options: Any, curriculum_dir: str = "") -> Any:
+    return SimpleNamespace(user_options=options, curriculum_dir=curriculum_dir)
+
+
+def test_spawner_takes_only_a_lesson_notebooks_name_as_user_option() -> None:
+    from tornado import web
+
+    from labkit.hub.spawner import LabkitSpawner
+
+    assert LabkitSpawner.warm_lesson(_spawner({})) is None
+    assert LabkitSpawner.warm_lesson(_spawner(None)) is None
+    assert LabkitSpawner.warm_lesson(_spawner({"lesson": "03_goodput.ipynb"})) == (
+        "03_goodput.ipynb")
+    for bad in ({"lesson": "03"}, {"lesson": "../../etc/passwd"}, {"lesson": "42_x.ipynb"},
+                {"lesson": ["03_goodput.ipynb"]}, {"lesson": "03_goodput.ipynb", "cmd": "sh"},
+                {"image": "x"}):
+        with pytest.raises(web.HTTPError) as err:
+            LabkitSpawner.warm_lesson(_spawner(bad))
+        assert err.value.status_code == 400 and "강의가 없습니다" in str(err.value.log_message)
+
+
+def test_spawner_checks_the_lesson_against_the_teachers_curriculum(tmp_path: Path) -> None:
+    from tornado import web
+
+    from labkit.hub.spawner import LabkitSpawner
+
+    (tmp_path / "01_mine.ipynb").write_text("{}", encoding="utf-8")
+    assert LabkitSpawner.warm_lesson(_spawner({"lesson": "01_mine.ipynb"}, str(tmp_path))) == (
+        "01_mine.ipynb")
+    with pytest.raises(web.HTTPError):
+        LabkitSpawner.warm_lesson(_spawner({"lesson": "03_goodput.ipynb"}, str(tmp_path)))
+
+
+class _FakeClient:
+    def __init__(self, log: list[Any]) -> None:
+        self.log = log
+
+    def start_channels(self) -> None:
+        self.log.append("start")
+
+    async def wait_for_ready(self, timeout: float) -> None:
+        self.log.append("ready")
+
+    async def execute_interactive(self, code: str, **kwargs: Any) -> dict[str, Any]:
+        self.log.append(("execute", code, kwargs["silent"]))
+        return {"content": {"status": "ok"}}
+
+    def stop_channels(self) -> None:
+        self.log.append("stop")
+
+
+def test_server_preheats_the_lesson_in_itself() -> None:
+    """The student's server opens the lesson's session with its own managers and runs the
+    lesson's first code cell in its kernel (no HTTP request, no token)."""
+    log: list[Any] = []
+
+    async def create_session(**kwargs: Any) -> dict[str, Any]:
+        log.append(("session", kwargs))
+        return {"kernel": {"id": "k1"}}
+
+    client = _FakeClient(log)
+    app = SimpleNamespace(
+        root_dir=str(LESSONS_DIR),
+        session_manager=SimpleNamespace(create_session=create_session),
+        kernel_manager=SimpleNamespace(get_kernel=lambda kid: SimpleNamespace(
+            client=lambda: client)))
+    assert asyncio.run(preheat.preheat(app, "03_goodput.ipynb")) == "k1"
+    first = preheat.first_code_cell(LESSONS_DIR / "03_goodput.ipynb")
+    assert "ui.setup()" in first
+    assert log == [("session", {"path": "03_goodput.ipynb", "name": "03_goodput.ipynb",
+                                "type": "notebook", "kernel_name": None}),
+                   "start", "ready", ("execute", first, True), "stop"]
+
+
+def test_preheat_is_scheduled_only_for_a_plain_lesson_name() -> None:
+    app = SimpleNamespace(log=None)
+    assert preheat.schedule(app, {}) is False
+    assert preheat.schedule(app, {preheat.ENV_WARM_LESSON: "../03_goodput.ipynb"}) is False
+
+
+def test_spawner_checks_the_user_option_as_the_hub_applies_it() -> None:
+    from tornado import web
+
+    from labkit.hub.spawner import LabkitSpawner
+
+    hook = LabkitSpawner(limit_mechanism="rlimit").apply_user_options
+    assert callable(hook)
+    assert hook(_spawner(None), {"lesson": "03_goodput.ipynb"}) == "03_goodput.ipynb"
+    assert hook(_spawner(None), {}) is None
+    with pytest.raises(web.HTTPError):
+        hook(_spawner(None), {"lesson": "nope"})
+
+
+def test_preheat_in_a_real_server_runs_the_first_cell(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """With jupyter_server's own managers: the lesson's session exists and its kernel has run
+    the first code cell (what JupyterLab then finds when the student opens the lesson)."""
+    import nbformat
+    from jupyter_server.serverapp import ServerApp
+
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "run"))
+    root = tmp_path / "root"
+    root.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 강의"), nbformat.v4.new_code_cell("MARK = 6 * 7")]),
+        root / "01_x.ipynb")
+    app = ServerApp(root_dir=str(root), open_browser=False, port=0, token="t",
+                    jpserver_extensions={})
+    app.initialize(argv=[], find_extensions=False, new_httpserver=False)
+    out: list[str] = []
+
+    async def check() -> list[dict[str, Any]]:
+        kernel_id = await preheat.preheat(app, "01_x.ipynb", timeout_s=120)
+        kernels: Any = app.kernel_manager  # async managers, typed as the sync ones
+        client: Any = kernels.get_kernel(kernel_id).client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            await client.execute_interactive(
+                "print(MARK)", timeout=60,
+                output_hook=lambda m: out.append(str(m["content"].get("text") or "")))
+        finally:
+            client.stop_channels()
+        sessions: list[dict[str, Any]] = await app.session_manager.list_sessions()
+        await kernels.shutdown_all()
+        return sessions
+
+    sessions = app.io_loop.run_sync(check, timeout=240)
+    assert [s["path"] for s in sessions] == ["01_x.ipynb"]
+    assert "".join(out).strip() == "42"

@@ -170,3 +170,6 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     guard_binary_header_parsing()
     same_origin_shutdown_beacon()
     serverapp.log.info("labkit: websocket frame guards and voila settings loaded")
+    from labkit.hub.preheat import schedule
+
+    schedule(serverapp)  # "수업 준비": the lesson in $LABKIT_WARM_LESSON, if any

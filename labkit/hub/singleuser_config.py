@@ -2,8 +2,8 @@
 
 Applied by ``labkit/hub/jupyter/jupyter_server_config.py``: enables labkit's server extension
 (:mod:`labkit.hub.singleuser`), serves voila apps at ``/user/<name>/voila/render/<lesson>`` with
-labkit's template (the same as ``make present``), culls idle kernels, and caps websocket message
-size.
+labkit's template (the same as ``make present``, MathJax from nowhere), culls idle kernels, and
+caps websocket message size.
 """
 
 from __future__ import annotations
@@ -41,7 +41,13 @@ def configure(c: Any) -> None:
     # authenticate). JupyterLab's and voila's kernels both come from the server's
     # MappingKernelManager, whose kernel managers read this (jupyter_client ConnectionFileMixin)
     c.KernelManager.transport = "ipc"
-    c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES}
+    # no MathJax from the internet (a school network may have none; nothing a page loads leaves
+    # the machine): as the server extension, voila reads mathjax_url/mathjax_config from the
+    # server's settings and, without them, sends voila's JS cdnjs's URL (voila.utils
+    # get_page_config); None for both, as the standalone voila of `make present` has them, and
+    # voila's JS loads no MathJax (no lesson has TeX math)
+    c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES,
+                                    "mathjax_url": None, "mathjax_config": None}
     # every error page the student's server renders in Korean: jupyter_server's (a missing
     # file, another student's server) from labkit's templates, voila's from the labkit voila
     # template; both read the catalog through labkit_t

@@ -39,11 +39,12 @@ from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 from labkit.hub import accounts, curriculum, disk, isolation, lifetime, serverlog
 from labkit.hub.gpushare import ENV_SHARE, ShareState
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
+from labkit.hub.preheat import ENV_WARM_LESSON
 from labkit.hub.roster import system_username
 from labkit.hub.userenv import USER_ENV, site_packages, user_python
 from labkit.i18n import t
 
-__all__ = ["LabkitSpawner", "gpu_environment"]
+__all__ = ["ENV_WARM_LESSON", "LabkitSpawner", "gpu_environment", "lesson_option"]
 
 HOME_FOLDER = "labkit"
 #: The student's Jupyter runtime folder, relative to their home (kernel sockets live there).
@@ -63,6 +64,38 @@ def gpu_environment(username: str, roster: list[str], policy: str) -> dict[str, 
     if username not in roster:
         return {}
     return gpushare.environment_for(username, roster, policy)
+
+
+def lesson_option(user_options: Any, curriculum_dir: str = "") -> str | None:
+    """Return the lesson a start preheats: the user option ``lesson`` ("수업 준비",
+    :mod:`labkit.hub.warm`), or None without one.
+
+    Only a lesson notebook's exact file name of the curriculum (``03_goodput.ipynb``; the
+    teacher's ``curriculum_dir``, else the checkout's lessons) is taken: the option comes from
+    whoever starts the server (the student too), and it reaches the server's environment.
+
+    Raises
+    ------
+    tornado.web.HTTPError
+        400 (Korean) for any other option or value.
+    """
+    from tornado import web
+
+    from labkit.hub.warm import LESSONS_DIR, lesson_notebook
+
+    options = dict(user_options or {})
+    lesson = options.pop("lesson", None)
+    if options:
+        raise web.HTTPError(400, t("hub.warm.no_lesson", lesson=", ".join(map(str, options))))
+    if lesson is None:
+        return None
+    folder = Path(curriculum_dir) if curriculum_dir else LESSONS_DIR
+    try:
+        if isinstance(lesson, str) and lesson_notebook(lesson, folder) == lesson:
+            return lesson
+    except ValueError:
+        pass
+    raise web.HTTPError(400, t("hub.warm.no_lesson", lesson=str(lesson)[:40]))
 
 
 _RUNNABLE: set[tuple[str, str]] = set()  # (account, python) already checked by this hub
@@ -126,6 +159,12 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         # the server's output comes through a pipe the hub relays at a bounded rate
         return {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
 
+    @default("apply_user_options")
+    def _default_apply_user_options(self) -> Any:
+        # the lesson of "수업 준비" is the one user option: checked as the hub takes it (400 in
+        # Korean for anything else), instead of JupyterHub's "unhandled user_options" warning
+        return lambda spawner, options: lesson_option(options, spawner.curriculum_dir)
+
     @default("notebook_dir")
     def _default_notebook_dir(self) -> str:
         return f"~/{HOME_FOLDER}"
@@ -181,6 +220,10 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
 
         return preexec
 
+    def warm_lesson(self) -> str | None:
+        """Return the lesson this start preheats (:func:`lesson_option` of the user options)."""
+        return lesson_option(self.user_options, self.curriculum_dir)
+
     def user_env(self, env: dict[str, str]) -> dict[str, str]:
         """The student's HOME/USER/SHELL (of ``jupyter-<name>``), labkit's paths and GPU share."""
         entry = pwd.getpwnam(self.system_user)
@@ -213,6 +256,9 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         share = gpu_environment(self.user.name, list(self.roster_usernames), self.gpu_policy)
         self.labkit_gpu_share = share.get(ENV_SHARE, "")
         env.update(share)
+        lesson = self.warm_lesson()
+        if lesson:
+            env[ENV_WARM_LESSON] = lesson
         return env
 
     async def _copy_curriculum(self, entry: pwd.struct_passwd) -> None:
@@ -274,6 +320,7 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         """
         phases = _Phases()
         self.check_on_roster()  # before anything of theirs is created again
+        self.warm_lesson()  # a bad user option fails before anything is done
         entry = accounts.ensure_system_user(self.user.name)
         phases.done("account")
         left = await asyncio.to_thread(kill_user_processes, entry.pw_name)

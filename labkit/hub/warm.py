@@ -9,10 +9,15 @@ for the login itself:
   at most :func:`pace` at once: the hub's ``concurrent_spawn_limit``, and no more than the
   machine's cores (a starting server keeps about one core busy; on a 2-core school server more
   at once only makes each slower). A student whose server already runs is left as it is.
-- with a lesson, each server then renders it once as a voila app (the server loads voila, its
-  templates and the lesson's imports; that kernel is shut down again) and keeps one preheated
-  kernel of it: a notebook session for the lesson's file whose first cell (the imports and
-  ``ui.setup()``) has run, which JupyterLab picks up when the student opens the lesson.
+- with a lesson, the server is started with it as its user option (``{"lesson":
+  "03_goodput.ipynb"}``; :class:`labkit.hub.spawner.LabkitSpawner` accepts only a lesson
+  notebook's name and passes it as ``$LABKIT_WARM_LESSON``), and the student's own server
+  preheats itself (:mod:`labkit.hub.preheat`): one notebook session of the lesson whose first
+  cell (the imports and ``ui.setup()``) has run, which JupyterLab picks up when the student opens
+  the lesson. A server that already runs is left as it is, not preheated.
+- nothing here ever calls a student's server: the class page's token may act for every student
+  on the roster, and a student's server is a process the student controls (issue 23). Only the
+  hub's REST API is called, "ready" included.
 - the idle culler leaves warmed servers alone until the period's end: their activity is
   reported to the hub (``POST /users/{name}/activity``) until the teacher's end time (``--until``),
   or, without one, once at the end of the warm-up, so the culler's timeout counts from then.
@@ -24,8 +29,8 @@ References
 ----------
 .. [1] JupyterHub REST API: ``POST /users/{name}/server`` (201 started, 202 pending, 400
    already running, 429 the concurrent spawn limit), ``POST /users/{name}/activity``.
-.. [2] jupyter_server REST API: ``POST /api/sessions`` (a notebook path with its kernel),
-   ``DELETE /api/kernels/{id}``; the kernel websocket ``/api/kernels/{id}/channels``.
+.. [2] JupyterHub: the body's ``user_options`` become ``Spawner.user_options`` (kept in the
+   hub's database as the defaults of the next start without options).
 .. [3] jupyterhub-idle-culler: a server is culled when its ``last_activity`` is older than
    ``--timeout``.
 """
@@ -37,7 +42,6 @@ import datetime as _dt
 import json
 import os
 import re
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +59,6 @@ LESSONS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 #: The class page's environment: the secret ``warm`` sends it (a root-only file in the state).
 ENV_SECRET = "LABKIT_CLASSPAGE_WARM_SECRET"
 _READY_TIMEOUT_S = 300  # one server's start on a loaded 2-core machine (Spawner.start_timeout)
-_KERNEL_TIMEOUT_S = 180  # the lesson's imports in a fresh kernel while others start
 
 
 def warm_secret(state_root: Path) -> str:
@@ -172,12 +175,12 @@ class Warmer:
     api_url : str
         The hub's REST API (``$JUPYTERHUB_API_URL``).
     proxy_url : str
-        The proxy, through which the students' servers are reached.
+        Unused (kept for the class page's call): nothing is sent to the students' servers.
     token : str
-        A token with ``servers``, ``read:servers``, ``users:activity`` and ``access:servers`` on
-        the students (the class page's).
+        A token with ``servers``, ``read:servers`` and ``users:activity`` on the students (the
+        class page's); it is sent to the hub only.
     ssl_options : ssl.SSLContext, optional
-        For an https ``proxy_url`` (:func:`labkit.hub.tls.loopback_context`).
+        For an https ``api_url`` (:func:`labkit.hub.tls.loopback_context`).
     """
 
     def __init__(self, api_url: str, proxy_url: str, token: str,
@@ -208,98 +211,44 @@ class Warmer:
             return err.code, None
         return reply.code, json.loads(reply.body) if reply.body and json_reply else None
 
-    async def _start(self, name: str, slots: asyncio.Semaphore) -> None:
+    async def _start(self, name: str, slots: asyncio.Semaphore,
+                     notebook: str | None = None) -> bool:
+        """Start ``name``'s server (with the lesson as its user option) and wait until the hub
+        says it is ready; return whether it was started with the lesson (False: it already ran,
+        as it was)."""
         user = quote(name)
+        body = {"user_options": {"lesson": notebook}} if notebook else {}
         async with slots:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + _READY_TIMEOUT_S
-            code, _ = await self._call(f"{self.api_url}/users/{user}/server", "POST", {})
+            code, _ = await self._call(f"{self.api_url}/users/{user}/server", "POST", body)
             while code == 429 and loop.time() < deadline:  # the hub's own spawn limit
                 await asyncio.sleep(2)
-                code, _ = await self._call(f"{self.api_url}/users/{user}/server", "POST", {})
+                code, _ = await self._call(f"{self.api_url}/users/{user}/server", "POST", body)
             if code not in (201, 202, 400):
                 raise RuntimeError(t("hub.warm.http", code=code))
             while loop.time() < deadline:
                 _, model = await self._call(f"{self.api_url}/users/{user}")
                 server = ((model or {}).get("servers") or {}).get("") or {}
                 if server.get("ready"):
-                    return
+                    return bool(notebook) and code != 400
                 if not server:  # the spawn failed and the hub forgot the server
                     raise RuntimeError(t("hub.warm.spawn_failed"))
                 await asyncio.sleep(1)
             raise RuntimeError(t("hub.warm.timeout", s=_READY_TIMEOUT_S))
 
-    async def _preheat(self, name: str, notebook: str) -> None:
-        """Render the lesson once with voila, then keep one kernel of it with its imports run."""
-        base = f"{self.proxy_url}/user/{quote(name)}"
-        code, _ = await self._call(f"{base}/voila/render/{quote(notebook)}",
-                                   timeout_s=_KERNEL_TIMEOUT_S, json_reply=False)
-        if code != 200:
-            raise RuntimeError(t("hub.warm.http", code=code))
-        _, kernels = await self._call(f"{base}/api/kernels")
-        _, sessions = await self._call(f"{base}/api/sessions")
-        kept = {s.get("kernel", {}).get("id") for s in sessions or []}
-        for kernel in kernels or []:  # voila's kernel of that render: nobody watches it
-            if kernel.get("id") not in kept:
-                await self._call(f"{base}/api/kernels/{kernel['id']}", "DELETE")
-        code, session = await self._call(f"{base}/api/sessions", "POST", {
-            "path": notebook, "name": notebook, "type": "notebook",
-            "kernel": {"name": "python3"}})
-        if code not in (200, 201) or not session:
-            raise RuntimeError(t("hub.warm.http", code=code))
-        await self._run_first_cell(base, session["kernel"]["id"], notebook)
-
-    async def _run_first_cell(self, base: str, kernel_id: str, notebook: str) -> None:
-        import nbformat
-        from tornado.httpclient import HTTPRequest
-        from tornado.websocket import websocket_connect
-
-        cells = nbformat.read(LESSONS_DIR / notebook, as_version=4).cells
-        code = next((c.source for c in cells if c.cell_type == "code"), "")
-        if not code:
-            return
-        url = base.replace("http", "ws", 1) + f"/api/kernels/{kernel_id}/channels"
-        ws = await websocket_connect(HTTPRequest(
-            url, headers={"Authorization": f"token {self.token}"},
-            ssl_options=self.ssl_options if url.startswith("wss://") else None))
-        msg_id = uuid.uuid4().hex
-        try:
-            ws.write_message(json.dumps({
-                "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "",
-                           "session": uuid.uuid4().hex, "version": "5.3"},
-                "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-                "content": {"code": code, "silent": True, "store_history": False,
-                            "user_expressions": {}, "allow_stdin": False}}))
-            async with asyncio.timeout(_KERNEL_TIMEOUT_S):
-                while True:
-                    raw = await ws.read_message()
-                    if raw is None:
-                        raise RuntimeError(t("hub.warm.kernel_closed"))
-                    if not isinstance(raw, str):
-                        continue
-                    msg = json.loads(raw)
-                    if (msg.get("parent_header", {}).get("msg_id") == msg_id
-                            and msg.get("msg_type") == "execute_reply"):
-                        return
-        finally:
-            ws.close()
-
     async def _one(self, name: str, notebook: str | None, slots: asyncio.Semaphore,
                    status: WarmStatus) -> None:
         from tornado.httpclient import HTTPClientError
-        from tornado.websocket import WebSocketClosedError
 
         try:
-            await self._start(name, slots)
+            with_lesson = await self._start(name, slots, notebook)
             status.ready.append(name)
-            if notebook:
-                async with slots:
-                    await self._preheat(name, notebook)
+            if with_lesson:
                 status.preheated.append(name)
         except RuntimeError as err:  # ours, in Korean
             status.failed[name] = str(err)
-        except (OSError, ValueError, TimeoutError, HTTPClientError,
-                WebSocketClosedError) as err:
+        except (OSError, ValueError, TimeoutError, HTTPClientError) as err:
             status.failed[name] = t("hub.warm.error", kind=type(err).__name__)
 
     async def report_activity(self, names: Sequence[str]) -> None:

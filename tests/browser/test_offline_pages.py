@@ -3,11 +3,8 @@
 Every request chromium makes for the gallery and a lesson app (voila, as ``make present`` serves
 them) is recorded; any to a host other than this machine fails the test. voila's own templates
 link Font Awesome from cdn.jsdelivr.net: labkit's template serves it from
-``labkit/serve/jupyter/nbconvert/templates/labkit/static/fontawesome`` (issue 23).
-
-Not yet checked on the hub's student path: there voila's JS loads MathJax from cdnjs
-(``fullMathjaxUrl`` from the single-user server's settings, voila/utils.py), which labkit does
-not serve locally yet.
+``labkit/serve/jupyter/nbconvert/templates/labkit/static/fontawesome`` (issue 23). The hub's
+student path is checked the same way in tests/hub/test_hub_browser.py.
 """
 
 from __future__ import annotations

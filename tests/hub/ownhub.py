@@ -54,9 +54,12 @@ def _cleanup(names: Sequence[str]) -> None:
 
 @contextmanager
 def own_hub(students: dict[str, str], teacher: str, serve_args: Sequence[str],
-            ready: Callable[[OwnHub], bool], **settings: Any) -> Iterator[OwnHub]:
+            ready: Callable[[OwnHub], bool], passwords: dict[str, str] | None = None,
+            **settings: Any) -> Iterator[OwnHub]:
     """Run ``python -m labkit.hub serve`` for ``students`` (username -> display name) until the
-    block ends; ``ready(hub)`` says when it answers (polled for at most 10 min)."""
+    block ends; ``ready(hub)`` says when it answers (polled for at most 10 min). ``passwords``
+    (username -> password, the teacher's too) are set by ``roster set-password`` first, as the
+    teacher does (no first-use claims)."""
     from labkit.hub.state import HubSettings, HubState
 
     parent = Path(tempfile.mkdtemp(prefix="labkit-hub-own-", dir="/var/lib"))
@@ -70,6 +73,12 @@ def own_hub(students: dict[str, str], teacher: str, serve_args: Sequence[str],
     names = [*students, teacher]
     _cleanup(names)
     hub = OwnHub(port, state, parent / "hub.log")
+    if passwords:
+        from tests.hub.conftest import roster_command
+
+        roster_command(state, "import", str(roster))
+        for name, password in passwords.items():
+            roster_command(state, "set-password", name, stdin=password + "\n")
     with open(hub.log_path, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "labkit.hub", "--state-dir", str(state),
                                  "serve", "--roster", str(roster), "--teacher", teacher,

@@ -17,6 +17,7 @@ from tests.browser.conftest import (
     screenshot,
     wait_for_plot_change,
 )
+from tests.browser.test_offline_pages import outside, record_requests
 from tests.hub.conftest import BROWSER_STUDENT, PASSWORDS, ROOT_REASON, Hub
 from tests.test_hub_templates import ENGLISH
 
@@ -33,6 +34,7 @@ def english_ui_words(page) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:  # type: ignore[no-untyped-def]
+    urls, _ = record_requests(page)  # a school network may have no internet (issue 23)
     page.goto(hub.base + "hub/login")
     assert page.locator("h1").inner_text() == "수업 허브(class hub) 로그인"
     assert english_ui_words(page) == []
@@ -91,3 +93,4 @@ def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:
     assert "서버가 꺼져 있습니다" in page.evaluate("document.body.innerText")
     assert english_ui_words(page) == []
     screenshot(page, "hub_not_running")
+    assert urls and outside(urls) == [], outside(urls)  # login, lab, voila app: all local

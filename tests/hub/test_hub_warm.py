@@ -3,14 +3,18 @@
 A hub of its own (students ``lkwarm-a``/``lkwarm-b``, a 30 s culler timeout) and the teacher's
 command ``python -m labkit.hub warm --lesson 03 --until HH:MM``: both servers come up (paced by
 the class page), each holds one kernel of lesson 03 whose imports ran, and the idle culler,
-which would stop an idle server after 30 s, leaves them alone while the period lasts. Needs root
-(see conftest); skipped otherwise with that reason.
+which would stop an idle server after 30 s, leaves them alone while the period lasts. The
+servers preheat themselves (labkit.hub.preheat, the lesson as the start's user option): the
+class page's token, which may act for every student, never reaches a student's server (issue
+23; each server checks a token it receives with the hub, ``GET /hub/api/user``, which the hub
+logs with the token's owner). Needs root (see conftest); skipped otherwise with that reason.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import subprocess
 import sys
 import time
@@ -40,8 +44,9 @@ def _answers(hub: OwnHub) -> bool:
 
 @pytest.fixture(scope="module")
 def warm_hub() -> Iterator[OwnHub]:
-    with own_hub(STUDENTS, TEACHER, [], _answers, cull_timeout_s=CULL_TIMEOUT_S,
-                 concurrent_spawn_limit=2) as hub:
+    passwords = {TEACHER: "warm-teacher-1", **{n: f"{n}-pass-1" for n in STUDENTS}}
+    with own_hub(STUDENTS, TEACHER, [], _answers, passwords=passwords,
+                 cull_timeout_s=CULL_TIMEOUT_S, concurrent_spawn_limit=2) as hub:
         yield hub
 
 
@@ -54,6 +59,7 @@ def test_warm_starts_and_preheats_every_student_and_the_culler_waits(warm_hub: O
     base = f"http://127.0.0.1:{warm_hub.port}/"
     until = (dt.datetime.now().astimezone() + dt.timedelta(minutes=4)).strftime("%H:%M")
     started = time.monotonic()
+    log_before = len(warm_hub.log())
     done = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
                            str(warm_hub.state), "warm", "--lesson", "03", "--until", until],
                           capture_output=True, text=True, timeout=900, check=False)
@@ -62,6 +68,13 @@ def test_warm_starts_and_preheats_every_student_and_the_culler_waits(warm_hub: O
     assert "3강: 2명의 커널(kernel)을 미리 띄워 두었습니다" in done.stdout
     assert f"{until}까지 이 서버들을 멈추지 않습니다" in done.stdout
     warmed_s = time.monotonic() - started
+    deadline = time.monotonic() + 300  # each server preheats itself after it is ready
+    while (warm_hub.log()[log_before:].count("labkit: preheated 03_goodput.ipynb") < 2
+           and time.monotonic() < deadline):
+        time.sleep(2)
+    since = warm_hub.log()[log_before:]
+    assert since.count("labkit: preheated 03_goodput.ipynb") == 2, since[-3000:]
+    assert "preheating 03_goodput.ipynb failed" not in since
 
     teacher, reply = hubclient.login(base, TEACHER, "warm-teacher-1")
     assert hubclient.logged_in(reply)
@@ -88,4 +101,10 @@ def test_warm_starts_and_preheats_every_student_and_the_culler_waits(warm_hub: O
         ran = hubclient.execute(client, "import sys; print('labkit.ui' in sys.modules)")
         client.close()
         assert ran["stdout"].strip() == "True", ran
+    # no student's server was ever handed the class page's token: a server checks each token it
+    # gets with the hub (the hub logs "200 GET /hub/api/user (classpage@...)" for that one), and
+    # nothing of the warm-up went through the proxy to /user/...
+    since = warm_hub.log()[log_before:]
+    assert not re.search(r"GET /hub/api/user[ ?][^\n]*\(classpage@", since), since[-3000:]
+    assert not re.search(r"/user/lkwarm-[ab]/[^\n]*\(classpage@", since), since[-3000:]
     print(f"warm-up of 2 students with lesson 03: {warmed_s:.0f} s")

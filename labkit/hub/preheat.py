@@ -1,0 +1,81 @@
+"""A student's server preheats the lesson of "수업 준비" itself (:mod:`labkit.hub.warm`).
+
+The warm-up starts the server through the hub with the lesson as its user option; the spawner
+checks it (a lesson notebook's file name only) and passes it as ``$LABKIT_WARM_LESSON``
+(:meth:`labkit.hub.spawner.LabkitSpawner.warm_lesson`). When the server has started,
+:func:`schedule` (called by labkit's server extension, :mod:`labkit.hub.singleuser`) opens one
+notebook session of the lesson in the server itself, with the server's own session and kernel
+managers, and runs the lesson's first code cell in it (the imports and ``ui.setup()``):
+JupyterLab picks that session up when the student opens the lesson. No request and no token
+comes from outside: the class page's token, which may act for every student, never reaches the
+student's server (issue 23).
+
+Why not voila's preheated kernel pool (``make present``'s ``--preheat_kernel``): voila keeps its
+pool in its own kernel manager, which only the standalone ``voila`` application installs; as
+the students' servers' extension voila renders without a pool (voila 0.5 ``VoilaHandler``:
+"For server extension case").
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ENV_WARM_LESSON", "KERNEL_TIMEOUT_S", "first_code_cell", "preheat", "schedule"]
+
+#: The student's server's environment: the lesson it preheats (set by the spawner).
+ENV_WARM_LESSON = "LABKIT_WARM_LESSON"
+
+#: The lesson's imports in a fresh kernel while other servers start on a 2-core machine. [s]
+KERNEL_TIMEOUT_S = 180.0
+
+
+def first_code_cell(notebook: Path) -> str:
+    """Return the source of ``notebook``'s first code cell ('' if it has none)."""
+    import nbformat
+
+    cells = nbformat.read(notebook, as_version=4).cells
+    return next((str(c.source) for c in cells if c.cell_type == "code"), "")
+
+
+async def preheat(serverapp: Any, notebook: str, timeout_s: float = KERNEL_TIMEOUT_S) -> str:
+    """Open a session of ``notebook`` (relative to the server's root) and run its first code
+    cell; return the session's kernel id."""
+    session = await serverapp.session_manager.create_session(
+        path=notebook, name=notebook, type="notebook", kernel_name=None)
+    kernel_id = str(session["kernel"]["id"])
+    code = first_code_cell(Path(serverapp.root_dir).expanduser() / notebook)
+    if not code:
+        return kernel_id
+    client = serverapp.kernel_manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=timeout_s)
+        await client.execute_interactive(code, silent=True, store_history=False,
+                                         timeout=timeout_s, output_hook=lambda _msg: None)
+    finally:
+        client.stop_channels()
+    return kernel_id
+
+
+def schedule(serverapp: Any, environ: Any = None) -> bool:
+    """Preheat ``$LABKIT_WARM_LESSON`` once the server's loop runs; return whether one is set."""
+    from tornado.ioloop import IOLoop
+
+    notebook = (environ if environ is not None else os.environ).get(ENV_WARM_LESSON, "")
+    if not notebook or Path(notebook).name != notebook:  # the spawner's check, once more
+        return False
+
+    async def run() -> None:
+        try:
+            kernel_id = await preheat(serverapp, notebook)
+        except (OSError, RuntimeError, ValueError, KeyError, TimeoutError) as err:
+            serverapp.log.warning("labkit: preheating %s failed: %r", notebook, err)
+            return
+        serverapp.log.info("labkit: preheated %s (kernel %s)", notebook, kernel_id)
+
+    # the server's own loop (ServerApp.init_ioloop, before the extensions load); runs once it
+    # has started
+    (getattr(serverapp, "io_loop", None) or IOLoop.current()).add_callback(run)
+    return True
