@@ -226,6 +226,8 @@ def crash_hub() -> Iterator[CrashHub]:
     from labkit.hub.roster import read_roster
 
     state.save_roster(read_roster(roster))
+    for name, password in {**STUDENTS, TEACHER: "crash-teach-3"}.items():
+        state.accounts.set_password(name, password)  # handed out (no first-use logins, issue 23)
     state.save_settings(HubSettings(
         teacher=TEACHER, port=_free_port(), concurrent_spawn_limit=2, cull_timeout_s=3600,
         mem_limit_mib=1536, cpu_limit=1.0, nproc_limit=256, disk_limit_mib=DISK_MIB,

@@ -83,10 +83,11 @@ def _holds(pid: int, needle: bytes) -> str | None:
 
 
 def _class_page_token(hub: Hub) -> str:
-    page = [p for p in psutil.process_iter(["cmdline", "ppid"])
-            if "labkit.hub.classpage" in " ".join(p.info["cmdline"] or [])
-            and p.info["ppid"] == hub.proc.pid]
-    assert len(page) == 1, [p.info for p in page]
+    # serve supervises jupyterhub, which starts the service (labkit.hub.lifetime's wrapper)
+    below = psutil.Process(hub.proc.pid).children(recursive=True)
+    page = [p for p in below if "labkit.hub.classpage" in " ".join(p.cmdline())
+            and "labkit.hub.lifetime" not in " ".join(p.cmdline())]
+    assert len(page) == 1, [p.cmdline() for p in page]
     token = page[0].environ().get("JUPYTERHUB_API_TOKEN", "")
     assert len(token) >= 32
     return token
