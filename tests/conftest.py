@@ -10,11 +10,18 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 import labkit.gpu as gpu
 from labkit.gpu.sim import SimulatedLab
 
 SimFactory = Callable[..., tuple[ModuleType, SimulatedLab]]
+
+# Property tests check values, not speed (speed lives in benchmarks/): no per-example deadline,
+# which a 2-core CI machine running the hub's tests beside them would miss at random
+# (hypothesis's FlakyFailure / DeadlineExceeded, seen at 344 ms against the default 200 ms).
+settings.register_profile("labkit", deadline=None)
+settings.load_profile("labkit")
 
 # Shared simulated labs (LABKIT_GPU=sim:..., labkit.gpu.sim.shared) of this test run live in a
 # fresh directory, inherited by every kernel and server the tests start: no state from earlier
