@@ -166,8 +166,10 @@ def test_kernel_of_a_cannot_read_b_or_the_hub(hub: Hub, servers: dict[str, Any])
              "cookie_secret": str(hub.state_dir / "jupyterhub_cookie_secret"),
              "proxy_token": str(hub.state_dir / "proxy_token"),
              "roster": str(hub.state_dir / "roster.json"),
+             # labkit.hub.passwords: the bcrypt hashes and the first-login codes
              **{f"passwords{i}": str(p) for i, p in enumerate(
-                 sorted(hub.state_dir.glob("passwords.dbm*")))}}
+                 sorted(hub.state_dir.glob("passwords.json"))
+                 + sorted(hub.state_dir.glob("first_login_codes.json")))}}
     assert any(k.startswith("passwords") for k in paths), "no password store found"
     if runtime:
         paths["kernel_connection_b"] = runtime[0]

@@ -175,7 +175,7 @@ def test_a_cannot_see_other_users_processes(hub: Hub, servers: dict[str, Any],  
     try:
         hubclient.execute(kernel_b, "1")
         b_server = _pids_of(uid_b, "jupyterhub-singleuser")
-        b_kernels = _pids_of(uid_b, "ipykernel")
+        b_kernels = _pids_of(uid_b, "labkit.hub.kernel")  # the students' kernelspec
         proxy = _pids_of(0, "configurable-http-proxy")
         assert b_server and b_kernels and proxy
         targets = {"hub": hub.proc.pid, "b_server": b_server[0], "b_kernel": b_kernels[0],
@@ -216,7 +216,8 @@ def test_a_cannot_see_classmates_cgroups(hub: Hub, servers: dict[str, Any],  # n
     kernel_b = HubKernelClient(servers["b"], hubclient.start_kernel(servers["b"]))
     try:
         hubclient.execute(kernel_b, "1")
-        b_pids = set(_pids_of(uid_b, "jupyterhub-singleuser") + _pids_of(uid_b, "ipykernel"))
+        b_pids = set(_pids_of(uid_b, "jupyterhub-singleuser")
+                     + _pids_of(uid_b, "labkit.hub.kernel"))
         assert b_pids
         seen = _run_in(kernel_a, CGROUP_PROBE, "CGROUP")
     finally:

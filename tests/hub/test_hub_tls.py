@@ -45,7 +45,7 @@ def _answers(hub: OwnHub) -> bool:
 def tls_hub() -> Iterator[tuple[str, Path, Path, str]]:
     """(https base URL, state dir, CA file, serve's output) of a running --self-signed hub."""
     with own_hub({STUDENT: "정하늘"}, TEACHER, ["--self-signed"], _answers,
-                 cull_timeout_s=3600) as hub:
+                 passwords=PASSWORD, cull_timeout_s=3600) as hub:
         yield (f"https://127.0.0.1:{hub.port}/", hub.state, hub.state / "tls" / "ca.pem",
                hub.log())
 
