@@ -33,6 +33,7 @@ from tests.hub.conftest import (
     STUDENT_A,
     STUDENT_B,
     TEACHER,
+    THROTLED,
     TMP_MIB,
     Hub,
     _free_port,
@@ -244,7 +245,9 @@ def test_a_second_hub_starts_beside_the_class(hub: Hub, servers: dict[str, Any],
     with 8001 and 8081 taken, and both answer."""
     held = [s for s in (_hold(8001), _hold(8081)) if s is not None]
     roster = tmp_path / "second.csv"
-    roster.write_text(f"username,display_name\n{STUDENT_A},김민지\n", encoding="utf-8")
+    # another class: its own student (an account serves one hub; a start of a hub ends what its
+    # accounts' processes left from an earlier run, labkit.hub.lifetime)
+    roster.write_text(f"username,display_name\n{THROTLED},김민지\n", encoding="utf-8")
     state_dir = tmp_path / "state"
     port = _free_port()
     from labkit.hub.state import HubSettings
