@@ -97,7 +97,7 @@ class _RecordingWarmer(Warmer):
     """A Warmer whose requests are recorded and answered like a hub whose servers start."""
 
     def __init__(self, running: set[str] = frozenset()) -> None:  # type: ignore[assignment]
-        super().__init__("http://hub/hub/api", "http://proxy", "classpage-token")
+        super().__init__("http://hub/hub/api", "classpage-token")
         self.calls: list[tuple[str, str, Any]] = []
         self.running = set(running)
 

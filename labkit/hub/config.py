@@ -86,13 +86,7 @@ def class_page_service(settings: HubSettings, roster: list[Student]
     from labkit.hub import classpage
 
     port = int(settings.extra.get("classpage_port") or free_loopback_ports(1)[0])
-    host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
-    scheme = "https" if settings.extra.get("ssl_cert") else "http"
-    service, role = classpage.service_spec(
-        port=port, roster=roster, admins=[settings.teacher],
-        proxy_url=f"{scheme}://{host}:{int(settings.port)}")
-    if settings.extra.get("ssl_cert"):  # the proxy's certificate, trusted on loopback only
-        service["environment"][classpage.ENV_CAFILE] = str(settings.extra["ssl_cert"])
+    service, role = classpage.service_spec(port=port, roster=roster, admins=[settings.teacher])
     return [dict(service)], [dict(role)]
 
 

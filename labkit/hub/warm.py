@@ -174,23 +174,17 @@ class Warmer:
     ----------
     api_url : str
         The hub's REST API (``$JUPYTERHUB_API_URL``).
-    proxy_url : str
-        Unused (kept for the class page's call): nothing is sent to the students' servers.
     token : str
         A token with ``servers``, ``read:servers`` and ``users:activity`` on the students (the
-        class page's); it is sent to the hub only.
-    ssl_options : ssl.SSLContext, optional
-        For an https ``api_url`` (:func:`labkit.hub.tls.loopback_context`).
+        class page's); it is sent to the hub only (its API on loopback, plain HTTP), never to a
+        student's server: each server preheats itself (:mod:`labkit.hub.preheat`).
     """
 
-    def __init__(self, api_url: str, proxy_url: str, token: str,
-                 ssl_options: Any = None) -> None:
+    def __init__(self, api_url: str, token: str) -> None:
         from tornado.httpclient import AsyncHTTPClient
 
         self.api_url = api_url.rstrip("/")
-        self.proxy_url = proxy_url.rstrip("/")
         self.token = token
-        self.ssl_options = ssl_options
         self.client = AsyncHTTPClient(force_instance=True, max_clients=64)
         self.status: WarmStatus | None = None
         self._keeper: asyncio.Task[None] | None = None
@@ -203,8 +197,7 @@ class Warmer:
             url, method=method, headers={"Authorization": f"token {self.token}",
                                          "Content-Type": "application/json"},
             body=None if body is None and method in ("GET", "DELETE") else json.dumps(body or {}),
-            request_timeout=timeout_s, follow_redirects=False,
-            ssl_options=self.ssl_options if url.startswith("https://") else None)
+            request_timeout=timeout_s, follow_redirects=False)
         try:
             reply = await self.client.fetch(request)
         except HTTPClientError as err:

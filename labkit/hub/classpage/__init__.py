@@ -51,9 +51,7 @@ from labkit.hub.classpage.homes import (
 from labkit.hub.classpage.link import ClassPage
 from labkit.hub.classpage.render import (
     ENV_ADMINS,
-    ENV_CAFILE,
     ENV_HOMES,
-    ENV_PROXY,
     ENV_ROSTER,
     MAX_RESULTS,
     SCOPES,
@@ -67,7 +65,7 @@ from labkit.hub.classpage.render import (
     share_text,
 )
 
-__all__ = ["ENV_ADMINS", "ENV_CAFILE", "ENV_HOMES", "ENV_PROXY", "ENV_ROSTER", "MAX_RESULTS",
+__all__ = ["ENV_ADMINS", "ENV_HOMES", "ENV_ROSTER", "MAX_RESULTS",
            "SCOPES", "WORK_CSP", "ClassPage", "StudentRow", "class_rows", "main",
            "make_app", "render_confirm", "render_error", "render_page", "render_work",
            "server_memory_bytes", "service_spec", "share_text", "student_home",

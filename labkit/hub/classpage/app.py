@@ -19,7 +19,6 @@ from labkit.hub.classpage.link import ClassPage
 from labkit.hub.classpage.render import (
     ENV_ADMINS,
     ENV_HOMES,
-    ENV_PROXY,
     ENV_ROSTER,
     WORK_CSP,
     _frame,
@@ -231,8 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     page = ClassPage(os.environ["JUPYTERHUB_API_URL"], os.environ["JUPYTERHUB_API_TOKEN"],
                      _roster_from_env(),
                      [a for a in os.environ.get(ENV_ADMINS, "").split(",") if a],
-                     homes=os.environ.get(ENV_HOMES) or None,
-                     proxy_url=os.environ.get(ENV_PROXY, ""))
+                     homes=os.environ.get(ENV_HOMES) or None)
     app = make_app(page, os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/classpage/"))
 
     async def serve() -> None:

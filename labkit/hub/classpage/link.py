@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from labkit.data.roster import RosterLike
 from labkit.hub.classpage.homes import _read_report
-from labkit.hub.classpage.render import _MAX_BODY_BYTES, ENV_CAFILE, StudentRow, _state, class_rows
+from labkit.hub.classpage.render import _MAX_BODY_BYTES, StudentRow, _state, class_rows
 
 
 class ClassPage:
@@ -28,15 +28,11 @@ class ClassPage:
     admins : sequence of str
     homes : str, optional
         The students' homes (:func:`student_home`'s ``template``).
-    proxy_url : str, optional
-        The proxy ("수업 준비", :mod:`labkit.hub.warm`).
     """
 
     def __init__(self, api_url: str, token: str, roster: Sequence[RosterLike],
-                 admins: Sequence[str], homes: str | None = None,
-                 proxy_url: str = "") -> None:
+                 admins: Sequence[str], homes: str | None = None) -> None:
         self.api_url = api_url.rstrip("/")
-        self.proxy_url = proxy_url.rstrip("/")
         self.token = token
         self.homes = homes
         self.roster = list(roster)
@@ -105,11 +101,7 @@ class ClassPage:
         notebook = warm.lesson_notebook(lesson) if lesson else None
         end = warm.parse_until(until, _dt.datetime.now().astimezone()) if until else None
         if self._warmer is None:
-            cafile = os.environ.get(ENV_CAFILE)
-            from labkit.hub.tls import loopback_context
-
-            self._warmer = warm.Warmer(self.api_url, self.proxy_url, self.token,
-                                       loopback_context(cafile) if cafile else None)
+            self._warmer = warm.Warmer(self.api_url, self.token)
         running = self._warmer.status
         if running is not None and running.finished is None:
             return running

@@ -32,10 +32,6 @@ ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
 #: spawner puts homes elsewhere than the system accounts'; unset: each student's system account
 #: ``jupyter-<name>``, :func:`labkit.hub.roster.system_username`).
 ENV_HOMES = "LABKIT_CLASSPAGE_HOMES"
-#: Under TLS: the proxy's certificate file, the only one trusted (labkit.hub.tls).
-ENV_CAFILE = "LABKIT_CLASSPAGE_CAFILE"
-#: The proxy's URL ("수업 준비" waits for each server through it; labkit.hub.warm).
-ENV_PROXY = "LABKIT_CLASSPAGE_PROXY"
 _REFRESH_S = 30
 # Largest reply read from the hub: the users list of 500 students ~1 MB.
 _MAX_BODY_BYTES = 4_000_000
@@ -52,8 +48,7 @@ _MAX_NOTEBOOK_BYTES = 20_000_000  # a lesson with its outputs is ~2 MB
 
 def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[str],
                  name: str = "classpage", python: str = sys.executable,
-                 homes: str | None = None, proxy_url: str | None = None
-                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+                 homes: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return the JupyterHub ``services`` entry and the ``load_roles`` role of the class page.
 
     Parameters
@@ -71,8 +66,6 @@ def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[st
     homes : str, optional
         The students' homes as a template of ``{username}`` (:data:`ENV_HOMES`); default: the
         students' system accounts.
-    proxy_url : str, optional
-        The proxy, where "수업 준비" waits for each server (:data:`ENV_PROXY`).
 
     Returns
     -------
@@ -98,8 +91,7 @@ def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[st
         "url": f"http://127.0.0.1:{port}",
         "command": [python, "-m", "labkit.hub.classpage", "--port", str(port)],
         "environment": {ENV_ROSTER: doc, ENV_ADMINS: ",".join(admins),
-                        **({ENV_HOMES: homes} if homes else {}),
-                        **({ENV_PROXY: proxy_url} if proxy_url else {})},
+                        **({ENV_HOMES: homes} if homes else {})},
         "oauth_no_confirm": True,
         "display": True,
     }
