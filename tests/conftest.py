@@ -29,6 +29,17 @@ settings.load_profile("labkit")
 os.environ["LABKIT_SIM_DIR"] = tempfile.mkdtemp(prefix="labkit-sim-tests-")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the chromium tests last, after every other test and notebook.
+
+    Playwright's sync API keeps an asyncio loop running in the main thread while the session's
+    chromium (the ``browser`` fixture below) is open: every later ``asyncio.run`` (the warm-up
+    and spawner tests) and nbval's kernel client then fail with "cannot be called from a running
+    event loop" (CI, stop 27). A stable sort keeps each group's own order.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
 @pytest.fixture
 def sim() -> Iterator[SimFactory]:
     """Return ``make(spec="sim:H100-80GB", **kw) -> (pynvml, lab)``: a new lab, virtual clock.

@@ -18,7 +18,7 @@ from tests.browser.conftest import (
     wait_for_plot_change,
 )
 from tests.browser.test_offline_pages import outside, record_requests
-from tests.hub.conftest import BROWSER_STUDENT, PASSWORDS, ROOT_REASON, Hub
+from tests.hub.conftest import BROWSER_STUDENT, PASSWORDS, ROOT_REASON, Hub, roster_command
 from tests.test_hub_templates import ENGLISH
 
 pytestmark = [pytest.mark.hub, pytest.mark.browser,
@@ -40,6 +40,8 @@ def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:
     assert english_ui_words(page) == []
     assert page.evaluate("document.documentElement.lang") == "ko"
     page.fill("#username_input", BROWSER_STUDENT)
+    # a fresh slip from the teacher (another test may have set this student's password already)
+    roster_command(hub.state_dir, "reset", BROWSER_STUDENT)
     code = HubState(hub.state_dir).accounts.codes()[BROWSER_STUDENT]  # from the teacher's slip
     page.fill("#password_input", code)
     page.click("#login_submit")

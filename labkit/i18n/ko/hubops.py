@@ -82,7 +82,6 @@ STRINGS: dict[str, str] = {
     "hub.warm.http": "허브가 HTTP {code}로 답했습니다",
     "hub.warm.spawn_failed": "서버를 시작하지 못했습니다(허브 로그를 확인하세요)",
     "hub.warm.timeout": "{s}초 안에 서버가 준비되지 않았습니다",
-    "hub.warm.kernel_closed": "커널 연결이 끊겼습니다",
     "hub.warm.error": "학생 서버와 주고받다가 오류({kind})가 났습니다(허브 로그를 확인하세요)",
     "hub.warm.not_running": "허브가 실행 중이 아니거나 수업 현황 페이지가 답하지 않습니다: 먼저 `make hub`로 허브를 시작하세요.",
     "hub.warm.asked": "수업 현황 페이지에 수업 준비를 맡겼습니다. 진행 상황은 수업 현황 페이지에서도 보입니다.",
