@@ -236,7 +236,8 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     assert teacher["users"] == ["kim"] and "servers" in teacher["scopes"]
     # also through a group: set-password re-creates the teacher on a running hub (sessions.py)
     assert teacher["groups"] == ["teachers"]
-    assert c.JupyterHub.load_groups == {"teachers": {"users": ["kim"]}}
+    assert c.JupyterHub.load_groups == {"teachers": {"users": ["kim"]},
+                                        "students": {"users": ["minji", "jisoo"]}}
     assert "access:services!service=classpage" in teacher["scopes"]
     assert not any(s.startswith(("access:servers", "admin", "tokens")) for s in teacher["scopes"])
     assert next(r for r in c.JupyterHub.load_roles if r["name"] == "admin")["users"] == []
@@ -255,8 +256,12 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     assert c.JupyterHub.concurrent_spawn_limit == 5
     assert c.JupyterHub.db_url == state.db_url and str(state.root) in c.JupyterHub.db_url
     assert c.JupyterHub.tornado_settings["cookie_options"] == {"SameSite": "Lax"}
-    assert "admin:server_state!user=minji" in next(
+    assert "admin:server_state!group=students" in next(
         r for r in c.JupyterHub.load_roles if r.get("services") == ["classpage"])["scopes"]
+    # the class page's scopes name the students' group; a latecomer joins it (no restart)
+    assert c.JupyterHub.load_groups["students"] == {"users": ["minji", "jisoo"]}
+    page_env = next(s for s in c.JupyterHub.services if s["name"] == "classpage")["environment"]
+    assert page_env["LABKIT_CLASSPAGE_ROSTER_FILE"] == str(state.root / "roster.json")
     culler = next(s for s in c.JupyterHub.services if s["name"] == "idle-culler")
     assert "--timeout=900" in culler["command"] and "--cull-every=60" in culler["command"]
     # activity reaches the hub every 900 / 4 s, not JupyterHub's 300 s (labkit.hub.activity)
@@ -271,7 +276,7 @@ def test_config_wires_roster_teacher_limits_and_services(tmp_path: Path) -> None
     page = next(s for s in c.JupyterHub.services if s["name"] == "classpage")
     assert page["url"].startswith("http://127.0.0.1:")
     page_role = next(r for r in c.JupyterHub.load_roles if r.get("services") == ["classpage"])
-    assert "admin:users" not in page_role["scopes"] and "delete:servers!user=minji" in \
+    assert "admin:users" not in page_role["scopes"] and "delete:servers!group=students" in \
         page_role["scopes"]
     assert not any(s.startswith("access:servers") for s in page_role["scopes"])  # issue 23
     assert c.LabkitSpawner.roster_usernames == ["minji", "jisoo"]
@@ -403,7 +408,10 @@ def test_status_and_roster_speak_korean(tmp_path: Path,
         main([*state, "roster", "reset", "stranger"])
     main([*state, "status"])
     text = capsys.readouterr().out
-    assert "교사(teacher, 관리자 admin): kim" in text
+    # the teacher's role as it is (labkit.hub.config.TEACHER_SCOPES), never "admin"
+    teacher_line = next(line for line in text.splitlines() if line.startswith("교사(teacher): kim"))
+    assert "학생 서버 시작·중지" in teacher_line and "관리자(admin)가 아니므로" in teacher_line
+    assert "관리자 admin" not in text and "교사(teacher, 관리자" not in text
     assert "꺼져 있음(not running)" in text and "유휴 서버 정리(idle culler): 600초" in text
     assert "학생 2명:" in text
     # no English UI words outside the parenthesised technical terms and paths

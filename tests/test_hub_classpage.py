@@ -368,8 +368,10 @@ def test_service_spec_gives_only_the_needed_scopes_on_the_class_students() -> No
     assert json.loads(service["environment"][classpage.ENV_ROSTER])[0] == ["kim01", "김민준"]
     assert role["services"] == ["classpage"]
     assert sorted({s.split("!")[0] for s in role["scopes"]}) == sorted(classpage.SCOPES)
-    assert len(role["scopes"]) == 7 * 3  # seven scopes x three students, none on the teacher
-    assert "admin:server_state!user=kim01" in role["scopes"]  # the hub's record of the share
+    # seven scopes, each on the students' hub group (the teacher is not in it), so a student
+    # imported while the hub runs is covered without a restart
+    assert len(role["scopes"]) == 7 and all(s.endswith("!group=students") for s in role["scopes"])
+    assert "admin:server_state!group=students" in role["scopes"]  # the hub's record of the share
     assert not any("teacher" in s for s in role["scopes"])
     # issue 23: nothing that reaches a student's server (its token would sit in their memory)
     # ("servers" starts and stops them for 수업 준비; it opens none of them)
@@ -482,3 +484,22 @@ def test_work_view_lists_and_refuses_what_a_student_planted(tmp_path: Path) -> N
     os.rename(home / "labkit", home / "real")
     (home / "labkit").symlink_to(home / "real")  # the folder itself a link
     assert classpage._work_html("kim01", None, template, "김민준")[0] == 400
+
+
+def test_class_page_reads_the_saved_roster_again_when_it_changes(tmp_path: Path) -> None:
+    from labkit.hub.roster import Student
+    from labkit.hub.state import HubState
+
+    state = HubState(tmp_path / "state")
+    state.save_roster([Student("kim01", "김민준")])
+    page = classpage.ClassPage("http://127.0.0.1:1/hub/api", "token", [], ["teacher"],
+                               roster_file=str(state.root / "roster.json"))
+    assert page.students == {"kim01"} and page.display_names == {"kim01": "김민준"}
+    # a latecomer imported while the hub (and the page) runs
+    state.save_roster([Student("kim01", "김민준"), Student("late09", "늦은")])
+    assert page.students == {"kim01", "late09"}
+    assert [e.username for e in page.roster] == ["kim01", "late09"]
+    rows = classpage.class_rows([], page.roster, {}, page.admins)
+    assert [(r.username, r.state) for r in rows][-1] == ("late09", "never")
+    (state.root / "roster.json").write_text("not json", encoding="utf-8")
+    assert page.students == {"kim01", "late09"}  # an unreadable file: the last roster stays

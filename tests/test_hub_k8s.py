@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -37,13 +38,69 @@ def render(**kw: Any) -> dict[str, Any]:
     return k8s.render_values(ROSTER, "teacher", **kw)
 
 
-def test_render_values_roster_is_the_allow_list_and_teacher_the_admin() -> None:
-    config = render()["hub"]["config"]
+def test_render_values_roster_authenticator_and_teacher_role_not_admin() -> None:
+    hub = render()["hub"]
+    config = hub["config"]
     assert config["Authenticator"]["allowed_users"] == [e.username for e in ROSTER] + ["teacher"]
-    assert config["Authenticator"]["admin_users"] == ["teacher"]
-    assert config["JupyterHub"]["authenticator_class"] == (
-        "firstuseauthenticator.FirstUseAuthenticator")
-    assert config["FirstUseAuthenticator"]["create_users"] is False
+    assert config["Authenticator"]["admin_users"] == []  # issue 23: the teacher is no admin
+    assert config["JupyterHub"]["authenticator_class"] == "labkit.hub.auth.RosterAuthenticator"
+    assert config["RosterAuthenticator"] == {"teacher_users": ["teacher"],
+                                             "state_dir": "/srv/jupyterhub/labkit"}
+    assert hub["image"] == {"name": "labkit-hub", "tag": "0.1.0"}
+    text = k8s.values_yaml(render())
+    assert "FirstUse" not in text and "firstuse" not in text.lower()
+    # the one-server hub's teacher role (labkit.hub.config), minus its class page service
+    from labkit.hub.config import TEACHER_SCOPES, teacher_roles
+
+    roles = hub["loadRoles"]
+    one_server = teacher_roles("teacher")[0]
+    assert roles["teacher"]["scopes"] == [s for s in one_server["scopes"]
+                                          if not s.startswith("access:services")]
+    assert roles["teacher"]["users"] == ["teacher"] and roles["admin"] == {"users": []}
+    assert not any(s.startswith(("access:servers", "admin", "tokens"))
+                   for s in roles["teacher"]["scopes"])
+    assert set(roles["teacher"]["scopes"]) < set(TEACHER_SCOPES)
+
+
+def test_rendered_config_runs_the_roster_authenticator_on_its_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The values' hub.config and extraConfig, applied as the chart's jupyterhub_config.py does
+    (with the state on a temp dir instead of the hub's volume): no first use for anyone, the
+    slip's code logs a student in, the teacher needs the password set in the terminal."""
+    from traitlets.config import Config
+
+    from labkit.hub.auth import RosterAuthenticator
+    from labkit.hub.roster import Student
+    from labkit.hub.state import HubState
+    from tests.test_hub_auth import _Handler, _login
+
+    monkeypatch.setattr("labkit.hub.auth.asyncio.sleep", _no_wait)
+    hub = render()["hub"]
+    c = Config(copy.deepcopy(hub["config"]))
+    c.RosterAuthenticator.state_dir = str(tmp_path / "state")
+    for snippet in hub["extraConfig"].values():
+        exec(compile(snippet, "extraConfig", "exec"), {"c": c})
+    state = HubState(tmp_path / "state")
+    assert state.settings().teacher == "teacher"
+    state.save_roster([Student(e.username, e.display_name) for e in ROSTER])
+    given = state.accounts.hand_out(e.username for e in ROSTER)
+    assert given
+    auth = RosterAuthenticator(config=c)
+    assert auth.teachers() == {"teacher"} and not auth.admin_users
+    for name in ("s01", "teacher"):  # first use: refused
+        assert _login(auth, name, "i-came-first-1") is None
+    code = state.accounts.codes()["s01"]
+    ask = _Handler(request=SimpleNamespace(remote_ip="10.0.0.9"))
+    assert _login(auth, "s01", code, handler=ask) is None and ask.labkit_first_login == "s01"
+    assert _login(auth, "s01", code, new_password="s01-own-pass",
+                  new_password2="s01-own-pass") == "s01"
+    assert _login(auth, "teacher", code) is None
+    state.accounts.set_password("teacher", "teacher-pass-1")  # roster set-password (stdin)
+    assert _login(auth, "teacher", "teacher-pass-1") == "teacher"
+
+
+async def _no_wait(_seconds: float) -> None:
+    return None
 
 
 def test_render_values_mig_profile_comes_from_the_class_plan() -> None:
@@ -122,6 +179,7 @@ def test_render_values_image_and_curriculum_step(tmp_path: Path) -> None:
     ({"mig_strategy": "none"}, "mig_strategy"),
     ({"image": "labkit"}, "image"),
     ({"image": "host:5000/labkit"}, "image"),
+    ({"hub_image": "labkit-hub"}, "hub_image"),
 ])
 def test_render_values_rejects_bad_input(kw: dict[str, Any], field: str) -> None:
     with pytest.raises(InputError) as err:
@@ -151,7 +209,14 @@ def check_structure(values: dict[str, Any]) -> None:
     """The parts of the chart's schema that labkit's values touch."""
     assert set(values) <= {"hub", "singleuser", "cull", "proxy", "scheduling", "prePuller"}
     hub = values["hub"]
-    assert set(hub) <= {"config", "baseUrl", "extraConfig", "services", "loadRoles"}
+    assert set(hub) <= {"config", "baseUrl", "extraConfig", "services", "loadRoles", "image"}
+    assert set(hub["image"]) >= {"name", "tag"}  # hub.image: name, tag (strings)
+    assert all(isinstance(hub["image"][k], str) for k in ("name", "tag"))
+    for role_name, role in hub.get("loadRoles", {}).items():  # an object of role objects
+        assert isinstance(role_name, str) and isinstance(role, dict)
+        assert set(role) <= {"name", "description", "scopes", "users", "groups", "services"}
+    for snippet in hub.get("extraConfig", {}).values():  # an object of Python snippets
+        assert isinstance(snippet, str)
     for section, body in hub["config"].items():  # patternProperties ^[A-Z].*$, type object
         assert re.match(r"^[A-Z]", section) and isinstance(body, dict), section
     single = values["singleuser"]

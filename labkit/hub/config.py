@@ -35,7 +35,7 @@ from labkit.hub.activity import report_interval_s
 from labkit.hub.lifetime import tied
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.passwords import MIN_PASSWORD as _MIN_PASSWORD
-from labkit.hub.roster import Student
+from labkit.hub.roster import STUDENTS_GROUP, Student
 from labkit.hub.state import HubSettings, HubState, cull_every_s
 from labkit.i18n import t
 
@@ -167,6 +167,8 @@ def _warm_environment(services: list[dict[str, Any]], state: HubState,
     for service in services:
         if service["name"] == "classpage":
             service["environment"][warm.ENV_SECRET] = warm.warm_secret(state.root)
+            service["environment"]["LABKIT_CLASSPAGE_ROSTER_FILE"] = str(
+                state.root / "roster.json")  # students imported while the hub runs
             service["environment"]["LABKIT_CLASSPAGE_SPAWN_LIMIT"] = str(
                 int(settings.concurrent_spawn_limit))
             service["environment"]["LABKIT_CLASSPAGE_CULL_TIMEOUT"] = str(
@@ -294,7 +296,8 @@ def configure(c: Any, state: HubState | None = None) -> None:
     }
     services, c.JupyterHub.load_roles = _services(settings, roster, state)
     c.JupyterHub.load_roles = [*c.JupyterHub.load_roles, *teacher_roles(settings.teacher)]
-    c.JupyterHub.load_groups = {TEACHER_GROUP: {"users": [settings.teacher]}}
+    c.JupyterHub.load_groups = {TEACHER_GROUP: {"users": [settings.teacher]}, STUDENTS_GROUP: {
+        "users": [s.username for s in roster if s.username != settings.teacher]}}
     c.JupyterHub.services = [{**s, "command": tied(s["command"], state.root)} if "command" in s
                              else s for s in services]
     _warm_environment(c.JupyterHub.services, state, settings)

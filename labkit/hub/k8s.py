@@ -1,8 +1,12 @@
 """Beyond one server: the class hub as values for the zero-to-jupyterhub Helm chart.
 
 ``python -m labkit.hub.k8s --roster class.csv --teacher NAME --policy mig --gpu H100-80GB
---out values.yaml`` renders the same class as the one-server hub: the roster as the
-authenticator's allow-list (first-use passwords), the teacher as admin, per-student memory and
+--out values.yaml`` renders the same class as the one-server hub: labkit's own roster
+authenticator (:class:`labkit.hub.auth.RosterAuthenticator`: accounts handed out as one-time
+first-login codes, never claimed by whoever logs in first) in a labkit hub image
+(:data:`DEFAULT_HUB_IMAGE`), its passwords and codes on the hub's persistent volume
+(:data:`STATE_DIR`), the teacher in the one-server hub's teacher role (not a hub admin, who
+could open every student's server), per-student memory and
 CPU limits, the GPU share as a KubeSpawner profile whose ``extra_resource_limits`` asks the
 NVIDIA device plugin for one MIG device (``nvidia.com/mig-1g.10gb: 1``, the GPU operator's
 "mixed" strategy; ``nvidia.com/gpu`` with "single") or one GPU, the idle culler with the
@@ -56,12 +60,20 @@ from labkit.hub.state import DEFAULT_CULL_TIMEOUT_S, cull_every_s
 from labkit.i18n import t
 from labkit.validate import InputError
 
-__all__ = ["DEFAULT_CULL_TIMEOUT_S", "DEFAULT_IMAGE", "HOME", "IMAGE_CURRICULUM",
-           "curriculum_command", "main_k8s", "render_values", "values_yaml"]
+__all__ = ["AUTHENTICATOR", "DEFAULT_CULL_TIMEOUT_S", "DEFAULT_HUB_IMAGE", "DEFAULT_IMAGE", "HOME",
+           "IMAGE_CURRICULUM", "STATE_DIR", "curriculum_command", "main_k8s", "render_values",
+           "teacher_load_roles", "values_yaml"]
 
 #: The single-user image ``name:tag`` (labkit + the curriculum; its Dockerfile is in
 #: docs/hub-k8s.md), tagged with labkit's version.
 DEFAULT_IMAGE = "labkit-singleuser:0.1.0"
+#: The hub's image ``name:tag``: the chart's hub image with labkit installed (docs/hub-k8s.md).
+DEFAULT_HUB_IMAGE = "labkit-hub:0.1.0"
+#: The authenticator the hub runs, as on one server (:mod:`labkit.hub.auth`).
+AUTHENTICATOR = "labkit.hub.auth.RosterAuthenticator"
+#: The authenticator's state (roster, passwords, first-login codes) on the hub's persistent
+#: volume: the chart mounts its ``hub-db-dir`` claim at ``/srv/jupyterhub``.
+STATE_DIR = "/srv/jupyterhub/labkit"
 #: Where the image holds the teacher's notebooks (the Dockerfile's ``COPY notebooks/``).
 IMAGE_CURRICULUM = "/srv/labkit/notebooks"
 #: The chart's single-user home (the persistent volume; the jupyter/docker-stacks user).
@@ -116,7 +128,8 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
                   cpu: float = 1.0, mem_guarantee: str | None = None,
                   cpu_guarantee: float | None = None,
                   cull_timeout_s: int = DEFAULT_CULL_TIMEOUT_S, mig_strategy: str = "mixed",
-                  image: str = DEFAULT_IMAGE) -> dict[str, Any]:
+                  image: str = DEFAULT_IMAGE, hub_image: str = DEFAULT_HUB_IMAGE
+                  ) -> dict[str, Any]:
     """Return the zero-to-jupyterhub chart values for the class (plain data, YAML-ready).
 
     Parameters
@@ -124,7 +137,8 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
     roster : sequence of RosterEntry (or any RosterLike)
         The class (:func:`labkit.data.roster.read_roster`), in roster order.
     teacher : str
-        The teacher's username: a JupyterHub admin (added to the allow-list if not listed).
+        The teacher's username: the teacher role (:func:`teacher_load_roles`), not a hub admin,
+        and no first-use login (added to the allow-list if not listed).
     policy : {"auto", "mig", "whole", "shared"}, default "auto"
     gpu : str, optional
         The GPU model (``"H100-80GB"``); needed for ``"mig"``.
@@ -144,6 +158,9 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
     image : str, default DEFAULT_IMAGE
         The single-user image ``name:tag``: labkit installed and the notebooks at
         :data:`IMAGE_CURRICULUM` (docs/hub-k8s.md).
+    hub_image : str, default DEFAULT_HUB_IMAGE
+        The hub's image ``name:tag``: the chart's hub image with labkit installed (its
+        :data:`AUTHENTICATOR`; docs/hub-k8s.md).
 
     Returns
     -------
@@ -196,24 +213,60 @@ def render_values(roster: Sequence[RosterLike], teacher: str, *, policy: str = "
     }
     allowed = users if teacher in users else [*users, teacher]
     return {
-        "hub": {"config": {
-            "JupyterHub": {"authenticator_class":
-                           "firstuseauthenticator.FirstUseAuthenticator"},
-            "Authenticator": {"allowed_users": allowed, "admin_users": [teacher]},
-            # min_password_length: FirstUseAuthenticator's default (7), as on the one-server hub
-            "FirstUseAuthenticator": {"create_users": False},
-        }},
+        "hub": {
+            "image": _image(hub_image, "hub_image"),
+            "config": {
+                "JupyterHub": {"authenticator_class": AUTHENTICATOR},
+                # no admin: the teacher's own role (hub.loadRoles), as on one server
+                "Authenticator": {"allowed_users": allowed, "admin_users": []},
+                "RosterAuthenticator": {"teacher_users": [teacher], "state_dir": STATE_DIR},
+            },
+            "loadRoles": teacher_load_roles(teacher),
+            # the state directory on the hub's volume knows its teacher before any login
+            "extraConfig": {"labkit-state": _state_config(teacher)},
+        },
         "singleuser": singleuser,
         "cull": {"enabled": True, "users": False, "adminUsers": False,
                  "timeout": cull_timeout_s, "every": cull_every_s(cull_timeout_s)},
     }
 
 
-def _image(image: str) -> dict[str, str]:
+def _image(image: str, field: str = "image") -> dict[str, str]:
     name, sep, tag = image.rpartition(":") if isinstance(image, str) else ("", "", "")
     if not sep or not name or not tag or "/" in tag:
-        raise InputError("image", "other", image, f"image must be name:tag, got {image!r}")
+        raise InputError(field, "other", image, f"{field} must be name:tag, got {image!r}")
     return {"name": name, "tag": tag}
+
+
+def teacher_load_roles(teacher: str) -> dict[str, dict[str, Any]]:
+    """Return the chart's ``hub.loadRoles``: the one-server hub's teacher role, and an empty
+    ``admin`` role (a hub database from before, where the teacher was admin, is set straight).
+
+    The scopes are :data:`labkit.hub.config.TEACHER_SCOPES` (the class and its activity,
+    starting and stopping servers; never ``access:servers`` or tokens for others) without the
+    one-server class page's service, which the chart does not run.
+    """
+    from labkit.hub.config import TEACHER_ROLE, TEACHER_SCOPES
+
+    scopes = [s for s in TEACHER_SCOPES if not s.startswith("access:services")]
+    return {TEACHER_ROLE: {"description": "labkit teacher: the class, start/stop servers",
+                           "scopes": scopes, "users": [teacher]},
+            "admin": {"users": []}}
+
+
+def _state_config(teacher: str) -> str:
+    """Return the ``hub.extraConfig`` snippet that writes the teacher into the state directory
+    (``settings.json`` on the hub's volume) at every hub start, so ``roster import`` gives the
+    teacher no first-login code and ``roster set-password TEACHER`` knows the name. ``c`` is
+    the hub's config (the chart runs extraConfig inside jupyterhub_config.py)."""
+    return ("# labkit: the roster authenticator's state (roster, passwords, first-login codes)\n"
+            "import dataclasses as _dc\n"
+            "from pathlib import Path as _Path\n"
+            "from labkit.hub.state import HubState as _HubState\n"
+            "_state = _HubState(_Path(c.RosterAuthenticator.state_dir))\n"
+            "_settings = _state.settings()\n"
+            f"if _settings.teacher != {teacher!r}:\n"
+            f"    _state.save_settings(_dc.replace(_settings, teacher={teacher!r}))\n")
 
 
 def curriculum_command(python: str = "python") -> list[str]:
@@ -245,7 +298,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m labkit.hub k8s",
         description="Render values for the zero-to-jupyterhub Helm chart from the class roster.")
     p.add_argument("--roster", type=Path, required=True, help="roster CSV (username,display_name)")
-    p.add_argument("--teacher", required=True, help="the teacher's username (hub admin)")
+    p.add_argument("--teacher", required=True, help="the teacher's username (the teacher role)")
     p.add_argument("--policy", choices=POLICIES, default="auto", help="GPU share per student")
     p.add_argument("--gpu", help="GPU model of the nodes, e.g. H100-80GB")
     p.add_argument("--gpus", type=int, help="GPUs for the class (default: as the plan needs)")
@@ -259,6 +312,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--image", default=DEFAULT_IMAGE,
                    help=f"single-user image name:tag with labkit and the notebooks "
                         f"(default {DEFAULT_IMAGE}, docs/hub-k8s.md)")
+    p.add_argument("--hub-image", default=DEFAULT_HUB_IMAGE,
+                   help=f"hub image name:tag with labkit installed (default {DEFAULT_HUB_IMAGE}, "
+                        "docs/hub-k8s.md)")
     p.add_argument("--out", type=Path, help="write values.yaml here (default: stdout)")
     return p
 
@@ -270,7 +326,7 @@ def main_k8s(argv: Sequence[str] | None = None) -> int:
         values = render_values(
             read_roster(args.roster), args.teacher, policy=args.policy, gpu=args.gpu,
             gpus=args.gpus, mem=args.mem, cpu=args.cpu, cull_timeout_s=args.cull_timeout,
-            mig_strategy=args.mig_strategy, image=args.image)
+            mig_strategy=args.mig_strategy, image=args.image, hub_image=args.hub_image)
     except ValueError as err:
         print(t("hub.k8s.error", message=str(err)), file=sys.stderr)
         return 2

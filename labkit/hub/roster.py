@@ -25,9 +25,14 @@ from labkit.data.roster import (
 from labkit.data.roster import read_roster as _read_roster
 from labkit.i18n import t
 
-__all__ = ["MAX_USERNAME", "SYSTEM_PREFIX", "SYS_UID_MAX", "Student", "check_username",
+__all__ = ["MAX_USERNAME", "STUDENTS_GROUP", "SYSTEM_PREFIX", "SYS_UID_MAX", "Student",
+           "check_username",
            "is_system_account", "problem_text", "read_roster", "system_username",
            "validate_username"]
+
+#: The hub group of the class's students: the class page's scopes name it
+#: (``read:servers!group=students``), and a student joins it at import and at their first start.
+STUDENTS_GROUP = "students"
 
 #: One roster row (the hub's name for :class:`labkit.data.roster.RosterEntry`).
 Student = RosterEntry

@@ -36,6 +36,7 @@ def _import_roster(state: HubState, path: str) -> list[Student]:
     given = state.accounts.hand_out(s.username for s in students if s.username != teacher)
     if given:
         print(_said("hub.cli.codes.given", n=len(given)), flush=True)
+    _join_students(state, [s.username for s in students if s.username != teacher])
     dropped = sorted(before - {s.username for s in students} - {teacher})
     for name in dropped:  # off the roster: their hub user, server and tokens go now
         _end_sessions(state, name, remove=True, quiet=True)
@@ -43,6 +44,16 @@ def _import_roster(state: HubState, path: str) -> list[Student]:
         print(_said("hub.cli.roster.dropped", n=len(dropped), names=", ".join(dropped)),
               flush=True)
     return students
+
+
+def _join_students(state: HubState, names: list[str]) -> None:
+    """On a running hub: the roster's students in its students' group (the class page)."""
+    from labkit.hub.sessions import HubUnreachable, join_students
+
+    try:
+        join_students(state, names)
+    except HubUnreachable as err:  # their first start puts them in it (labkit.hub.spawner)
+        print(t("hub.cli.roster.group_failed", reason=err), flush=True)
 
 
 def _read_password(name: str, stream: Any = None) -> str:

@@ -26,14 +26,16 @@ from typing import Any
 from labkit.hub.state import HubState
 
 __all__ = ["SERVICE", "HubUnreachable", "end_sessions", "hub_api_url", "hub_is_running",
-           "service_spec"]
+           "join_students", "service_spec"]
 
 #: The JupyterHub service the teacher's commands act as on a running hub.
 SERVICE = "labkit-roster"
 #: What it may do: create and delete users (their servers are stopped on the way).
 SCOPES = ["admin:users", "admin:servers",
           # the teacher, re-created by set-password, back in their group at once
-          "groups!group=teachers"]
+          "groups!group=teachers",
+          # a student imported while the hub runs: in the class page's group at once
+          "groups!group=students"]
 
 
 class HubUnreachable(RuntimeError):
@@ -144,3 +146,30 @@ def end_sessions(state: HubState, name: str, *, remove: bool = False) -> str:
         _through_api(state, name, remove)
         return "api"
     return "database" if _in_database(state, name, remove) else "none"
+
+
+def join_students(state: HubState, names: list[str]) -> bool:
+    """Create the hub users ``names`` on a running hub and put them in the students' group.
+
+    A student imported while the hub runs is then on the teacher's class page at once (its
+    scopes name the group, :data:`labkit.hub.roster.STUDENTS_GROUP`), before their first
+    login. Returns False when the hub is not running (its next start's ``load_groups`` does
+    it).
+
+    Raises
+    ------
+    HubUnreachable
+        If the running hub refused or failed a request.
+    """
+    from labkit.hub.roster import STUDENTS_GROUP
+
+    if not names or not hub_is_running(state):
+        return False
+    for name in names:
+        status = _call(state, "POST", f"users/{name}")
+        if status not in (201, 409):  # 409: the hub has them already
+            raise HubUnreachable(f"POST /users/{name}: HTTP {status}")
+    status = _call(state, "POST", f"groups/{STUDENTS_GROUP}/users", {"users": list(names)})
+    if status != 200:
+        raise HubUnreachable(f"POST /groups/{STUDENTS_GROUP}/users: HTTP {status}")
+    return True

@@ -40,7 +40,7 @@ from labkit.hub import accounts, curriculum, disk, isolation, lifetime, serverlo
 from labkit.hub.gpushare import ENV_SHARE, ShareState
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
 from labkit.hub.preheat import ENV_WARM_LESSON
-from labkit.hub.roster import system_username
+from labkit.hub.roster import STUDENTS_GROUP, system_username
 from labkit.hub.userenv import USER_ENV, site_packages, user_python
 from labkit.i18n import t
 
@@ -253,7 +253,7 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         # holding freed memory): the server's and kernels' threads need two (mallopt(3))
         env.setdefault("MALLOC_ARENA_MAX", "2")
         env.update({str(k): str(v) for k, v in self.extra_env.items()})
-        share = gpu_environment(self.user.name, list(self.roster_usernames), self.gpu_policy)
+        share = gpu_environment(self.user.name, self.class_roster(), self.gpu_policy)
         self.labkit_gpu_share = share.get(ENV_SHARE, "")
         env.update(share)
         lesson = self.warm_lesson()
@@ -281,6 +281,41 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
             failed.jupyterhub_message = t("hub.curriculum.failed")  # type: ignore[attr-defined]
             raise failed
         self.log.info("labkit: curriculum for %s: %s", entry.pw_name, out.decode().strip())
+
+    def class_roster(self) -> list[str]:
+        """Return the class's usernames in roster order, read now from the hub's saved roster.
+
+        Read at every spawn (``$LABKIT_HUB_STATE``'s ``roster.json``), so a student imported
+        while the hub runs gets their GPU share at their first start (added at the end of the
+        roster, they move nobody); without a saved roster, :attr:`roster_usernames`.
+        """
+        from labkit.hub.state import HubState
+
+        where = os.environ.get("LABKIT_HUB_STATE")
+        if where and (Path(where) / "roster.json").exists():
+            return [s.username for s in HubState(Path(where)).roster()]
+        return list(self.roster_usernames)
+
+    def join_students_group(self) -> None:
+        """Put a roster student in the hub group :data:`STUDENTS_GROUP` (once).
+
+        The class page's scopes name the group, not usernames fixed at the hub's start, so a
+        student imported while the hub runs appears on it at their first start even where the
+        import could not reach the hub (``roster import`` adds them through the hub's API too).
+        """
+        from jupyterhub import orm
+
+        if self.user.name not in self.class_roster():
+            return  # the teacher
+        db = self.user.db
+        group = orm.Group.find(db, STUDENTS_GROUP)
+        if group is None:
+            group = orm.Group(name=STUDENTS_GROUP)
+            db.add(group)
+        if group not in self.user.orm_user.groups:
+            self.user.orm_user.groups.append(group)
+            db.commit()
+            self.log.info("labkit: %s joined the group %s", self.user.name, STUDENTS_GROUP)
 
     def check_on_roster(self) -> None:
         """Refuse a user who is not the teacher or on the saved roster (read now, at spawn).
@@ -320,6 +355,7 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         """
         phases = _Phases()
         self.check_on_roster()  # before anything of theirs is created again
+        self.join_students_group()  # on the class page from now on
         self.warm_lesson()  # a bad user option fails before anything is done
         entry = accounts.ensure_system_user(self.user.name)
         phases.done("account")

@@ -286,7 +286,8 @@ def test_status_says_which_limits_apply(hub: Hub, servers: dict[str, Any]) -> No
     text = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
                            str(hub.state_dir), "status"], capture_output=True, text=True,
                           check=True).stdout
-    assert "실행 중(running)" in text and "교사(teacher, 관리자 admin): " + TEACHER in text
+    assert "실행 중(running)" in text and f"교사(teacher): {TEACHER} — 교사 역할(role)" in text
+    assert "관리자 admin" not in text
     listed = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
                              str(hub.state_dir), "roster", "list"], capture_output=True,
                             text=True, check=True).stdout

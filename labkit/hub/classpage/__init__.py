@@ -5,7 +5,9 @@ its own admin list), in Korean: each roster student's state (online, starting, o
 share, memory used by their server and kernels, last activity, exercise results, and a button
 that stops the student's server. It works with the hub's REST API through its own token, which
 has only the scopes the page needs, each limited to the roster's students
-(:data:`SCOPES`): ``list:users``, ``read:users:activity``, ``read:servers`` (the table),
+(:data:`SCOPES`, filtered to the hub group ``students``, which a student imported while the
+hub runs joins at import and at their first start): ``list:users``, ``read:users:activity``,
+``read:servers`` (the table),
 ``admin:server_state`` (each server's GPU share and process id, as the hub's spawner stored
 them: :class:`labkit.hub.gpushare.ShareState` -- never what the student's own server says) and
 ``delete:servers`` (the button). The teacher heads the table as 교사(teacher), without a stop
@@ -53,6 +55,7 @@ from labkit.hub.classpage.render import (
     ENV_ADMINS,
     ENV_HOMES,
     ENV_ROSTER,
+    ENV_ROSTER_FILE,
     MAX_RESULTS,
     SCOPES,
     WORK_CSP,
@@ -65,7 +68,7 @@ from labkit.hub.classpage.render import (
     share_text,
 )
 
-__all__ = ["ENV_ADMINS", "ENV_HOMES", "ENV_ROSTER", "MAX_RESULTS",
+__all__ = ["ENV_ADMINS", "ENV_HOMES", "ENV_ROSTER", "ENV_ROSTER_FILE", "MAX_RESULTS",
            "SCOPES", "WORK_CSP", "ClassPage", "StudentRow", "class_rows", "main",
            "make_app", "render_confirm", "render_error", "render_page", "render_work",
            "server_memory_bytes", "service_spec", "share_text", "student_home",

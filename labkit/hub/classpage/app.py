@@ -20,6 +20,7 @@ from labkit.hub.classpage.render import (
     ENV_ADMINS,
     ENV_HOMES,
     ENV_ROSTER,
+    ENV_ROSTER_FILE,
     WORK_CSP,
     _frame,
     render_confirm,
@@ -230,7 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     page = ClassPage(os.environ["JUPYTERHUB_API_URL"], os.environ["JUPYTERHUB_API_TOKEN"],
                      _roster_from_env(),
                      [a for a in os.environ.get(ENV_ADMINS, "").split(",") if a],
-                     homes=os.environ.get(ENV_HOMES) or None)
+                     homes=os.environ.get(ENV_HOMES) or None,
+                     roster_file=os.environ.get(ENV_ROSTER_FILE) or None)
     app = make_app(page, os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/classpage/"))
 
     async def serve() -> None:

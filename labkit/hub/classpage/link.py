@@ -7,10 +7,11 @@ import datetime as _dt
 import json
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from labkit.data.roster import RosterLike
+from labkit.data.roster import RosterEntry, RosterLike
 from labkit.hub.classpage.homes import _read_report
 from labkit.hub.classpage.render import _MAX_BODY_BYTES, StudentRow, _state, class_rows
 
@@ -28,21 +29,59 @@ class ClassPage:
     admins : sequence of str
     homes : str, optional
         The students' homes (:func:`student_home`'s ``template``).
+    roster_file : str, optional
+        The hub's saved roster (``roster.json`` of its state): read again whenever it changed,
+        so a student imported while the hub runs is on the page at once; ``roster`` until then
+        (and without one).
     """
 
     def __init__(self, api_url: str, token: str, roster: Sequence[RosterLike],
-                 admins: Sequence[str], homes: str | None = None) -> None:
+                 admins: Sequence[str], homes: str | None = None,
+                 roster_file: str | None = None) -> None:
         self.api_url = api_url.rstrip("/")
         self.token = token
         self.homes = homes
-        self.roster = list(roster)
         self.admins = list(admins)
-        self.students = {e.username for e in self.roster} - set(self.admins)
-        self.display_names = {e.username: e.display_name or e.username for e in self.roster}
+        self._roster = list(roster)
+        self._roster_file = Path(roster_file) if roster_file else None
+        self._roster_stamp: tuple[int, int] | None = None
         self._client: Any = None
         self._tls: Any = None
         self._warmer: Any = None
         self._warm_task: Any = None
+
+    def _refresh_roster(self) -> None:
+        """Read the saved roster again if its file changed (an unreadable one is skipped)."""
+        if self._roster_file is None:
+            return
+        try:
+            info = self._roster_file.stat()
+            stamp = (info.st_mtime_ns, info.st_size)
+            if stamp == self._roster_stamp:
+                return
+            rows = json.loads(self._roster_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(rows, list):
+            self._roster = [RosterEntry(str(r["username"]), str(r.get("display_name") or ""))
+                            for r in rows if isinstance(r, dict) and r.get("username")]
+            self._roster_stamp = stamp
+
+    @property
+    def roster(self) -> list[RosterEntry | RosterLike]:
+        """The class in roster order (the saved roster as it is now)."""
+        self._refresh_roster()
+        return list(self._roster)
+
+    @property
+    def students(self) -> set[str]:
+        """The roster's students (the teacher(s) left out)."""
+        return {e.username for e in self.roster} - set(self.admins)
+
+    @property
+    def display_names(self) -> dict[str, str]:
+        """Each roster name's display name (the username where none)."""
+        return {e.username: e.display_name or e.username for e in self.roster}
 
     async def _fetch(self, url: str, method: str = "GET", timeout_s: float = 10.0) -> Any:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest

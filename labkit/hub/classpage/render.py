@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from labkit.data.roster import RosterLike
 from labkit.hub.results import exercise_title, parse_when, reported_results
+from labkit.hub.roster import STUDENTS_GROUP
 from labkit.hub.tickets import class_tickets_html
 from labkit.i18n import t
 
@@ -28,6 +29,8 @@ SCOPES = ("list:users", "read:users:activity", "read:servers", "admin:server_sta
 #: Environment variables the hub passes the service (JSON roster; comma-separated admins).
 ENV_ROSTER = "LABKIT_CLASSPAGE_ROSTER"
 ENV_ADMINS = "LABKIT_CLASSPAGE_ADMINS"
+#: The hub's saved roster file, read again when it changes (students imported while it runs).
+ENV_ROSTER_FILE = "LABKIT_CLASSPAGE_ROSTER_FILE"
 #: Where the students' homes are, as a ``str.format`` template of ``username`` (a hub whose
 #: spawner puts homes elsewhere than the system accounts'; unset: each student's system account
 #: ``jupyter-<name>``, :func:`labkit.hub.roster.system_username`).
@@ -95,7 +98,9 @@ def service_spec(*, port: int, roster: Sequence[RosterLike], admins: Sequence[st
         "oauth_no_confirm": True,
         "display": True,
     }
-    scopes = [f"{scope}!user={e.username}" for scope in SCOPES for e in students]
+    # the students' hub group, not the usernames of this start: a student imported while the
+    # hub runs joins it (roster import, their first start) and is on the page at once
+    scopes = [f"{scope}!group={STUDENTS_GROUP}" for scope in SCOPES]
     role = {"name": f"{name}-service",
             "description": "labkit class page: list the class, stop servers",
             "scopes": scopes, "services": [name]}
