@@ -503,3 +503,31 @@ def test_class_page_reads_the_saved_roster_again_when_it_changes(tmp_path: Path)
     assert [(r.username, r.state) for r in rows][-1] == ("late09", "never")
     (state.root / "roster.json").write_text("not json", encoding="utf-8")
     assert page.students == {"kim01", "late09"}  # an unreadable file: the last roster stays
+
+
+def test_answer_key_is_copied_for_the_teacher_and_closed_to_other_accounts(
+        tmp_path: Path) -> None:
+    import stat
+
+    from labkit.hub import answerkey
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("answer-key.html", "answer-key.md"):
+        (docs / name).write_text("<p>정답</p>", encoding="utf-8")
+        (docs / name).chmod(0o644)
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    copy = answerkey.protect(state, docs)
+    assert copy == state / "answer-key.html" and copy.read_text(encoding="utf-8") == "<p>정답</p>"
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    for name in ("answer-key.html", "answer-key.md"):  # no "others" bits left in the checkout
+        assert stat.S_IMODE((docs / name).stat().st_mode) == 0o640
+    (docs / "answer-key.html").unlink()
+    assert answerkey.protect(state, docs) is None
+
+
+def test_class_page_offers_the_answer_key_download() -> None:
+    page = classpage.render_page([], now=dt.datetime(2026, 12, 2, tzinfo=dt.UTC),
+                                 stop_url="stop")
+    assert 'href="answer-key.html" download' in page and "정답과 풀이" in page

@@ -162,13 +162,16 @@ def _warm_environment(services: list[dict[str, Any]], state: HubState,
                       settings: HubSettings) -> None:
     """Give the class page what "수업 준비" needs (:mod:`labkit.hub.warm`): the secret the
     ``warm`` command sends, and the hub's spawn limit."""
-    from labkit.hub import warm
+    from labkit.hub import answerkey, warm
 
     for service in services:
         if service["name"] == "classpage":
             service["environment"][warm.ENV_SECRET] = warm.warm_secret(state.root)
             service["environment"]["LABKIT_CLASSPAGE_ROSTER_FILE"] = str(
                 state.root / "roster.json")  # students imported while the hub runs
+            key = answerkey.protect(state.root)  # the teacher's copy, out of students' reach
+            if key is not None:
+                service["environment"][answerkey.ENV_ANSWER_KEY] = str(key)
             service["environment"]["LABKIT_CLASSPAGE_SPAWN_LIMIT"] = str(
                 int(settings.concurrent_spawn_limit))
             service["environment"]["LABKIT_CLASSPAGE_CULL_TIMEOUT"] = str(

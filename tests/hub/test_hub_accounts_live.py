@@ -121,6 +121,68 @@ def test_nobody_claims_a_classmate_or_the_teacher_by_logging_in_first(
     assert not hubclient.logged_in(again)
 
 
+_KERNEL_CHECK = """
+import json, os, resource
+print(json.dumps({"share": os.environ.get("LABKIT_GPU_SHARE", ""),
+                  "cuda": os.environ.get("CUDA_VISIBLE_DEVICES"),
+                  "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0]}))
+try:
+    open(%r, "rb").read(1)
+    print("KEY-READABLE")
+except OSError as err:
+    print("KEY-REFUSED", type(err).__name__)
+"""
+
+
+def test_a_latecomer_spawns_with_their_gpu_share_and_is_on_the_class_page(
+        hub: Hub, latecomers: dict[str, str]) -> None:
+    """NEW was imported while the hub ran (after its start): their server has the class's
+    limits and a GPU share of its own, the teacher's class page lists them with that share,
+    and the answer key is the teacher's only (not through the page, not on disk)."""
+    from labkit.hub.answerkey import DOCS
+    from labkit.hub.classpage import share_text
+    from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism
+    from labkit.hub.roster import system_username
+
+    student, reply = hubclient.login(hub.base, NEW, "new-own-pass-1")
+    assert hubclient.logged_in(reply)
+    hubclient.start_server(student)
+    try:
+        kernel = hubclient.start_kernel(student)
+        client = hubclient.HubKernelClient(student, kernel)
+        try:
+            done = hubclient.execute(client, _KERNEL_CHECK % str(DOCS / "answer-key.html"))
+        finally:
+            client.close()
+        assert not done["error"], done
+        first, verdict = done["stdout"].strip().splitlines()[-2:]
+        seen = json.loads(first)
+        share = json.loads(seen["share"])  # labkit.hub.gpushare.Share.to_env
+        assert share["policy"] in ("mig", "whole", "shared") and seen["cuda"], seen
+        assert seen["nproc"] == 256, seen  # the class's limits (conftest's settings)
+        assert verdict.startswith("KEY-REFUSED"), verdict  # the answer key is not theirs
+        mechanism = detect_mechanism()
+        if mechanism.startswith("cgroup"):
+            group = StudentCgroup(system_username(NEW), Limits(), mechanism).dirs()[0]
+            name = "memory.max" if mechanism == "cgroup-v2" else "memory.limit_in_bytes"
+            assert int((group / name).read_text()) == 1536 * 2**20
+        teacher, _ = hubclient.login(hub.base, TEACHER, PASSWORDS[TEACHER])
+        page = teacher.session.get(f"{hub.base}services/classpage/", timeout=120)
+        assert page.status_code == 200, page.text[-400:]
+        row = page.text[page.text.index("늦게온"):][:3000]
+        expected = share_text(seen["share"])
+        assert expected and expected in row, row
+        key = teacher.session.get(f"{hub.base}services/classpage/answer-key.html", timeout=60)
+        assert key.status_code == 200 and "attachment" in key.headers["Content-Disposition"]
+        assert key.headers["Content-Security-Policy"].startswith("sandbox")
+        assert key.content == (DOCS / "answer-key.html").read_bytes()
+        theirs = student.session.get(f"{hub.base}services/classpage/answer-key.html",
+                                     timeout=60)
+        assert theirs.status_code == 403, (theirs.status_code, theirs.text[:300])
+    finally:
+        student.api("DELETE", f"users/{NEW}/server")
+
+
 def _first_login_attempt(hub: Hub, name: str, code: str, new: str
                          ) -> tuple[Student, requests.Response]:
     """The password form posted straight away, without the code's page (a forged first login)."""

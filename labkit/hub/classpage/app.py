@@ -205,6 +205,39 @@ def _results_csv_handler(base: Any, page: ClassPage) -> Any:
     return ResultsCsvHandler
 
 
+def _answer_key_handler(base: Any) -> Any:
+    """``GET prefix/answer-key.html``: the printable answer key, for the teacher only."""
+    from tornado import web
+
+    class AnswerKeyHandler(base):  # type: ignore[misc,valid-type]
+        @web.authenticated
+        async def get(self) -> None:
+            from labkit.hub.answerkey import ENV_ANSWER_KEY
+
+            self._check_teacher()
+            where = os.environ.get(ENV_ANSWER_KEY, "")
+            try:
+                body = await asyncio.to_thread(_read_bytes, where) if where else None
+            except OSError:
+                body = None
+            if body is None:
+                raise web.HTTPError(404, "no answer key on this hub")
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("Content-Disposition",
+                            "attachment; filename=labkit-answer-key.html")
+            self.set_header("Content-Security-Policy", WORK_CSP)  # opened anyway: no script
+            self.set_header("X-Content-Type-Options", "nosniff")
+            self.set_header("Cache-Control", "no-store")
+            self.finish(body)
+
+    return AnswerKeyHandler
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def make_app(page: ClassPage, prefix: str) -> Any:
     """Return the tornado application of the service at URL ``prefix`` (``/services/<name>/``)."""
     from jupyterhub.services.auth import HubOAuthCallbackHandler
@@ -215,6 +248,7 @@ def make_app(page: ClassPage, prefix: str) -> Any:
     return web.Application([
         (prefix, _page_handler(base, page, prefix)),
         (url_path_join(prefix, "results.csv"), _results_csv_handler(base, page)),
+        (url_path_join(prefix, "answer-key.html"), _answer_key_handler(base)),
         (url_path_join(prefix, "warm"), _warm_handler(base, page, prefix)),
         (url_path_join(prefix, "warm/api"), _warm_api_handler(page)),
         (url_path_join(prefix, "stop"), _stop_handler(base, page, prefix)),

@@ -379,7 +379,9 @@ def render_page(rows: Sequence[StudentRow], *, now: _dt.datetime, stop_url: str,
         f'<table class="lk-class"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
         f"{class_tickets_html(rows)}"
         f'<p class="lk-note"><small>{e(t("hub.class.reported_note"))}</small></p>'
-        f'<p><a class="lk-csv" href="results.csv" download>{e(t("hub.class.export_csv"))}</a></p>',
+        f'<p><a class="lk-csv" href="results.csv" download>{e(t("hub.class.export_csv"))}</a>'
+        f' · <a class="lk-key" href="answer-key.html" download>'
+        f'{e(t("hub.class.answer_key"))}</a></p>',
         refresh=True)
 
 

@@ -44,6 +44,7 @@ STRINGS: dict[str, str] = {
     "hub.csv.verdict.not_number": "숫자가 아님",
     "hub.csv.verdict.guess": "예측(채점하지 않음)",
     "hub.csv.nothing": "보고된 결과 없음",
+    "hub.class.answer_key": "정답과 풀이(인쇄용 A4 HTML) 내려받기 — 교사만",
     "hub.class.export_csv": "결과를 CSV(엑셀)로 내려받기",
     # --- HTTPS (labkit.hub.tls, serve --ssl-cert/--ssl-key/--self-signed) ----------------------
     "hub.tls.missing": "인증서(certificate) 파일 {path}가 없습니다.",
