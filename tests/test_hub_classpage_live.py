@@ -127,6 +127,8 @@ c.Spawner.pre_spawn_hook = pre_spawn
 service, role = service_spec(port={service_port}, roster=ROSTER, admins=["teacher"],
                              python=sys.executable, homes="{home}/{{username}}")
 c.JupyterHub.services = [service, {{"name": "tester", "api_token": {token!r}}}]
+# the page's scopes name the students' group (as labkit.hub.config fills it)
+c.JupyterHub.load_groups = {{"students": {{"users": ["kim01", "lee02"]}}}}
 c.JupyterHub.load_roles = [role, {{"name": "tester", "services": ["tester"],
                                    "scopes": ["admin:users", "admin:servers",
                                               "access:servers"]}}]
