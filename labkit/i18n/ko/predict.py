@@ -18,6 +18,7 @@ STRINGS: dict[str, str] = {
     "predict.range.at_most": "예측은 {high} 이하여야 합니다.",
     "predict.range.between": "예측은 {low}에서 {high} 사이여야 합니다.",
     "predict.range.typed": "{message} 입력: {typed}",
+    "predict.reveal_table": "이 표는 위의 예측을 확정하면 나타납니다. 예측의 답이 들어 있기 때문입니다.",
     "predict.reveal": "아래 실험 도구는 예측을 확정하면 나타납니다. 도구가 답을 바로 보여 주기 때문입니다.",
     "predict.try_now": "예측을 확정했습니다. 이제 아래 실험 도구를 움직여 보고, 실제 값과 견주어 보세요.",
     "predict.mine": "내 예측",
