@@ -34,8 +34,6 @@ from tests.test_rendered_korean import ROOT, _strip, run_lesson, texts
 
 #: Lessons whose page still shows the prediction's answer before it is confirmed, and where.
 SPOILED: dict[str, str] = {
-    "01_observe": "the dashboard reads 최대 클럭의 17.4 % beside a 17.4 % class share (a "
-                  "prediction the dashboard does not test)",
 }
 
 

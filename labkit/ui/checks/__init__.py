@@ -35,8 +35,10 @@ from labkit.ui.checks.observe_mig import (
     _tasks_01,
     _tasks_02,
     class_share_pct,
+    lab_gpu_model,
     max_beside,
     smallest_profile,
+    tiny_kernel_sm_pct,
 )
 from labkit.ui.checks.operations import (
     CLASS_WAIT_MIN,
@@ -67,12 +69,14 @@ __all__ = [
     "case",
     "class_share_pct",
     "july_bill_krw",
+    "lab_gpu_model",
     "lowest_cheaper_pct",
     "max_beside",
     "per_accelerator_ratio",
     "school_mtbf_days",
     "school_util_frac",
     "smallest_profile",
+    "tiny_kernel_sm_pct",
 ]
 
 #: Each numeric prediction's plausible range (``Prediction.low``/``high``; % ones are 0-100):
@@ -85,7 +89,9 @@ MAX_GIS = 100.0
 MAX_BILL_KRW = 1e10
 
 PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
-    Prediction("01.class_share", class_share_pct, unit="%", close_frac=0.25),
+    Prediction("01.tiny_kernel_sm", tiny_kernel_sm_pct, unit="%", close_frac=0.3,
+               extra={"model": lambda _s: lab_gpu_model().name,
+                      "sms": lambda _s: str(lab_gpu_model().sm_count)}, reveal=True),
     Prediction("03.goodput", lambda w: w.result.goodput * 100 if w.result else None, unit="%",
                close_frac=0.05, reveal=True),
     Prediction("04.school_mtbf", school_mtbf_days, unit="일", close_frac=0.25,
