@@ -10,8 +10,12 @@ model's actual value for the untouched app, is looked for in the course's number
 (labkit.ui.format: 88.9 %, 89 %, 263.9일, 264일, 3.98배, 7개, 81만 3,192원), each followed by its
 unit, so that a "7" in "7g.80gb" or a date is not an answer.
 
-A choice (08's policy, 09's cheapest option) is not looked for: its options are on the page by
-design, and a page that names the winner in a sentence is for a reader to find.
+A choice (08's policy, 09's cheapest option) is looked for as its right option's label
+(``predict.<key>.choice.<c>``, "우선순위(priority) + 백필"): a table that lists every option
+with its figures names the winner. A widget's list of options (a dropdown, the radio buttons)
+offers every option by design and is not read for a choice; a sentence that names the winner
+in other words is for a reader to find, and so is the lesson's text, which names every option
+where it explains them.
 
 A lesson whose page still gives its prediction away is marked ``xfail(strict=True)`` with
 what gives it away; the marker goes when the lesson is fixed (a strict xfail that passes
@@ -28,6 +32,7 @@ from typing import Any
 import ipywidgets as widgets
 import pytest
 
+from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui.predict import PredictWidget
 from tests.test_rendered_korean import ROOT, _strip, run_lesson, texts
@@ -54,8 +59,9 @@ def _answer_patterns(actual: float, unit: str) -> list[re.Pattern[str]]:
     return [re.compile(r"(?<![\d.,])(?:약\s?)?" + re.escape(v) + after) for v in values if v]
 
 
-def _shown_texts(value: Any) -> list[str]:
-    """What a student reads in ``value``: its texts, minus the prediction box and hidden parts."""
+def _shown_texts(value: Any, *, options: bool = True) -> list[str]:
+    """What a student reads in ``value``: its texts, minus the prediction box and hidden parts
+    (and minus the widgets' lists of options with ``options=False``)."""
     if not isinstance(value, widgets.Widget):
         return [text for _where, text in texts(value)]
     found: list[str] = []
@@ -70,7 +76,8 @@ def _shown_texts(value: Any) -> list[str]:
             found.extend(str(title) for title in getattr(w, "titles", ()) or ())
             stack.extend(children)
         else:
-            found.extend(text for _where, text in texts(w))
+            found.extend(text for where, text in texts(w)
+                         if options or not where.endswith(".options"))
     return found
 
 
@@ -80,14 +87,22 @@ def spoilers(notebook: Path) -> dict[str, list[str]]:
     book = json.loads(notebook.read_text(encoding="utf-8"))
     page = [("markdown", _strip("".join(c["source"]))) for c in book["cells"]
             if c["cell_type"] == "markdown"]
-    page += [("output", text) for value in shown for text in _shown_texts(value)]
+    outputs = [("output", text) for value in shown for text in _shown_texts(value)]
+    choices = [("output", text) for value in shown
+               for text in _shown_texts(value, options=False)]
     found: dict[str, list[str]] = {}
     for prediction in _predictions(shown):
         actual = prediction.pred.actual(prediction.source)
-        if isinstance(actual, str) or actual is None:
-            continue  # a choice: its options are on the page by design
-        patterns = _answer_patterns(float(actual), prediction.pred.unit)
-        for where, text in page:
+        if actual is None:
+            continue
+        if isinstance(actual, str):  # a choice: its right option's label
+            label = t(f"predict.{prediction.pred.key}.choice.{actual}")
+            patterns = [re.compile(re.escape(label))]
+        else:
+            patterns = _answer_patterns(float(actual), prediction.pred.unit)
+        # a choice's options are named in the lesson's text by design (08 explains every
+        # policy): only what the apps and tables show is read for one
+        for where, text in (choices if isinstance(actual, str) else page + outputs):
             for pattern in patterns:
                 if m := pattern.search(text):
                     context = text[max(0, m.start() - 40):m.end() + 20].replace("\n", " ")

@@ -106,7 +106,7 @@ PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
     Prediction("08.best_policy", best_policy,
                choices=("fifo", "easy_backfill", "greedy", "priority", "fair_share")),
     Prediction("09.cheapest", lambda d: d.result.cheapest if d.result else None,
-               choices=("buy", "rent", "api")),
+               choices=("buy", "rent", "api"), reveal=True),
     Prediction("07.july_bill", lambda r: july_bill_krw(r.result) if r.result else None,
                unit="원", close_frac=0.2, high=MAX_BILL_KRW, reveal=True),
 )}
