@@ -10,8 +10,12 @@ model's actual value for the untouched app, is looked for in the course's number
 (labkit.ui.format: 88.9 %, 89 %, 263.9일, 264일, 3.98배, 7개, 81만 3,192원), each followed by its
 unit, so that a "7" in "7g.80gb" or a date is not an answer.
 
-A choice (08's policy, 09's cheapest option) is not looked for: its options are on the page by
-design, and a page that names the winner in a sentence is for a reader to find.
+A choice (08's policy, 09's cheapest option) is looked for as its right option's label
+(``predict.<key>.choice.<c>``, "우선순위(priority) + 백필"): a table that lists every option
+with its figures names the winner. A widget's list of options (a dropdown, the radio buttons)
+offers every option by design and is not read for a choice; a sentence that names the winner
+in other words is for a reader to find, and so is the lesson's text, which names every option
+where it explains them.
 
 A lesson whose page still gives its prediction away is marked ``xfail(strict=True)`` with
 what gives it away; the marker goes when the lesson is fixed (a strict xfail that passes
@@ -28,20 +32,13 @@ from typing import Any
 import ipywidgets as widgets
 import pytest
 
+from labkit.i18n import t
 from labkit.ui import format as fmt
 from labkit.ui.predict import PredictWidget
 from tests.test_rendered_korean import ROOT, _strip, run_lesson, texts
 
 #: Lessons whose page still shows the prediction's answer before it is confirmed, and where.
 SPOILED: dict[str, str] = {
-    "01_observe": "the dashboard reads 최대 클럭의 17.4 % beside a 17.4 % class share (a "
-                  "prediction the dashboard does not test)",
-    "03_goodput": "the ledger (Goodput 88.9 %) renders under the prediction; the comparison "
-                  "app, the checked table and 정리 repeat it",
-    "05_break_even": "the cost curves app (가동률 18.3 %) and the 살펴볼 점 state the "
-                     "break-even",
-    "06_benchmarks": "the claim app's normalization (3.98배) and the 살펴볼 점 state the "
-                     "per-chip ratio",
 }
 
 
@@ -62,8 +59,9 @@ def _answer_patterns(actual: float, unit: str) -> list[re.Pattern[str]]:
     return [re.compile(r"(?<![\d.,])(?:약\s?)?" + re.escape(v) + after) for v in values if v]
 
 
-def _shown_texts(value: Any) -> list[str]:
-    """What a student reads in ``value``: its texts, minus the prediction box and hidden parts."""
+def _shown_texts(value: Any, *, options: bool = True) -> list[str]:
+    """What a student reads in ``value``: its texts, minus the prediction box and hidden parts
+    (and minus the widgets' lists of options with ``options=False``)."""
     if not isinstance(value, widgets.Widget):
         return [text for _where, text in texts(value)]
     found: list[str] = []
@@ -78,7 +76,8 @@ def _shown_texts(value: Any) -> list[str]:
             found.extend(str(title) for title in getattr(w, "titles", ()) or ())
             stack.extend(children)
         else:
-            found.extend(text for _where, text in texts(w))
+            found.extend(text for where, text in texts(w)
+                         if options or not where.endswith(".options"))
     return found
 
 
@@ -88,14 +87,22 @@ def spoilers(notebook: Path) -> dict[str, list[str]]:
     book = json.loads(notebook.read_text(encoding="utf-8"))
     page = [("markdown", _strip("".join(c["source"]))) for c in book["cells"]
             if c["cell_type"] == "markdown"]
-    page += [("output", text) for value in shown for text in _shown_texts(value)]
+    outputs = [("output", text) for value in shown for text in _shown_texts(value)]
+    choices = [("output", text) for value in shown
+               for text in _shown_texts(value, options=False)]
     found: dict[str, list[str]] = {}
     for prediction in _predictions(shown):
         actual = prediction.pred.actual(prediction.source)
-        if isinstance(actual, str) or actual is None:
-            continue  # a choice: its options are on the page by design
-        patterns = _answer_patterns(float(actual), prediction.pred.unit)
-        for where, text in page:
+        if actual is None:
+            continue
+        if isinstance(actual, str):  # a choice: its right option's label
+            label = t(f"predict.{prediction.pred.key}.choice.{actual}")
+            patterns = [re.compile(re.escape(label))]
+        else:
+            patterns = _answer_patterns(float(actual), prediction.pred.unit)
+        # a choice's options are named in the lesson's text by design (08 explains every
+        # policy): only what the apps and tables show is read for one
+        for where, text in (choices if isinstance(actual, str) else page + outputs):
             for pattern in patterns:
                 if m := pattern.search(text):
                     context = text[max(0, m.start() - 40):m.end() + 20].replace("\n", " ")
@@ -167,3 +174,27 @@ def test_a_revealing_prediction_hides_its_app_until_it_is_confirmed(lab_gpu: Non
     box.answer.value = "100일"
     assert box.commit()
     assert scaling.layout.visibility == "visible" and "내 예측" in box.compare.value
+
+
+def test_a_part_further_down_is_shown_with_its_prediction(lab_gpu: None) -> None:
+    import labkit.ui as ui
+
+    ledger = ui.goodput.worksheet_app()
+    box = ui.predict.ask(ledger, "03.goodput")
+    # the ledger's inputs stay to read; its goodput readout and waterfall wait
+    assert ledger.layout.visibility != "hidden"
+    assert ledger.big.layout.visibility == "hidden" == ledger.chart.layout.visibility
+    compare = ui.predict.shown_with(box, ui.goodput.comparison_app(ledger))
+    table = ui.predict.RevealedTable(box, ui.goodput.seed_numbers())
+    assert compare.layout.visibility == "hidden"
+    assert not any("88.9" in text for text in _shown_texts(widgets.VBox([ledger, compare, table])))
+    # what nbval compares is the table's text before and after: only the page waits
+    bundle = table._repr_mimebundle_()
+    assert bundle is not None and "88.9 %" in bundle["text/plain"]
+    box.answer.value = "80"
+    assert box.commit()
+    assert compare.layout.visibility == "visible" == ledger.big.layout.visibility
+    assert "88.9 %" in table.value
+    # a part linked after the prediction is confirmed is shown at once
+    late = ui.predict.shown_with(box, widgets.HTML("x"))
+    assert late.layout.visibility != "hidden"

@@ -64,9 +64,9 @@ def test_predict_locks_then_compares(board: Any) -> None:
 
 @pytest.mark.parametrize(("key", "typed", "says"), [
     # issue 17's trial: 1e308 and negative % predictions were accepted
-    ("01.class_share", "1e308", "너무 큽니다"),
-    ("01.class_share", "-5", "0 %에서 100 % 사이"),
-    ("01.class_share", "150%", "0 %에서 100 % 사이"),
+    ("01.tiny_kernel_sm", "1e308", "너무 큽니다"),
+    ("01.tiny_kernel_sm", "-5", "0 %에서 100 % 사이"),
+    ("01.tiny_kernel_sm", "150%", "0 %에서 100 % 사이"),
     ("03.goodput", "-0.5", "0 %에서 100 % 사이"),  # a negative ratio is -50 %
     ("05.break_even", "101", "0 %에서 100 % 사이"),
     ("02.max_1g", "-3개", "0개에서 100개 사이"),
@@ -88,9 +88,9 @@ def test_predictions_are_bounded_by_their_own_range(key: str, typed: str, says: 
 @pytest.mark.parametrize(("key", "typed", "guess"), [
     ("04.school_mtbf", "약 264일", 264),  # issue 17's trial: refused before
     ("04.school_mtbf", "264일쯤", 264),
-    ("01.class_share", "대략 17 %", 17),
-    ("01.class_share", "0", 0),
-    ("01.class_share", "100", 100),
+    ("01.tiny_kernel_sm", "대략 17 %", 17),
+    ("01.tiny_kernel_sm", "0", 0),
+    ("01.tiny_kernel_sm", "100", 100),
     ("07.july_bill", "약 80만 원 정도", 800_000),
 ])
 def test_predictions_read_estimates(key: str, typed: str, guess: float, board: Any) -> None:
@@ -138,7 +138,7 @@ def test_reflection_directions() -> None:
     ("05.break_even", 10.0, 17.4, "예측이 실제보다 7.4 %p 낮습니다."),
     ("03.goodput", 40.0, 88.9, "예측이 실제보다 48.9 %p 낮습니다."),
     ("03.goodput", 98.0, 88.9, "예측이 실제보다 9.1 %p 높습니다."),
-    ("01.class_share", 100.0, 2.0, "예측이 실제보다 98 %p 높습니다."),  # not "실제의 50배"
+    ("01.tiny_kernel_sm", 100.0, 2.0, "예측이 실제보다 98 %p 높습니다."),  # not "실제의 50배"
     ("03.goodput", 88.0, 88.9, "예측이 실제와 거의 같습니다."),
 ])
 def test_a_percentage_prediction_is_off_by_percentage_points(
@@ -359,12 +359,24 @@ def test_01_class_share_is_the_calendar() -> None:
     # 8 class hours x the calendar's school days / 8,760 h (2026 is not a leap year)
     assert checks.class_share_pct() == pytest.approx(8 * cal.school_days / 8_760 * 100)
     assert 16 < checks.class_share_pct() < 19  # ~190 days: 17 % (economics reference §6.3)
-    p = ui.predict.ask(None, "01.class_share")
+
+
+def test_01_tiny_kernel_is_one_sm_of_the_lab_gpu() -> None:
+    import labkit.gpu as gpu
+
+    gpu.connect("sim:H100-80GB")
+    assert checks.tiny_kernel_sm_pct() == pytest.approx(100 / 132)  # H100 SXM: 132 SMs
+    lab = ui.observe.scenario_lab()
+    p = ui.predict.ask(lab, "01.tiny_kernel_sm")
+    assert "SM 132개" in p.children[0].value and lab.layout.visibility == "hidden"
     p.answer.value = "0.5"  # a ratio to a % question: 50 %
-    assert p.commit() and p.guess == 50
+    assert p.commit() and p.guess == 50 and lab.layout.visibility == "visible"
     assert "%p 높습니다" in p.compare.value  # percentage points (issue 25)
     assert "50 %" in p.compare.value and "50.0 %" not in p.compare.value  # a whole number
-    assert f"{checks.class_share_pct():.1f} %" in p.compare.value  # the actual keeps a decimal
+    assert "0.8 %" in p.compare.value  # the actual keeps a decimal
+    lab.switch_scenario("tiny_kernel")  # the lab's own change refreshes the comparison
+    assert "0.8 %" in p.compare.value
+    lab.stop()
 
 
 # --- lesson 03 ---------------------------------------------------------------------------------

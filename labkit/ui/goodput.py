@@ -125,6 +125,8 @@ class WorksheetApp(LiveApp[model.Worksheet]):
         reset.on_click(self.reset)
         inputs = widgets.VBox([f.box for f in self.fields.values()] + [reset])
         self.children = [widgets.HBox([inputs, self.big]), self.status, self.chart]
+        #: What a prediction about the goodput hides until it is confirmed (issue 25).
+        self.revealing = [self.big, self.chart]
         self.update()
 
     def compute(self, values: dict[str, Any]) -> model.Worksheet:

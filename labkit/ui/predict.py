@@ -22,7 +22,7 @@ import html
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import ipywidgets as widgets
 
@@ -33,7 +33,10 @@ from labkit.ui import format as fmt
 from labkit.ui.components import guard
 from labkit.ui.exercises import answer_error_text
 
-__all__ = ["PredictWidget", "Prediction", "ask", "reflection", "subscribe"]
+W = TypeVar("W", bound=widgets.Widget)
+
+__all__ = ["PredictWidget", "Prediction", "RevealedTable", "ask", "reflection", "shown_with",
+           "subscribe"]
 
 
 @dataclass(frozen=True)
@@ -202,13 +205,27 @@ class PredictWidget(widgets.VBox):
         self.box_style = ""
         #: Whether the linked app is hidden until the prediction is confirmed.
         self.hides = pred.reveal and isinstance(source, widgets.Widget)
+        #: What the prediction hides: the app's ``revealing`` parts (03's goodput readout
+        #: and waterfall, its inputs left to read), else the whole app.
+        self.hidden: list[widgets.Widget] = (
+            list(getattr(source, "revealing", None) or [source]) if self.hides else [])
         if self.hides:
             # hidden, its place kept: a chart drawn in a hidden box keeps its width (not
             # display:none, where plotly draws at its default 700 px)
-            source.layout.visibility = "hidden"
+            for part in self.hidden:
+                part.layout.visibility = "hidden"
             self.add_class("lk-predict-reveals")
             self.feedback.value = html.escape(t("predict.reveal"))
+        #: Called once the prediction is confirmed (:meth:`when_confirmed`).
+        self._on_confirm: list[Callable[[], None]] = []
         subscribe(source, self.refresh)
+
+    def when_confirmed(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` when the prediction is confirmed (now, if it already is)."""
+        if self.guess is not None:
+            callback()
+        else:
+            self._on_confirm.append(callback)
 
     def commit(self) -> bool:
         """Read and lock the prediction; False (with a Korean message) if it cannot be read."""
@@ -230,8 +247,11 @@ class PredictWidget(widgets.VBox):
         self.guess = guess
         self.answer.disabled = True
         self.lock.disabled = True
-        if self.hides:
-            self.source.layout.visibility = "visible"
+        for part in self.hidden:
+            part.layout.visibility = "visible"
+        for callback in self._on_confirm:
+            callback()
+        self._on_confirm.clear()
         self.lock.description = t("predict.locked")
         try:
             record_result(f"predict.{self.pred.key}", typed, None)
@@ -280,6 +300,49 @@ class PredictWidget(widgets.VBox):
             f'<div><div style="color:#555">{html.escape(t("predict.actual"))}</div>'
             f'<div style="font-size:1.4em;font-weight:700">{html.escape(a_text)}</div></div>'
             f'</div><div>{html.escape(line)}</div>')
+
+
+def shown_with(prediction: PredictWidget, widget: W) -> W:
+    """Return ``widget`` hidden until ``prediction`` is confirmed, then shown (issue 25).
+
+    For an app or table further down the page that shows the prediction's answer (03's
+    comparison app repeats the ledger's goodput). Hidden with ``visibility: hidden``, its
+    place kept, as a revealing prediction hides its own app (a plotly chart drawn in a
+    ``display: none`` box comes out at its default width).
+
+    Used in: notebooks/03, 05, 06, 08
+    """
+    if prediction.guess is None:
+        widget.layout.visibility = "hidden"
+        prediction.when_confirmed(lambda: setattr(widget.layout, "visibility", "visible"))
+    return widget
+
+
+class RevealedTable(widgets.HTML):
+    """A checked table (``# NBVAL_CHECK_OUTPUT``) shown only once ``prediction`` is confirmed.
+
+    Until then the page shows a one-line note in its place; the table's text stays the
+    output's ``text/plain`` (what nbval compares, and what a notebook without widgets shows),
+    while JupyterLab and voila draw the widget, whose HTML is the table only after the
+    prediction is confirmed.
+
+    Used in: notebooks/03, 05, 06, 08
+    """
+
+    def __init__(self, prediction: PredictWidget, table: fmt.Table) -> None:
+        super().__init__(value=html.escape(t("predict.reveal_table")))
+        self.table = table
+        self.add_class("lk-revealed-table")
+        prediction.when_confirmed(self._reveal)
+
+    def _reveal(self) -> None:
+        self.value = self.table._repr_html_()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle: dict[str, Any] | None = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/plain"] = self.table.to_string()
+        return bundle
 
 
 def _warn(text: str) -> str:

@@ -119,7 +119,10 @@ def confirm_revealing_predictions(page: Any, guess: str = "1") -> None:
     """Confirm each prediction that hides its app until confirmed (``.lk-predict-reveals``,
     issue 25), as a student does first: type ``guess``, press 예측 확정, wait for the app."""
     for box in page.locator(".lk-predict-reveals").all():
-        box.locator("input").first.fill(guess)
+        if box.locator("input[type=radio]").count():  # a choice (09): its first option
+            box.locator("input[type=radio]").first.check()
+        else:
+            box.locator("input").first.fill(guess)
         box.locator("button").first.click()
         page.wait_for_function("(el) => el.querySelector('button').disabled",
                                arg=box.element_handle())

@@ -18,6 +18,7 @@ STRINGS: dict[str, str] = {
     "predict.range.at_most": "예측은 {high} 이하여야 합니다.",
     "predict.range.between": "예측은 {low}에서 {high} 사이여야 합니다.",
     "predict.range.typed": "{message} 입력: {typed}",
+    "predict.reveal_table": "이 표는 위의 예측을 확정하면 나타납니다. 예측의 답이 들어 있기 때문입니다.",
     "predict.reveal": "아래 실험 도구는 예측을 확정하면 나타납니다. 도구가 답을 바로 보여 주기 때문입니다.",
     "predict.try_now": "예측을 확정했습니다. 이제 아래 실험 도구를 움직여 보고, 실제 값과 견주어 보세요.",
     "predict.mine": "내 예측",
@@ -75,8 +76,8 @@ STRINGS: dict[str, str] = {
     "task.08.best.preemption": "이 과제는 선점을 끈 상태에서 합니다.",
     "task.08.best.done": "선점 없이도 작은 작업을 먼저 넣는 정책이 수업 대기를 크게 줄입니다. 대신 큰 작업은 더 오래 기다릴 수 있습니다.",
     # --- lesson 01 ----------------------------------------------------------------------------
-    "predict.01.class_share.q": "우리 학교 GPU는 1년(8,760시간) 가운데 몇 % 동안 수업에 쓰이겠습니까? 수업일과 수업 시간만 세어 보세요.",
-    "predict.01.class_share.why": "수업일은 1년에 190일 남짓이고 하루 수업은 8시간입니다. 나머지 시간에 GPU는 대부분 쉬고 있으며, 관측은 그 빈 시간을 보여 줍니다.",
+    "predict.01.tiny_kernel_sm.q": "스레드 하나짜리 커널(kernel)이 {model}의 SM {sms}개 가운데 하나에서 쉬지 않고 돕니다. 아래 실험실에서 이 작업을 고르면 util.gpu는 거의 100 %입니다. SM 활동(SM activity) 패널은 몇 %를 보이겠습니까?",
+    "predict.01.tiny_kernel_sm.why": "util.gpu는 커널이 하나라도 돌고 있던 시간의 비율이고, SM 활동은 일한 SM의 비율입니다. SM 하나만 일하면 1 ÷ SM 수입니다. util.gpu가 높다고 GPU를 잘 쓰고 있는 것은 아닙니다.",
     "task.01.idle.q": "재생(replay)의 시간 슬라이더를 작업이 시작된 뒤 GPU가 가장 한가해진 순간(util.gpu {util} %)으로 옮기세요.",
     "task.01.idle.before": "이 순간은 작업이 시작되기 전입니다. util.gpu가 처음 올라간 뒤에 다시 가장 낮아지는 곳을 찾아보세요.",
     "task.01.idle.hint": "지금 util.gpu는 {now} %입니다. 차트에서 util.gpu 선이 가장 낮은 곳을 찾아보세요.",

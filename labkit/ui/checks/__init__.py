@@ -35,8 +35,10 @@ from labkit.ui.checks.observe_mig import (
     _tasks_01,
     _tasks_02,
     class_share_pct,
+    lab_gpu_model,
     max_beside,
     smallest_profile,
+    tiny_kernel_sm_pct,
 )
 from labkit.ui.checks.operations import (
     CLASS_WAIT_MIN,
@@ -67,12 +69,14 @@ __all__ = [
     "case",
     "class_share_pct",
     "july_bill_krw",
+    "lab_gpu_model",
     "lowest_cheaper_pct",
     "max_beside",
     "per_accelerator_ratio",
     "school_mtbf_days",
     "school_util_frac",
     "smallest_profile",
+    "tiny_kernel_sm_pct",
 ]
 
 #: Each numeric prediction's plausible range (``Prediction.low``/``high``; % ones are 0-100):
@@ -85,21 +89,24 @@ MAX_GIS = 100.0
 MAX_BILL_KRW = 1e10
 
 PREDICTIONS: dict[str, Prediction] = {p.key: p for p in (
-    Prediction("01.class_share", class_share_pct, unit="%", close_frac=0.25),
+    Prediction("01.tiny_kernel_sm", tiny_kernel_sm_pct, unit="%", close_frac=0.3,
+               extra={"model": lambda _s: lab_gpu_model().name,
+                      "sms": lambda _s: str(lab_gpu_model().sm_count)}, reveal=True),
     Prediction("03.goodput", lambda w: w.result.goodput * 100 if w.result else None, unit="%",
-               close_frac=0.05),
+               close_frac=0.05, reveal=True),
     Prediction("04.school_mtbf", school_mtbf_days, unit="일", close_frac=0.25,
                extra={"n": lambda _s: str(case().n_gpus)}, high=MAX_MTBF_DAYS, reveal=True),
     Prediction("05.break_even", lambda c: c.result.u_star * 100 if c.result else None,
-               unit="%", close_frac=0.25),
-    Prediction("06.per_chip", per_accelerator_ratio, unit="배", close_frac=0.1, high=MAX_RATIO),
+               unit="%", close_frac=0.25, reveal=True),
+    Prediction("06.per_chip", per_accelerator_ratio, unit="배", close_frac=0.1, high=MAX_RATIO,
+               reveal=True),
     Prediction("02.max_1g", _max_smallest, unit="개", high=MAX_GIS,
                extra={"model": _board_model,
                       "profile": lambda b: smallest_profile(b.mig_layout).name}),
     Prediction("08.best_policy", best_policy,
                choices=("fifo", "easy_backfill", "greedy", "priority", "fair_share")),
     Prediction("09.cheapest", lambda d: d.result.cheapest if d.result else None,
-               choices=("buy", "rent", "api")),
+               choices=("buy", "rent", "api"), reveal=True),
     Prediction("07.july_bill", lambda r: july_bill_krw(r.result) if r.result else None,
                unit="원", close_frac=0.2, high=MAX_BILL_KRW, reveal=True),
 )}

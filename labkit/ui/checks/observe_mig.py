@@ -116,6 +116,26 @@ def class_share_pct(_source: Any = None) -> float:
     return school.class_hours_per_day * cal.school_days / (days_in_year * 24) * 100
 
 
+def lab_gpu_model(_source: Any = None) -> Any:
+    """The lab GPU's model (:class:`labkit.gpumodels.GpuModel`): the simulated one, or the
+    course's H100 where the lessons run on a real GPU (no scenario is run there)."""
+    from labkit.data.gpus import load_gpu_model
+    from labkit.gpu import backend
+
+    status = backend.status()
+    names = backend.parse_spec(status.spec) if status.kind == "sim" else []
+    return load_gpu_model(names[0] if names else "H100-80GB")
+
+
+def tiny_kernel_sm_pct(source: Any = None) -> float:
+    """SM activity of a one-thread kernel in a loop: one busy SM of the GPU's SMs. [%]
+
+    The simulator's ``tiny_kernel`` scenario (``busy_sms=1``, labkit.gpu.sim.activity); on the
+    H100 (132 SMs) 1/132 = 0.76 %, while util.gpu reads about 100 %.
+    """
+    return 100.0 / lab_gpu_model(source).sm_count
+
+
 def _at(replay: Any, metric: str) -> float | None:
     """The replayed GPU's ``metric`` at the time slider (None where the log has no value)."""
     gpu, t_s = replay.position()

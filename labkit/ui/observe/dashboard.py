@@ -92,6 +92,8 @@ class DashboardApp(widgets.VBox):
         self.add_class(f"lk-{name}")
         self.panel_keys = tuple(panels)
         self.lab = lab
+        #: Called after a scenario is switched (a prediction follows the lab: labkit.ui.predict).
+        self.on_change: list[Callable[[Any], None]] = []
         self.autostart_s = autostart_s
         self._render_lock = threading.RLock()
         self._last_render = -math.inf
@@ -297,6 +299,8 @@ class DashboardApp(widgets.VBox):
         if self.autostart_s and self.sampler is not None and not self.sampler.running:
             self.start(max_run_s=self.autostart_s)
         self.render(force=True)
+        for hook in self.on_change:
+            hook(self)
 
     @staticmethod
     def _reveal_text(name: str) -> str:
