@@ -18,6 +18,7 @@ from tests.browser.conftest import (
     RENDER_TIMEOUT_MS,
     assert_no_traceback,
     confirm_revealing_predictions,
+    open_lesson,
     plot_json,
     screenshot,
     wait_for_plot_change,
@@ -90,10 +91,7 @@ def dark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VoilaServe
 def test_dark_theme_darkens_page_and_plots(page, dark_server: VoilaServer):  # type: ignore[no-untyped-def]
     lesson = LESSONS[0]
     interaction = main_interaction(lesson)
-    page.goto(f"{dark_server.url}voila/render/{lesson.name}", wait_until="commit",
-              timeout=RENDER_TIMEOUT_MS)
-    page.wait_for_selector(f".{interaction.chart} .js-plotly-plot .main-svg",
-                           timeout=RENDER_TIMEOUT_MS)
+    open_lesson(page, dark_server.url, lesson.name, interaction.chart)
     assert page.evaluate("() => document.body.classList.contains('theme-dark')")
     paper = page.evaluate(
         "(css) => document.querySelector('.' + css + ' .js-plotly-plot')._fullLayout.paper_bgcolor",

@@ -13,6 +13,7 @@ import pytest
 from labkit.hub.state import HubState
 from tests.browser.conftest import (
     RENDER_TIMEOUT_MS,
+    open_lesson,
     plot_json,
     screenshot,
     wait_for_plot_change,
@@ -67,9 +68,8 @@ def test_student_logs_in_opens_lesson_in_lab_and_as_app(hub: Hub, page) -> None:
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=RENDER_TIMEOUT_MS)
     screenshot(page, "hub_lab_03")
 
-    page.goto(f"{hub.base}user/{BROWSER_STUDENT}/voila/render/03_goodput.ipynb",
-              wait_until="commit")
-    page.wait_for_selector(".lk-waterfall .js-plotly-plot .main-svg", timeout=RENDER_TIMEOUT_MS)
+    # as an app: the waterfall shows once the student's goodput prediction is confirmed
+    open_lesson(page, f"{hub.base}user/{BROWSER_STUDENT}/", "03_goodput.ipynb", "lk-waterfall")
     before = plot_json(page, "lk-waterfall")
     box = page.locator(".lk-worksheet-failure_stops input")
     box.fill("100")
