@@ -346,9 +346,16 @@ def storm(names: list[str], lesson: str) -> dict[str, Any]:
 def storm_on(hub: RunningHub, names: list[str], lesson: str) -> dict[str, Any]:
     """The class logs in at once on a running hub; return the figures."""
     base = hub.base
-    teacher, _ = hubclient.login(base, TEACHER, "teacher-pass")
-    token = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"}).json()
-    teacher.token = token["token"]
+    teacher, login = hubclient.login(base, TEACHER, f"{TEACHER}-pass")
+    if not hubclient.logged_in(login):
+        raise RuntimeError(f"the teacher's login: HTTP {login.status_code}")
+    # the _xsrf cookie of the login page belongs to the session before the login (JupyterHub
+    # binds it to the session): a hub page after the login gives the one the API checks
+    teacher.session.get(f"{base}hub/token", timeout=60).raise_for_status()
+    reply = teacher.api("POST", f"users/{TEACHER}/tokens", json={"note": "bench"})
+    if reply.status_code != 201:
+        raise RuntimeError(f"the teacher's token: HTTP {reply.status_code} {reply.text[:300]}")
+    teacher.token = reply.json()["token"]
     api_ms: list[float] = []
     stop = threading.Event()
 
