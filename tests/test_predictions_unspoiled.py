@@ -198,3 +198,24 @@ def test_a_part_further_down_is_shown_with_its_prediction(lab_gpu: None) -> None
     # a part linked after the prediction is confirmed is shown at once
     late = ui.predict.shown_with(box, widgets.HTML("x"))
     assert late.layout.visibility != "hidden"
+
+
+def test_confirming_draws_the_revealed_figures_again_once_visible(lab_gpu: None) -> None:
+    """A figure drawn in a hidden box came out 0 px tall once shown (the teacher's trial): on
+    confirmation each figure of a revealed part is sent again, after the part is visible."""
+    import labkit.ui as ui
+
+    ledger = ui.goodput.worksheet_app()
+    box = ui.predict.ask(ledger, "03.goodput")
+    compare = ui.predict.shown_with(box, ui.goodput.comparison_app(ledger))
+    charts = [ledger.chart, ui.components.find_by_class(compare, "lk-compare-chart")]
+    assert all(isinstance(c, ui.components.FigureOutput) and c.outputs for c in charts)
+    sent: list[tuple[str, str]] = []  # (chart, visibility of its part when its figure came)
+    for name, chart, part in (("waterfall", charts[0], ledger.chart), ("compare", charts[1],
+                                                                       compare)):
+        chart.observe(lambda change, n=name, p=part: sent.append(
+            (n, p.layout.visibility)) if change["new"] else None, names="outputs")
+    box.answer.value = "80"
+    assert box.commit()
+    assert ("waterfall", "visible") in sent and ("compare", "visible") in sent
+    assert charts[0].outputs and charts[1].outputs  # the same figures, drawn again

@@ -63,6 +63,7 @@ __all__ = [
     "find_by_class",
     "guard",
     "number_field",
+    "reveal",
     "set_plot_template",
     "slider_field",
     "styled_figure",
@@ -565,3 +566,23 @@ def find_by_class(root: widgets.Widget, css_class: str) -> widgets.Widget:
             return w
         stack.extend(reversed(getattr(w, "children", ())))
     raise LookupError(f"no widget with class {css_class!r}")
+
+
+def reveal(root: widgets.Widget) -> None:
+    """Show ``root`` (hidden with ``visibility: hidden``) and redraw every figure under it.
+
+    A plotly figure drawn while its box was hidden comes out 0 px tall in the browser once the
+    box is shown (the new teacher's trial, issue 25: 03's waterfall, 07's bills, 09's costs
+    after 예측 확정, at 1280 × 900), so each :class:`FigureOutput` under ``root`` gets its
+    figure again after the box is visible: the browser draws it in a visible box.
+    """
+    root.layout.visibility = "visible"
+    stack = [root]
+    while stack:
+        w = stack.pop()
+        if isinstance(w, FigureOutput) and w.outputs:
+            drawn = w.outputs
+            w.outputs = ()
+            w.outputs = drawn
+        stack.extend(getattr(w, "children", ()))
+

@@ -30,7 +30,7 @@ from labkit.answers import AnswerError, read_quantity
 from labkit.data.progress import record_result
 from labkit.i18n import t
 from labkit.ui import format as fmt
-from labkit.ui.components import guard
+from labkit.ui.components import guard, reveal
 from labkit.ui.exercises import answer_error_text
 
 W = TypeVar("W", bound=widgets.Widget)
@@ -248,7 +248,7 @@ class PredictWidget(widgets.VBox):
         self.answer.disabled = True
         self.lock.disabled = True
         for part in self.hidden:
-            part.layout.visibility = "visible"
+            reveal(part)
         for callback in self._on_confirm:
             callback()
         self._on_confirm.clear()
@@ -314,7 +314,7 @@ def shown_with(prediction: PredictWidget, widget: W) -> W:
     """
     if prediction.guess is None:
         widget.layout.visibility = "hidden"
-        prediction.when_confirmed(lambda: setattr(widget.layout, "visibility", "visible"))
+        prediction.when_confirmed(lambda: reveal(widget))
     return widget
 
 

@@ -126,6 +126,13 @@ def confirm_revealing_predictions(page: Any, guess: str = "1") -> None:
         box.locator("button").first.click()
         page.wait_for_function("(el) => el.querySelector('button').disabled",
                                arg=box.element_handle())
+    if page.locator(".lk-predict-reveals").count():
+        # every chart shown is drawn at its height: one drawn while hidden came out 0 px tall
+        # once shown (the new teacher's trial, 1280 x 900), its SVG still "visible"
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.js-plotly-plot')].every((g) =>"
+            " g.offsetParent === null || getComputedStyle(g).visibility === 'hidden'"
+            " || g.getBoundingClientRect().height > 0)")
 
 
 def wait_for_text(page: Any, css: str, text: str) -> None:
