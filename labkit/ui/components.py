@@ -582,7 +582,7 @@ def reveal(root: widgets.Widget) -> None:
         w = stack.pop()
         if isinstance(w, FigureOutput) and w.outputs:
             drawn = w.outputs
-            w.outputs = ()
+            w.outputs = ()  # type: ignore[assignment]
             w.outputs = drawn
         stack.extend(getattr(w, "children", ()))
 
