@@ -219,3 +219,15 @@ def test_confirming_draws_the_revealed_figures_again_once_visible(lab_gpu: None)
     assert box.commit()
     assert ("waterfall", "visible") in sent and ("compare", "visible") in sent
     assert charts[0].outputs and charts[1].outputs  # the same figures, drawn again
+
+
+def test_09s_report_waits_for_the_prediction_it_would_answer(lab_gpu: None) -> None:
+    """The report names the cheapest option: its download waits like the chart (trial)."""
+    import labkit.ui as ui
+
+    app = ui.capstone.decision_app()
+    box = ui.predict.ask(app, "09.cheapest")
+    assert app.report.layout.visibility == "hidden" == app.chart.layout.visibility
+    box.answer.value = "buy"
+    assert box.commit()
+    assert app.report.layout.visibility == "visible"

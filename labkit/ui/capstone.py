@@ -229,9 +229,10 @@ class DecisionApp(LiveApp[Decision]):
         self.report.add_class("lk-capstone-report-box")
         self.children = [*(f.box for f in self.fields.values()), self.status, self.chart,
                          self.recommendation, self.sharing_table, self.report]
-        #: What a prediction about the cheapest option hides until it is confirmed (issue 25);
+        #: What a prediction about the cheapest option hides until it is confirmed (issue 25;
+        #: the report too: it names the cheapest option, the new teacher's trial found);
         #: the controls stay to read.
-        self.revealing = [self.chart, self.recommendation, self.sharing_table]
+        self.revealing = [self.chart, self.recommendation, self.sharing_table, self.report]
         self.update()
         if case is None:
             ui_school.on_case_changed(self.follow)
