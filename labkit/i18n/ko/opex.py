@@ -124,7 +124,7 @@ STRINGS: dict[str, str] = {
     "opex.ch.student": "학생 1명·1시간 비용",
     "opex.ch.idle": "놀고 있는 시간에 내는 비율",
     "opex.ch.chart_title": "월별 평균 가동률",
-    "opex.ch.axis": "가동률",
+    "opex.ch.axis": "가동률 (%)",
     "opex.export.button": "CSV와 요약 보고서 만들기",
     "opex.export.nothing": "먼저 위에서 올바른 설계를 만드세요.",
     "opex.export.csv": "시나리오 CSV 받기",

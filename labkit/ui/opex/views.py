@@ -250,7 +250,7 @@ class ClassHoursView(_Follower):
         self._drawn = traces
         fig = plotting.figure(traces, title=t("opex.ch.chart_title"), height=320,
                               barmode="group", legend={"orientation": "h", "y": -0.2},
-                              yaxis={"title": {"text": t("opex.ch.axis")}, "ticksuffix": " %",
+                              yaxis={"title": {"text": t("opex.ch.axis")}, "ticksuffix": "",
                                      "range": [0, 100]})
         self.chart.show(fig)
 
