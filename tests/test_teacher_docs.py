@@ -138,6 +138,20 @@ def test_answer_key_answer_is_graded_correct_and_a_step_past_it_is_not(
     assert grade(exercise, f"{exercise.answer + step!r} {exercise.unit}").ok is False
 
 
+@pytest.mark.parametrize(("answer", "tolerance", "unit", "written", "computed"), [
+    (5.1684, 0.06, "배", "5.2배", "5.168배"),       # 07 문제 4 asks one decimal place
+    (1520 / 8760 * 100, 0.11, "%", "17.4 %", "17.35 %"),  # 07 문제 3: 1,520 h of 8,760 h
+    (26 / 32 * 100, 0.06, "%", "81.25 %", None),     # exact in four digits: written whole
+    (813_192.0, 1.0, "원", "813,192원", None),
+    (30.0, 0.05, "kW", "30 kW", None),
+])
+def test_answer_text_is_the_shortest_form_the_question_grades(
+        answer: float, tolerance: float, unit: str, written: str, computed: str | None) -> None:
+    exercise = Exercise("opex.ex4", answer, tolerance, unit)
+    assert answer_key.answer_text(exercise) == written
+    assert answer_key.computed_text(exercise) == computed
+
+
 def test_answer_text_refuses_an_answer_no_written_form_grades() -> None:
     impossible = Exercise("goodput.ex1", 1 / 3, 0.0, "%")
     with pytest.raises(ValueError, match="goodput.ex1"):

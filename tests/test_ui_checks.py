@@ -237,14 +237,13 @@ def test_07_contract_target_by_hand(room: Any) -> None:
 
 
 @pytest.mark.parametrize(("values", "mark", "says"), [
-    ({}, "✘", "자동"),  # untouched: the contract is still automatic
+    ({}, "✘", "지금 계약인 20 kW"),  # untouched: the school's 20 kW is already under the target
+    ({"contract_auto": True}, "✘", "자동"),
     ({"contract_auto": False, "contract_kw": 100}, "✘", "목표는"),
     ({"contract_auto": False, "contract_kw": 10}, "✘", "넘는 달"),
     # the July peak 15.0338 kW is shown rounded up: "15.0 kW" would read as "15 is enough"
     ({"contract_auto": False, "contract_kw": 15}, "✘", "최대 수요 15.1 kW"),
     ({"contract_auto": False, "contract_kw": 20, "pue": 1.2}, "✘", "PUE"),
-    # unticking 자동 alone leaves the automatic 20 kW (already under the target): not done
-    ({"contract_auto": False}, "✘", "자동으로 정한 20 kW"),
     ({"contract_auto": False, "contract_kw": 18}, "✔", "하한"),
     ({"contract_auto": False, "contract_kw": 16}, "✔", "하한"),  # July peak 15.03 kW
 ])

@@ -45,8 +45,11 @@ def test_pue_change_changes_every_monthly_bill(room: ui.RoomApp) -> None:
     room.fields["pue"].control.value = 2.0
     after = _totals(room)
     assert all(a > b for a, b in zip(after, before, strict=True))
-    # contract: ceil(10.2 kW x (2.0 + summer 0.2)) = ceil(22.44) = 23 kW
-    assert room.result.design.pue == 2.0 and room.result.design.contract == 23
+    # the school's contract stays 20 kW (data/opex/defaults.csv, the card's value); the
+    # automatic one follows the PUE: ceil(10.2 kW x (2.0 + summer 0.2)) = ceil(22.44) = 23 kW
+    assert room.result.design.pue == 2.0 and room.result.design.contract == 20
+    room.fields["contract_auto"].control.value = True
+    assert room.result.design.contract == 23
 
 
 def test_linked_views_follow_the_room(room: ui.RoomApp) -> None:
@@ -262,12 +265,12 @@ def test_demand_follows_the_seasons_and_the_ratchet_holds_the_summer_peak(
     demand[1] = FEB_IT_KW * PUE[1]
     assert bills["demand_kw"].tolist() == pytest.approx(demand)       # 12.38 ... 15.03 ... 12.38
     # 요금적용전력: the highest of this month's peak and the Dec/Jan/Feb/Jul/Aug/Sep peaks of the
-    # last 12 months (the year repeats), at least 30 % of contract power (18 kW -> 5.4 kW)
+    # last 12 months (the year repeats), at least 30 % of contract power (20 kW -> 6 kW)
     ratchet = max(demand[m - 1] for m in (12, 1, 2, 7, 8, 9))
-    expected = [max(d, ratchet, 0.3 * 18) for d in demand]
+    expected = [max(d, ratchet, 0.3 * 20) for d in demand]
     assert expected == pytest.approx([15.03378] * 12)
     assert bills["billing_kw"].tolist() == pytest.approx(expected)
-    assert room.result.design.contract == 18  # ceil(10.2 kW x the peak PUE 1.7 = 17.34)
+    assert room.result.design.contract == 20  # the school's contract, as its card says
     # the chart shows both: bars of each month's peak, the billing demand as a line
     fig = room.demand_chart.figure
     assert list(fig.data[0].y) == pytest.approx(demand)
@@ -279,9 +282,9 @@ def test_school_exception_bills_each_months_own_peak(room: ui.RoomApp) -> None:
     room.fields["school_exception"].control.value = True
     demand = [PEAK_IT_KW * p for p in PUE]
     demand[1] = FEB_IT_KW * PUE[1]
-    # K-12 rule (data/tariffs school_exception): no ratchet, floor 15 % of 18 kW = 2.7 kW
+    # K-12 rule (data/tariffs school_exception): no ratchet, floor 15 % of 20 kW = 3 kW
     assert room.result.bills["billing_kw"].tolist() == pytest.approx(
-        [max(d, 0.15 * 18) for d in demand])
+        [max(d, 0.15 * 20) for d in demand])
     winter, spring, summer = (room.result.bills["billing_kw"].iloc[m] for m in (0, 3, 6))
     assert winter < spring < summer  # billing demand changes between the seasons
 
@@ -308,3 +311,15 @@ def test_huge_numbers_get_a_message_beside_their_control(room: ui.RoomApp) -> No
         assert room.result is good
         field.control.value = old
         assert field.error.value == ""
+
+
+def test_the_rooms_contract_is_the_one_the_school_card_shows(room: ui.RoomApp) -> None:
+    """Issue 25's trial: the card said 계약전력 20 kW and the demand chart's line 18 kW (the
+    automatic contract); both now read the school's contract."""
+    from labkit.data.school import load_default_case
+
+    school = load_default_case()
+    assert room.result.design.contract == school.contract_kw == 20.0
+    assert not room.fields["contract_auto"].control.value
+    line = room.demand_chart.figure.data[-1]
+    assert f"{school.contract_kw:g} kW" in line.name and set(line.y) == {school.contract_kw}

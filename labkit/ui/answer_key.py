@@ -27,6 +27,7 @@ Used in: docs/answer-key.md, docs/answer-key.html (labkit.serve.teacher_docs)
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -165,28 +166,50 @@ def _plain(text: str) -> str:
 def answer_text(exercise: Any) -> str:
     """Return an exercise's answer as a student writes it, which its grader marks ✔.
 
-    People's format (:func:`labkit.ui.format.quantity`), with more significant digits until
-    :func:`labkit.ui.exercises.grade` accepts the text.
+    People's format (:func:`labkit.ui.format.quantity`) with the fewest significant digits
+    :func:`labkit.ui.exercises.grade` accepts: a question asking for one decimal place gets
+    ``5.2배``, not the model's ``5.168배`` (:func:`computed_text` gives that one); a value
+    exact in four digits is written whole (``81.25 %``).
 
     Raises
     ------
     ValueError
         If no written form within 12 significant digits is graded correct (a lesson's bug).
     """
+    from labkit.answers import read_quantity
     from labkit.ui.exercises import grade
 
-    for sig in range(4, 13):
+    for sig in range(1, 5):  # an exact short value stays as it is (81.25 %, not 81.2 %)
+        text = fmt.quantity(exercise.answer, exercise.unit, sig=sig)
+        if (math.isclose(read_quantity(text, exercise.unit).value, exercise.answer,
+                         rel_tol=1e-9, abs_tol=1e-12) and grade(exercise, text).ok):
+            return text
+    for sig in range(1, 13):
         text = fmt.quantity(exercise.answer, exercise.unit, sig=sig)
         if grade(exercise, text).ok:
             return text
     raise ValueError(f"{exercise.key}: no written answer within 12 digits is graded correct")
 
 
+def computed_text(exercise: Any) -> str | None:
+    """Return the model's value behind an answer when :func:`answer_text` rounds it (4
+    significant digits, ``"5.168배"``), else None."""
+    computed = fmt.quantity(exercise.answer, exercise.unit, sig=4)
+    written = answer_text(exercise)
+    return None if _digits(computed) == _digits(written) else computed
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"[^0-9.]", "", text).rstrip("0").rstrip(".")
+
+
 def _tolerance(exercise: Any) -> str:
     if exercise.tolerance == 0:
         return t("teacher.key.exact")
-    return t("teacher.key.plus_minus", value=fmt.quantity(exercise.tolerance, exercise.unit,
+    band = t("teacher.key.plus_minus", value=fmt.quantity(exercise.tolerance, exercise.unit,
                                                           sig=3))
+    computed = computed_text(exercise)
+    return band if computed is None else t("teacher.key.computed", value=computed, band=band)
 
 
 def _exercise_items(boxes: Sequence[Any], kind: str = "exercise") -> list[KeyItem]:

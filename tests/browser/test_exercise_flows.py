@@ -142,9 +142,13 @@ def test_02_board_task_placed_by_clicking(page, voila_url):  # type: ignore[no-u
 
 def test_07_lower_the_bill_by_the_contract_power_only(page, voila_url):  # type: ignore[no-untyped-def]
     open_lesson(page, voila_url, "07_opex_lab.ipynb", "lk-bills-chart")
-    # still automatic: the task asks for the contract typed by hand
+    # untouched: the school's own 20 kW contract is not the task's answer
+    _check(page, "07.contract", "지금 계약인 20 kW")
+    # the automatic contract is not one typed by hand
+    page.locator(".lk-room-contract_auto input[type=checkbox]").check()
+    page.wait_for_function(
+        "() => document.querySelector('.lk-room-contract_kw input').disabled")
     _check(page, "07.contract", t("task.07.contract.auto"))
-
     page.locator(".lk-room-contract_auto input[type=checkbox]").uncheck()
     page.wait_for_function(
         "() => !document.querySelector('.lk-room-contract_kw input').disabled")

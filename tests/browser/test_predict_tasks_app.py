@@ -14,6 +14,7 @@ def test_prediction_locks_and_compares_then_task_checks(page, voila_url):  # typ
     page.wait_for_selector(".lk-school-card")
     # the room app shows the July bill: hidden until the prediction is confirmed (issue 25)
     assert not page.locator(".lk-bills-chart").first.is_visible()
+    assert not page.locator(".lk-task-07-contract-check").is_visible()
     assert "우리 학교" in page.inner_text(".lk-school-card")
     answer = page.locator(".lk-predict-07-july_bill-answer input")
     # a negative bill is refused beside the box, in Korean, and the box stays open
@@ -32,8 +33,11 @@ def test_prediction_locks_and_compares_then_task_checks(page, voila_url):  # typ
     assert answer.is_disabled()
     page.wait_for_selector(".lk-bills-chart .js-plotly-plot .main-svg")  # now shown
 
-    # the contract task, untouched: the contract is still automatic
+    # the tasks waited for the prediction too (task 1 names a July bill near the answer)
+    page.wait_for_selector(".lk-task-07-contract-check", state="visible")
+    # the contract task, untouched: the school's 20 kW contract is not the answer
     page.locator(".lk-task-07-contract-check").click()
     page.wait_for_function(
-        "() => document.querySelector('.lk-task-07-contract-feedback')?.innerText.includes('자동')")
+        "() => document.querySelector('.lk-task-07-contract-feedback')"
+        "?.innerText.includes('지금 계약인 20 kW')")
     assert_no_traceback(page)

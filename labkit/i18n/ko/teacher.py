@@ -20,6 +20,7 @@ STRINGS: dict[str, str] = {
     "teacher.key.record": "수업 현황 페이지의 기록 이름",
     "teacher.key.exact": "정확히 이 값",
     "teacher.key.plus_minus": "± {value}까지 정답",
+    "teacher.key.computed": "계산값 {value}, {band}",
     "teacher.key.predict_close": "실제 값의 ±{pct} % 안이면 '가깝다'고 알려 줍니다",
     "teacher.key.predict_choice": "고른 답과 실제 결과를 나란히 보여 줍니다",
     "teacher.key.task_answer": "질문의 조건을 맞춘 상태",

@@ -61,11 +61,12 @@ def _tasks_07(room: Any) -> list[Task]:
             return Verdict(False, "task.only", {"fields": _labels(r, others)})
         if r.fields["contract_auto"].control.value:
             return Verdict(False, "task.07.contract.auto")
-        # the task starts from the oversized contract: unticking 자동 alone leaves the box at
-        # the automatic value, already under the target (the teacher's trial passed that way)
+        # the task starts from the oversized contract: the box's own value, the school's
+        # contract, is already under the target (the teacher's trial passed that way)
         if r.fields["contract_kw"].value == r.fields["contract_kw"].default:
             return Verdict(False, "task.07.contract.same",
-                           {"kw": f"{r.fields['contract_kw'].value:g}"})
+                           {"kw": f"{r.fields['contract_kw'].value:g}",
+                            "big": f"{OVERSIZED_KW:g}"})
         res = r.result
         bill = july_bill_krw(res)
         state = f"{r.fields['contract_kw'].value:g} kW {bill:,.0f}"

@@ -82,6 +82,7 @@ def default_design(server_name: str | None = None, fx: float | None = None) -> o
     server = replace(usd, server_capex_krw=usd.server_capex_krw * rate)
     return opex.RoomDesign(
         server, n_servers=int(_d("n_servers")), pue=_d("pue"), idle_frac=_d("idle_frac"),
+        contract_kw=_d("contract_kw"),
         summer_pue_add=_d("summer_pue_add"), winter_pue_add=_d("winter_pue_add"),
         staff_fte=_d("staff_fte"), staff_krw_per_fte_year=_d("staff_krw_per_fte_year"),
         maintenance_frac=_d("maintenance_frac"), facility_upgrade_krw=_d("facility_upgrade_krw"),
