@@ -84,7 +84,7 @@ def test_roster_import_hands_out_codes_and_codes_prints_them(
     assert "첫 로그인 코드를 새로 만들었습니다" in capsys.readouterr().out
     _cli(state, "roster", "codes", "--csv")
     lines = capsys.readouterr().out.splitlines()
-    assert lines == ["이름,아이디,첫 로그인 코드", f"김민지,minji,{codes['minji']}",
+    assert lines == ["\ufeff이름,아이디,첫 로그인 코드", f"김민지,minji,{codes['minji']}",
                      f"이지수,jisoo,{codes['jisoo']}"]
     from jupyterhub import orm
 
@@ -153,6 +153,10 @@ def test_serve_refuses_to_start_without_the_teachers_password(
     with pytest.raises(SystemExit, match="비밀번호가 없어 허브를 시작하지 않았습니다"):
         _cli(state, "serve", "--teacher", "kim", stdin="", monkeypatch=monkeypatch)
     assert started == [] and not state.accounts.has_password("kim")
+    # its advice works (the trial, under nohup): set-password on standard input, then serve
+    _cli(state, "roster", "set-password", "kim", stdin="teacher-pass-1\n",
+         monkeypatch=monkeypatch)
+    assert state.accounts.check_password("kim", "teacher-pass-1")
     with pytest.raises(SystemExit, match="시스템이 쓰는 이름"):
         _cli(state, "serve", "--teacher", "root", stdin="", monkeypatch=monkeypatch)
 

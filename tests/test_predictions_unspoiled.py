@@ -273,3 +273,28 @@ def test_near_answers_finds_an_amount_in_the_close_band(lab_gpu: None) -> None:
     assert any(abs(float(a.removesuffix("원").strip().replace(",", "")) - actual)
                <= box.pred.close_frac * actual for a in amounts), amounts
     assert ui.predict.shown_with(box, tasks).layout.visibility == "hidden"
+
+
+def _visible_classes(shown: list[Any]) -> set[str]:
+    """The CSS classes of every widget a student sees (hidden parts and their children not)."""
+    found: set[str] = set()
+    stack = [w for w in shown if isinstance(w, widgets.Widget)]
+    while stack:
+        w = stack.pop()
+        if w.layout.display == "none" or w.layout.visibility == "hidden":
+            continue
+        found.update(getattr(w, "_dom_classes", ()))
+        stack.extend(getattr(w, "children", ()))
+    return found
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_lessons_tasks_wait_for_its_revealing_prediction(lesson: str, lab_gpu: None) -> None:
+    """The trial: 03's task 1, checked before predicting, said "지금 굿풋은 88.9 %"; 09's
+    named the cheapest option; 01's replay drew the answer in its hover. A lesson whose
+    prediction hides its app shows its tasks only once the prediction is confirmed."""
+    shown = run_lesson(ROOT / "notebooks" / f"{lesson}.ipynb")
+    if not any(p.hides for p in _predictions(shown)):
+        pytest.skip("its prediction hides nothing (02, 08: the board and the day are the task)")
+    tasks = {c for c in _visible_classes(shown) if c.startswith("lk-task-")}
+    assert not tasks, tasks

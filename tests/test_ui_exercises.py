@@ -374,5 +374,17 @@ def test_07s_neighbouring_utilizations_say_why_they_differ() -> None:
     class_only = fmt.fixed(by_key["opex.ex3"].answer, 1)
     plan = 100 / by_key["opex.ex4"].answer  # the default plan's mean utilization [%]
     explain = t("opex.ex4.explain")
-    assert f"{class_only} %" in explain and f"약 {plan:.0f} %" in explain
+    assert f"{class_only} %" in explain and f"가동률 {plan:.1f} %" in explain
+    # the costs it divides are the model's (the trial followed "1 ÷ 0.19" to 5.3배: ✘)
+    from labkit import opex
+    from labkit.ui.opex.common import (
+        DEFAULT_CLASS,
+        _calendar,
+        _tariff,
+        default_design,
+        default_usage,
+    )
+    room = opex.evaluate(default_design(), _tariff(DEFAULT_CLASS), _calendar(), default_usage())
+    assert (f"{room.cost_per_used_gpu_h:,.0f}원 ÷ 달력 시간 기준 GPU-시간당 "
+            f"{room.cost_per_calendar_gpu_h:,.0f}원 ≈ {by_key['opex.ex4'].answer:.1f}배") in explain
     assert "계획이 다르기 때문" in explain and "문제 3과 달리" in t("opex.ex4.q")

@@ -244,7 +244,9 @@ def test_exercises_are_answered_by_the_models() -> None:
     from labkit.ui.exercises import Exercise
 
     assert check_answer(Exercise("opex.ex2", 30.0, 0.05, "kW"), "30")[0] is True
-    assert check_answer(Exercise("opex.ex3", 1520 / 8760 * 100, 0.11, "%"), "17.4")[0] is True
+    class_only = Exercise("opex.ex3", 1520 / 8760 * 100, 0.05, "%")  # 17.35 %
+    assert check_answer(class_only, "17.4")[0] is True
+    assert check_answer(class_only, "17.3")[0] is False  # one decimal place: 17.4
 
 
 # --- billing demand through the seasons (KEPCO 기본공급약관 제68조, data/tariffs) -----------------

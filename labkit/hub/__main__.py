@@ -85,8 +85,10 @@ def _save_serve_options(args: argparse.Namespace, state: HubState
     if not teacher:
         raise SystemExit(_said("hub.cli.serve.no_teacher"))
     check_username(teacher)
+    if settings.teacher != teacher:  # saved first: if the password is missing and this stops,
+        settings.teacher = teacher   # `roster set-password <teacher>` (its advice) knows them
+        state.save_settings(settings)
     _teacher_password(state, teacher)  # before anything starts: never a first-use teacher
-    settings.teacher = teacher
     for name in ("host", "port"):
         if getattr(args, name) is not None:
             setattr(settings, name, getattr(args, name))
@@ -119,8 +121,10 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
             applied=t(f"hub.cli.mechanism.{detect_mechanism()}")), flush=True)
     for line in isolation_lines(isolation_status(settings)):
         print(line, flush=True)
-    print(_said("hub.cli.serve.open", host=settings.host, port=settings.port, teacher=teacher),
-          flush=True)
+    from labkit.hub.tls import class_url
+
+    url = class_url(settings.host, int(settings.port), bool(settings.extra.get("ssl_cert")))
+    print(_said("hub.cli.serve.open", url=url, teacher=teacher), flush=True)
     raise SystemExit(_run_hub(state, [s.username for s in roster] + [teacher]))
 
 
@@ -250,12 +254,12 @@ def status(state: HubState) -> dict[str, object]:
     users = [{"username": s.username, "display_name": s.display_name,
               "account": _account(s.username), "password_set": s.username in have}
              for s in state.roster()]
-    from labkit.hub.tls import hub_answers
+    from labkit.hub.tls import class_url, hub_answers
 
     cert = settings.extra.get("ssl_cert")
     running = hub_answers(int(settings.port), cert)
     return {"state_dir": str(state.root), "teacher": settings.teacher,
-            "url": f"{'https' if cert else 'http'}://{settings.host}:{settings.port}/",
+            "url": class_url(settings.host, int(settings.port), bool(cert)),
             "running": running,
             "limits": {"mechanism": mechanism, "applied": MECHANISMS[mechanism],
                        "mem_limit_mib": settings.mem_limit_mib,
@@ -279,6 +283,8 @@ def _service_doc() -> dict[str, object]:
 
 
 def _service_line(doc: dict[str, Any] | None) -> str:
+    if doc and not doc["installed"] and not doc["systemd"]:  # nothing to install it into
+        return t("hub.cli.status.service.none_here")
     if not doc or not doc["installed"]:
         return t("hub.cli.status.service.none")
     if not doc["systemd"]:

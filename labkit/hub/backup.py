@@ -183,6 +183,9 @@ def _extract_home(archive: Path, home: Path, uid: int, gid: int) -> int:
         tar.extractall(home, members=members, filter="data")
     for member in members:
         os.lchown(home / member.name, uid, gid)
+        if member.isdir():  # the data filter leaves a folder's mode to the umask (0755): a
+            # 0700 folder (~/.labkit, ~/.labkit/run) comes back 0700; never group/other write
+            os.chmod(home / member.name, member.mode & 0o755)
     os.chown(home, uid, gid)
     os.chmod(home, 0o700)
     return sum(1 for m in members if m.isfile())

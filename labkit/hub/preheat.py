@@ -10,10 +10,10 @@ JupyterLab picks that session up when the student opens the lesson. No request a
 comes from outside: the class page's token, which may act for every student, never reaches the
 student's server (issue 23).
 
-Why not voila's preheated kernel pool (``make present``'s ``--preheat_kernel``): voila keeps its
-pool in its own kernel manager, which only the standalone ``voila`` application installs; as
-the students' servers' extension voila renders without a pool (voila 0.5 ``VoilaHandler``:
-"For server extension case").
+The lesson's voila app is rendered too, once, for the student's first request
+(:mod:`labkit.hub.voila_pool`): voila's own preheated pool (``make present``'s
+``--preheat_kernel``) lives in a kernel manager only the standalone ``voila`` application
+installs, so the students' servers' kernel manager speaks its protocol instead.
 """
 
 from __future__ import annotations
@@ -68,12 +68,25 @@ def schedule(serverapp: Any, environ: Any = None) -> bool:
         return False
 
     async def run() -> None:
+        from labkit.hub.voila_pool import prerender
+        from labkit.serve.patching import PatchNotApplicableError
+
         try:
             kernel_id = await preheat(serverapp, notebook)
         except (OSError, RuntimeError, ValueError, KeyError, TimeoutError) as err:
             serverapp.log.warning("labkit: preheating %s failed: %r", notebook, err)
+        else:
+            serverapp.log.info("labkit: preheated %s (kernel %s)", notebook, kernel_id)
+        try:  # the app too: its page rendered once, for the student's first request
+            page_kernel = await prerender(serverapp, notebook)
+        except (OSError, RuntimeError, ValueError, KeyError, TimeoutError,
+                PatchNotApplicableError) as err:
+            serverapp.log.warning("labkit: rendering %s's app before the bell failed: %r",
+                                  notebook, err)
             return
-        serverapp.log.info("labkit: preheated %s (kernel %s)", notebook, kernel_id)
+        if page_kernel is not None:
+            serverapp.log.info("labkit: rendering %s's app before the bell (kernel %s)",
+                               notebook, page_kernel)
 
     # the server's own loop (ServerApp.init_ioloop, before the extensions load); runs once it
     # has started

@@ -193,6 +193,8 @@ def _print_codes(state: HubState, teacher: str, *, as_csv: bool) -> None:
     if as_csv:
         import csv
 
+        # UTF-8 with a BOM, as results.csv: a Korean Excel opens the names unbroken (trial)
+        sys.stdout.write("\ufeff")
         out = csv.writer(sys.stdout, lineterminator="\n")
         out.writerow([t("hub.slips.name"), t("hub.slips.username"), t("hub.slips.code")])
         out.writerows(rows)
@@ -208,8 +210,10 @@ def _write_slips(state: HubState, path: str, url: str | None) -> None:
 
     settings = state.settings()
     if url is None:
-        url = ("" if settings.host in ("", "0.0.0.0", "::")
-               else f"http://{settings.host}:{settings.port}/")
+        from labkit.hub.tls import class_url
+
+        url = class_url(settings.host, int(settings.port),
+                        bool(settings.extra.get("ssl_cert")))
     codes = {k: v for k, v in state.accounts.codes().items() if k != settings.teacher}
     page = slips_html(state.roster(), codes, url)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)

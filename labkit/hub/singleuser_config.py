@@ -41,6 +41,9 @@ def configure(c: Any) -> None:
     # authenticate). JupyterLab's and voila's kernels both come from the server's
     # MappingKernelManager, whose kernel managers read this (jupyter_client ConnectionFileMixin)
     c.KernelManager.transport = "ipc"
+    # 수업 준비 renders the warmed lesson's app before the bell and this kernel manager hands
+    # that page to voila's handler (labkit.hub.voila_pool); otherwise jupyter_server's own
+    c.ServerApp.kernel_manager_class = "labkit.hub.voila_pool.LessonPoolKernelManager"
     # no MathJax from the internet (a school network may have none; nothing a page loads leaves
     # the machine): as the server extension, voila reads mathjax_url/mathjax_config from the
     # server's settings and, without them, sends voila's JS cdnjs's URL (voila.utils

@@ -97,6 +97,19 @@ def server_names(host: str = "") -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(d for d in dns if d)), list(dict.fromkeys(ips))
 
 
+def class_url(host: str, port: int, tls: bool) -> str:
+    """Return the address students type: ``https://`` under TLS, and for a hub listening on
+    every interface (``0.0.0.0``, ``::``, empty) the server's first address that is not
+    loopback (as :func:`trust_lines` prints), else ``host``."""
+    where = host
+    if host in ("", "0.0.0.0", "::"):
+        _dns, ips = server_names()
+        where = next((i for i in ips if not ipaddress.ip_address(i).is_loopback), "127.0.0.1")
+    if ":" in where:
+        where = f"[{where}]"
+    return f"{'https' if tls else 'http'}://{where}:{port}/"
+
+
 @dataclass(frozen=True)
 class SelfSigned:
     """The files :func:`self_signed` made (or found still good)."""

@@ -73,8 +73,17 @@ def waterfall_figure(ws: model.Worksheet) -> go.Figure:
     y[-1] = 0.0  # a "total" bar is computed by plotly from the bars before it
     fig = styled_figure(title=t("goodput.ledger_title"), yaxis_title=t("goodput.hours_axis"),
                         showlegend=False)
+    hours = table["hours"].to_list()
+    # each bar's own hours in its hover, the loss beside what is left after it (the trial read
+    # plotly's running total, "계획 정비 712 h", as the 8 h loss itself)
+    left = [sum(hours[:i + 1]) for i in range(len(hours) - 1)] + [hours[-1]]
+    hover = ([t("goodput.hover.reserved", h=_h(hours[0]))]
+             + [t("goodput.hover.loss", h=_h(abs(h)), left=_h(rest))
+                for h, rest in zip(hours[1:-1], left[1:-1], strict=True)]
+             + [t("goodput.hover.effective", h=_h(hours[-1]))])
     fig.add_trace(go.Waterfall(
         x=[_label(line) for line in table["line"]], y=y, measure=measure,
+        customdata=hover, hovertemplate="%{x}<br>%{customdata}<extra></extra>",
         text=[fmt.hours(abs(h), 1 if h != round(h) else 0) for h in table["hours"]],
         textposition="outside",
         decreasing={"marker": {"color": "#d1495b"}},
@@ -94,6 +103,10 @@ def waterfall_figure(ws: model.Worksheet) -> go.Figure:
                            yref="paper", x=0, y=1.0, xanchor="left", yanchor="bottom",
                            showarrow=False, font={"size": 11, "color": "#555"})
     return fig
+
+
+def _h(h: float) -> str:
+    return fmt.hours(h, 1 if h != round(h) else 0)
 
 
 def _round_down(h: float) -> float:

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from tests.browser.voila_client import find_widget, request_states
 from tests.hub import hubclient
 from tests.hub.conftest import ROOT_REASON
 from tests.hub.ownhub import OwnHub, own_hub
@@ -69,12 +70,15 @@ def test_warm_starts_and_preheats_every_student_and_the_culler_waits(warm_hub: O
     assert f"{until}까지 이 서버들을 멈추지 않습니다" in done.stdout
     warmed_s = time.monotonic() - started
     deadline = time.monotonic() + 300  # each server preheats itself after it is ready
-    while (warm_hub.log()[log_before:].count("labkit: preheated 03_goodput.ipynb") < 2
-           and time.monotonic() < deadline):
+    rendering = "labkit: rendering 03_goodput.ipynb's app before the bell (kernel "
+    while (warm_hub.log()[log_before:].count(rendering) < 2 and time.monotonic() < deadline):
         time.sleep(2)
     since = warm_hub.log()[log_before:]
     assert since.count("labkit: preheated 03_goodput.ipynb") == 2, since[-3000:]
     assert "preheating 03_goodput.ipynb failed" not in since
+    # and lesson 03's app, rendered once in a kernel of its own (labkit.hub.voila_pool)
+    assert since.count(rendering) == 2, since[-3000:]
+    assert "before the bell failed" not in since
 
     teacher, reply = hubclient.login(base, TEACHER, "warm-teacher-1")
     assert hubclient.logged_in(reply)
@@ -101,6 +105,21 @@ def test_warm_starts_and_preheats_every_student_and_the_culler_waits(warm_hub: O
         ran = hubclient.execute(client, "import sys; print('labkit.ui' in sys.modules)")
         client.close()
         assert ran["stdout"].strip() == "True", ran
+        # the app: the page rendered before the bell, its widgets in the kernel that ran it
+        app_page = hubclient.fetch_voila(student, "03_goodput.ipynb", timeout=300)
+        served = (f"labkit: serving 03_goodput.ipynb from the page rendered before the bell "
+                  f"(kernel {app_page.kernel_id})")
+        assert served in warm_hub.log(), warm_hub.log()[-3000:]
+        assert f"{rendering}{app_page.kernel_id})" in warm_hub.log()  # the kernel warmed for it
+        app = hubclient.HubKernelClient(student, app_page.kernel_id, timeout=120)
+        states = request_states(app)
+        app.close()
+        assert find_widget(states, "lk-waterfall") and len(states) > 20
+        # one page per warm-up: the next request renders in a kernel of its own, as before
+        again = hubclient.fetch_voila(student, "03_goodput.ipynb", timeout=300)
+        assert again.kernel_id != app_page.kernel_id
+        assert warm_hub.log().count("from the page rendered before the bell") == \
+            list(STUDENTS).index(name) + 1
     # no student's server was ever handed the class page's token: a server checks each token it
     # gets with the hub (the hub logs "200 GET /hub/api/user (classpage@...)" for that one), and
     # nothing of the warm-up went through the proxy to /user/...
