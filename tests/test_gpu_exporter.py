@@ -18,6 +18,8 @@ from labkit.gpu.exporter import FAMILIES, Exporter, main, parse_sim_workloads
 from labkit.gpu.sim import SCENARIOS
 from tests.conftest import SimFactory
 
+pytestmark = pytest.mark.serial  # timing-bound: make test runs it alone (second tier)
+
 # dcgm-exporter's label set (internal/pkg/rendermetrics gpuMetricsFormat, NVIDIA/dcgm-exporter)
 DCGM_LABELS = {"gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname",
                "DCGM_FI_DRIVER_VERSION"}

@@ -28,6 +28,8 @@ from labkit.hub.state import cull_every_s  # noqa: E402
 from tests.hub.hubclient import BIN, LOOPBACK_HUB_CONFIG, running_jupyterhub  # noqa: E402
 from tests.test_hub_classpage_live import Hub, _free_port, chp  # noqa: E402, F401
 
+pytestmark = pytest.mark.serial  # timing-bound: make test runs it alone (second tier)
+
 CULL_TIMEOUT_S = 40
 NOTEBOOK = """{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {},
  "outputs": [], "source": ["import ipywidgets as w\\n", "s = w.IntSlider(description='x')\\n",

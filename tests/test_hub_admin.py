@@ -204,6 +204,9 @@ def test_roster_remove_asks_refuses_while_running_then_deletes_everything(
                               cwd="/")  # stands for the student's running server
     try:
         assert running_processes(GONE) == 1
+        assert _remove(state, GONE) == 1  # the dry run still says what would go (the trial)
+        said = capsys.readouterr().out
+        assert "--yes를 함께 주십시오" in said and "--stop" in said and GONE in said
         assert _remove(state, GONE, "--yes") == 1
         assert f"서버가 실행 중인 학생이 있어 지우지 않았습니다: {GONE}" in capsys.readouterr().out
         assert _remove(state, GONE, "--stop", "--yes") == 0

@@ -28,8 +28,11 @@ def test_backup_copies_the_database_mid_transaction_and_the_state(tmp_path: Path
     db.execute("insert into users values ('half-written')")  # open transaction, not committed
     state.accounts.hand_out(["kim01", "lee02"])
     state.accounts.set_password("kim01", "kim01-password")
+    (state.root / "tls").mkdir(mode=0o700)  # serve --self-signed's class CA (the trial: lost)
+    (state.root / "tls" / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\n")
     lines: list[str] = []
     manifest = backup.backup(state, tmp_path / "bk", out=lines.append)
+    assert (tmp_path / "bk" / "state" / "tls" / "ca.pem").read_text().startswith("-----BEGIN")
     db.rollback()
     db.close()
     copy = sqlite3.connect(tmp_path / "bk" / "jupyterhub.sqlite")

@@ -35,6 +35,8 @@ pytest.importorskip("jupyterhub")
 from labkit.data import progress  # noqa: E402
 from tests.hub.hubclient import BIN, LOOPBACK_HUB_CONFIG, running_jupyterhub  # noqa: E402
 
+pytestmark = pytest.mark.serial  # timing-bound: make test runs it alone (second tier)
+
 CHP_VERSION = "5.3.0"  # the configurable-http-proxy release in the reference notes
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -269,6 +269,9 @@ def raw_ticks(fig: go.Figure) -> list[str]:
             continue
         if top >= 1e4 and not axis.tickformat and not axis.ticktext:
             found.append(f"{name}: SI ticks up to {top:,.0f}")
+        elif top >= 1e3 and not axis.ticktext and "," not in (axis.tickformat or ""):
+            # plotly writes 1,000-9,999 without a thousands separator ("8000" on 05's axis)
+            found.append(f"{name}: ticks without a thousands separator up to {top:,.0f}")
         elif top >= 1e7 and not axis.ticktext:
             found.append(f"{name}: ticks in raw digits up to {top:,.0f}")
     return found
@@ -460,6 +463,10 @@ def test_the_tick_rule_wants_korean_units_for_won() -> None:
     won.update_xaxes(tickvals=[-4e7, 0, 3e7], ticktext=["−4,000만", "0", "3,000만"])
     assert not raw_ticks(won)
     assert not raw_ticks(go.Figure(go.Scatter(x=[1, 2], y=[0.2, 0.9])))
+    months = go.Figure(go.Bar(x=["1월", "2월"], y=[8000, 6500]))  # 05's 만 원/월 axis
+    assert raw_ticks(months)
+    months.update_yaxes(tickformat=",~g")
+    assert not raw_ticks(months)
 
 
 def _report_parts() -> tuple[str, str]:

@@ -175,6 +175,11 @@ def test_sensitivity_metric_switch_and_bad_value(room: ui.RoomApp) -> None:
     assert "GPU-시간" in sens.chart.figure.layout.title.text
     assert sens.table is not None
     assert sens.table["base_krw"].iloc[0] == pytest.approx(room.result.cost_per_used_gpu_h)
+    # the per-hour cost in whole won, as §4 shows it (the trial read "지금: 1만 원")
+    assert f"(지금: {room.result.cost_per_used_gpu_h:,.0f} 원 / GPU-시간)" in \
+        sens.chart.figure.layout.title.text
+    labels = list(sens.chart.figure.data[0].y)
+    assert any(label.endswith("(0원↔1억원)") for label in labels), labels
     sens.metric.options = [*sens.metric.options, ("?", "nonsense")]
     sens.metric.value = "nonsense"  # a browser can send any value
     assert "알 수 없는 값" in sens.status.value

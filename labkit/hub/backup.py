@@ -5,7 +5,8 @@ secrets), taken while the hub runs:
 
 - ``jupyterhub.sqlite``: the hub's database through sqlite's online backup API (a consistent
   copy even while the hub writes it; ``sqlite3.Connection.backup``);
-- ``state/``: the roster, the teacher's settings, the cookie secret and the proxy token;
+- ``state/``: the roster, the teacher's settings, the cookie secret, the proxy token and ``tls/``
+  (the class CA of ``serve --self-signed``, its key, the hub's certificate);
 - ``passwords.json`` and ``first_login_codes.json``: the password hashes and the first-login
   codes not used yet (:class:`labkit.hub.passwords.Accounts`), read together under the store's
   lock (:meth:`~labkit.hub.passwords.Accounts.copy_to`);
@@ -49,6 +50,9 @@ __all__ = ["FORMAT", "STATE_FILES", "backup", "restore"]
 FORMAT = 1
 #: The state directory's files a backup keeps (ports and pid files belong to one run only).
 STATE_FILES = ("roster.json", "settings.json", "jupyterhub_cookie_secret", "proxy_token")
+#: The state's folder of the hub's TLS files (``serve --self-signed``'s class CA and key:
+#: labkit.hub.tls), backed up whole.
+TLS_DIR = "tls"
 _DB = "jupyterhub.sqlite"
 _KEPT_TYPES = (tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE)
 
@@ -142,6 +146,8 @@ def backup(state: HubState, dest: Path, *, out: Out = print) -> dict[str, object
     for name in STATE_FILES:
         if (state.root / name).exists():
             shutil.copy2(state.root / name, dest / "state" / name)
+    if (state.root / TLS_DIR).is_dir():  # the class CA: a new one means every PC trusts again
+        shutil.copytree(state.root / TLS_DIR, dest / "state" / TLS_DIR, symlinks=True)
     passwords = state.accounts.copy_to(Accounts(dest))
     teacher = state.settings().teacher
     people = [s.username for s in state.roster()]
@@ -173,6 +179,20 @@ def _manifest(src: Path) -> dict[str, object]:
     if doc.get("format") != FORMAT:
         raise ValueError(t("hub.restore.format", path=src, found=doc.get("format")))
     return dict(doc)
+
+
+def _restore_state(src: Path, state: HubState) -> None:
+    """Put the backup's database, state files and TLS folder back (a stopped hub's)."""
+    if (src / _DB).exists():
+        _copy_db(src / _DB, state.root / _DB)
+    for name in STATE_FILES:
+        if (src / "state" / name).exists():
+            shutil.copy2(src / "state" / name, state.root / name)
+            os.chmod(state.root / name, 0o600)
+    if (src / "state" / TLS_DIR).is_dir():
+        shutil.copytree(src / "state" / TLS_DIR, state.root / TLS_DIR, symlinks=True,
+                        dirs_exist_ok=True)
+        os.chmod(state.root / TLS_DIR, 0o700)
 
 
 def _extract_home(archive: Path, home: Path, uid: int, gid: int) -> int:
@@ -245,12 +265,7 @@ def restore(state: HubState, src: Path, names: Sequence[str] = (), *,
         if hub_is_running(state):
             out(t("hub.restore.hub_running"))
             return 1
-        if (src / _DB).exists():
-            _copy_db(src / _DB, state.root / _DB)
-        for name in STATE_FILES:
-            if (src / "state" / name).exists():
-                shutil.copy2(src / "state" / name, state.root / name)
-                os.chmod(state.root / name, 0o600)
+        _restore_state(src, state)
         out(t("hub.restore.state"))
     else:  # back on the roster (the running hub reads it at each login)
         current = state.roster()

@@ -36,6 +36,7 @@ from labkit.hub.lifetime import tied
 from labkit.hub.limits import detect_mechanism
 from labkit.hub.passwords import MIN_PASSWORD as _MIN_PASSWORD
 from labkit.hub.roster import STUDENTS_GROUP, Student
+from labkit.hub.singleuser_config import ENV_HUB_TLS
 from labkit.hub.state import HubSettings, HubState, cull_every_s
 from labkit.i18n import t
 
@@ -225,6 +226,8 @@ def _spawner(c: Any, settings: HubSettings, roster: Sequence[Student]) -> None:
     c.LabkitSpawner.cpu_limit_cores = float(settings.cpu_limit)
     c.LabkitSpawner.nproc_limit = int(settings.nproc_limit)
     c.LabkitSpawner.extra_env = dict(settings.extra.get("env", {}))
+    if settings.extra.get("ssl_cert"):  # the students' servers set their _xsrf cookie Secure
+        c.LabkitSpawner.extra_env[ENV_HUB_TLS] = "1"
     c.LabkitSpawner.roster_usernames = [s.username for s in roster]
     c.LabkitSpawner.gpu_policy = settings.gpu_policy
     # imported now, not at the first spawn: the spawner reads each student's GPU share inside

@@ -18,6 +18,8 @@ __all__ = ["SINGLEUSER_TEMPLATES", "configure"]
 
 #: The student's server's own error pages (jupyter_server's error.html and 404.html, in Korean).
 SINGLEUSER_TEMPLATES = Path(__file__).resolve().parent / "singleuser_templates"
+#: Set by the hub's config in every student's server when the hub serves HTTPS.
+ENV_HUB_TLS = "LABKIT_HUB_TLS"
 
 
 def configure(c: Any) -> None:
@@ -51,6 +53,10 @@ def configure(c: Any) -> None:
     # voila's JS loads no MathJax (no lesson has TeX math)
     c.ServerApp.tornado_settings = {"websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES,
                                     "mathjax_url": None, "mathjax_config": None}
+    if os.environ.get(ENV_HUB_TLS) == "1":  # the hub serves HTTPS: the server's own _xsrf
+        # cookie Secure too (jupyter_server's default is {"path": base_url}, kept)
+        c.ServerApp.tornado_settings["xsrf_cookie_kwargs"] = {
+            "path": os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/"), "secure": True}
     # every error page the student's server renders in Korean: jupyter_server's (a missing
     # file, another student's server) from labkit's templates, voila's from the labkit voila
     # template; both read the catalog through labkit_t

@@ -17,7 +17,7 @@ STRINGS: dict[str, str] = {
     "capstone.chart.y": "만 원/년",
     "capstone.rec.title": "우리 반의 결정",
     "capstone.rec.cheapest": "가장 싼 방법은 {option}입니다: 1년 {cost}, 다음으로 싼 방법보다 {saving} 적습니다.",
-    "capstone.rec.utilization": "서버 가동률은 1년(8,760시간) 전체로 {pct}입니다. 수업·방과 후·방학·상시 챗봇을 모두 더해 1년에 GPU {used}시간을 씁니다. 수업 시간만 세면 1년의 {class_pct}입니다(01 차시의 값).",
+    "capstone.rec.utilization": "서버 가동률은 1년(8,760시간) 전체로 {pct}입니다. 수업·방과 후·방학·상시 챗봇을 모두 더해 1년에 GPU {used}시간을 씁니다. 수업 시간만 세면 1년의 {class_pct}입니다(07 차시 6절의 값).",
     "capstone.rec.share": "수업 시간에는 {mode} 방식으로 나눠 씁니다: 한 반 {students}명이 GPU {gpus}장을 쓰므로 GPU 1장에 최대 {n}명입니다.",
     "capstone.rec.no_share": "학생 1명의 작업({gb} GB)이 GPU 1장에 들어가지 않습니다. 작업을 줄이거나 더 큰 GPU가 필요합니다.",
     "capstone.rec.why.buy": "서버를 많이 쓰므로 고정비를 나눠 낼 시간이 충분합니다. 운영 인력과 전기 요금 계약을 함께 준비해야 합니다.",

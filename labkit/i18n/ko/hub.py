@@ -157,7 +157,7 @@ STRINGS: dict[str, str] = {
     "hub.not_running.heading": "서버가 꺼져 있습니다",
     "hub.not_running.failed_text": "방금 내 서버를 시작하지 못했습니다.",
     "hub.not_running.retry": "다시 시작하시겠습니까? 계속 안 되면 선생님께 알려 주십시오.",
-    "hub.not_running.text": "내 서버가 꺼져 있습니다. 선생님이 멈췄거나, 오래 쓰지 않아 멈췄습니다(유휴 서버 정리, idle culler). 파일은 그대로 있습니다.",
+    "hub.not_running.text": "내 서버가 꺼져 있습니다. 선생님이 멈췄거나, 오래 쓰지 않아 멈췄거나(유휴 서버 정리, idle culler), 수업 허브가 다시 시작되었습니다. 파일은 그대로 있습니다.",
     "hub.not_running.auto": "곧 저절로 다시 시작합니다. 몇 초 안에 넘어가지 않으면 아래 단추를 누르십시오.",
     "hub.not_running.ask": "서버를 시작하시겠습니까?",
     "hub.not_running.relaunch": "서버 다시 시작",

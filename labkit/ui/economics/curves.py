@@ -179,7 +179,7 @@ def curves_figure(r: CurvesView) -> go.Figure:
     return econ_figure(
         traces, title=t("econ.curves.chart_title"), height=420, legend={"x": 0.01, "y": 0.99},
         xaxis={"title": {"text": t("econ.axis.tokens")}, "range": [0, x_max / EOK]},
-        yaxis={"title": {"text": t("econ.axis.man_won_per_month")}},
+        yaxis={"title": {"text": t("econ.axis.man_won_per_month")}, "tickformat": ",~g"},
         shapes=[{"type": "line", "x0": cap, "x1": cap, "xref": "x", "y0": 0, "y1": 1,
                  "yref": "y domain", "line": {"color": "#999", "dash": "dash"}}],
         annotations=[{"x": cap, "xref": "x", "y": 1, "yref": "y domain", "xanchor": "right",

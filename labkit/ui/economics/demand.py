@@ -108,7 +108,7 @@ class DemandApp(_PricingFollower):
               "text": [fmt.krw(result.api_krw), fmt.krw(result.owned_krw)],
               "textposition": "auto"}],
             title=t("econ.demand.chart_title"), height=280, showlegend=False,
-            yaxis={"title": {"text": t("econ.axis.man_won_per_month")}}))
+            yaxis={"title": {"text": t("econ.axis.man_won_per_month")}, "tickformat": ",~g"}))
 
 
 def demand_app(curves: CostCurvesApp | None = None,

@@ -103,7 +103,7 @@ def power_figure(frame: pd.DataFrame, *, title: str, marker_t: float | None = No
     fig = styled_figure(title=title, height=330, yaxis_title="W",
                         xaxis_title=t("observe.chart.time_axis"),
                         yaxis2={"title": "MHz", "overlaying": "y", "side": "right",
-                                "showgrid": False, "rangemode": "tozero"},
+                                "showgrid": False, "rangemode": "tozero", "tickformat": ",d"},
                         **_LEGEND_BELOW)
     x = _plain(frame.index.to_numpy(dtype=float))
     lines = (("power_usage_w", "y", "#d1495b", None), ("power_limit_w", "y", "#d1495b", "dash"),

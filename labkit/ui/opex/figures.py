@@ -52,15 +52,18 @@ def demand_figure(result: opex.OpexResult) -> go.Figure:
     months = [f"{p.month}월" for p in bills.index]
     demand, billing = bills["demand_kw"].to_list(), bills["billing_kw"].to_list()
     contract = result.design.contract
-    kw = "%{x}: %{y:.1f} kW<extra></extra>"
+    # each line says which it is (the trial read "1월: 15.0 kW" twice, not knowing which)
+    def kw(name: str) -> str:
+        return f"%{{x}} {name}: %{{y:.1f}} kW<extra></extra>"
+
     return plotting.figure(
         [{"type": "bar", "x": months, "y": demand, "name": t("opex.demand.peak"),
-          "marker": {"color": COLORS["energy"]}, "hovertemplate": kw},
+          "marker": {"color": COLORS["energy"]}, "hovertemplate": kw(t("opex.demand.peak"))},
          {"type": "scatter", "x": months, "y": billing, "name": t("opex.demand.billing"),
           "mode": "lines+markers+text", "line": {"color": COLORS["base"], "width": 3,
                                                  "shape": "hv"},
           "text": [f"{v:.1f}" for v in billing], "textposition": "top center",
-          "hovertemplate": kw},
+          "hovertemplate": kw(t("opex.demand.billing"))},
          {"type": "scatter", "x": months, "y": [contract] * len(months), "mode": "lines",
           "name": t("opex.demand.contract", kw=f"{contract:g}"),
           "line": {"color": "#999", "dash": "dash"}, "hoverinfo": "skip"}],

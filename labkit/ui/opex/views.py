@@ -120,12 +120,14 @@ def unit_costs_view(room: RoomApp) -> UnitCostsView:
 
 
 _SWING_FORMAT = {"pue": "{:g}", "capex_scale": "×{:.2f}", "depreciation_years": "{:g}년",
-                 "facility_upgrade_krw": "{:,.0f}원", "staff_fte": "{:g} FTE"}
+                 "staff_fte": "{:g} FTE"}
 
 
 def _swing_label(key: str, low: float, high: float) -> str:
     pattern = _SWING_FORMAT.get(key)
-    if pattern is None:  # fractions
+    if key == "facility_upgrade_krw":  # 0원↔1억 원, not 100,000,000원 (the trial)
+        lo, hi = fmt.krw(low).replace(" 원", "원"), fmt.krw(high).replace(" 원", "원")
+    elif pattern is None:  # fractions
         lo, hi = f"{low * 100:.0f}%", f"{high * 100:.0f}%"
     else:
         lo, hi = pattern.format(low), pattern.format(high)
@@ -177,15 +179,18 @@ class SensitivityApp(_Follower):
                   zip(rows["key"], rows["low"], rows["high"], strict=True)]
         base = float(table["base_krw"].iloc[0])
         unit = t("opex.sens.unit_tco") if metric == "tco" else t("opex.sens.unit_h")
+        # a year's cost in 만/억; a per-hour cost in whole won, as §4 shows it (11,131 원, not
+        # "1만 원": the trial)
+        money = fmt.krw if metric == "tco" else _won
         fig = plotting.figure(
             [{"type": "bar", "y": labels, "x": (rows[col] - base).to_list(), "orientation": "h",
               "name": name, "marker": {"color": color},
               # the change in 만/억 (+2,800만 원), not d3 digits (+28,000,000원: issue 25)
-              "customdata": [("+" if v > 0 else "") + fmt.krw(v) for v in rows[col] - base],
+              "customdata": [("+" if v > 0 else "") + money(v) for v in rows[col] - base],
               "hovertemplate": "%{y}: %{customdata}<extra></extra>"}
              for col, name, color in (("low_krw", t("opex.sens.low"), "#7fb069"),
                                       ("high_krw", t("opex.sens.high"), "#d1495b"))],
-            title=t("opex.sens.title", base=fmt.krw(base), unit=unit), barmode="overlay",
+            title=t("opex.sens.title", base=money(base), unit=unit), barmode="overlay",
             height=420, margin={"l": 250, "r": 30, "t": 50, "b": 50},
             legend={"orientation": "h", "y": -0.15},
             xaxis={**plotting.won_axis([*(rows["low_krw"] - base), *(rows["high_krw"] - base)],
