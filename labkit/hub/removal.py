@@ -123,14 +123,12 @@ def remove_students(state: HubState, names: Sequence[str], *, every: bool = Fals
         out(t("hub.cli.remove.bad", reason=problem_text(err)))
         return 2
     listed = ", ".join(s.username for s in targets)
-    running = [s.username for s in targets if running_processes(s.username)]
+    refused = [s.username for s in targets if not stop and running_processes(s.username)]
     if not yes:  # the dry run says what would go, running servers or not (the trial)
         out(t("hub.cli.remove.confirm", names=listed, n=len(targets)))
-        if running and not stop:
-            out(t("hub.cli.remove.running", names=", ".join(running)))
-        return 1
-    if running and not stop:
-        out(t("hub.cli.remove.running", names=", ".join(running)))
+    if refused:
+        out(t("hub.cli.remove.running", names=", ".join(refused)))
+    if refused or not yes:
         return 1
     gone = {s.username for s in targets}
     state.save_roster([s for s in state.roster() if s.username not in gone])

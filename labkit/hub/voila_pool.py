@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
@@ -38,6 +39,20 @@ from labkit.serve.patching import require_attribute, require_version
 __all__ = ["LessonPoolKernelManager", "prerender"]
 
 _PATCH = "the warmed lesson's voila page rendered before the bell"
+
+
+@dataclass(frozen=True)
+class _Page:
+    """A lesson's page rendered (or rendering) before the bell, in a kernel of its own."""
+
+    render_task: asyncio.Task[Any]  # voila's generate_content_hybrid: (snippets, the rest)
+    renderer: Any  # voila's NotebookRenderer (its rendered_cache, stop_generator)
+    kernel_id: str
+
+    @property
+    def failed(self) -> bool:
+        task = self.render_task
+        return task.done() and (task.cancelled() or task.exception() is not None)
 
 
 class LessonPoolKernelManager(AsyncMappingKernelManager):  # type: ignore[misc]
@@ -55,15 +70,12 @@ class LessonPoolKernelManager(AsyncMappingKernelManager):  # type: ignore[misc]
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.notebook_data: dict[str, dict[str, Any]] = {}
-        #: lesson path -> the task that renders its page: (render task, renderer, kernel id)
-        self._waiting: dict[str, asyncio.Task[tuple[asyncio.Task[Any], Any, str]]] = {}
+        self._waiting: dict[str, _Page] = {}
 
     def get_pool_size(self, notebook_path: str) -> int:
         """How many rendered pages of ``notebook_path`` wait: 1 or 0 (voila's handler)."""
-        task = self._waiting.get(notebook_path)
-        if task is None or (task.done() and (task.cancelled() or task.exception())):
-            return 0
-        return 1
+        page = self._waiting.get(notebook_path)
+        return 0 if page is None or page.failed else 1
 
     async def get_rendered_notebook(self, notebook_name: str, **_kwargs: Any,
                                     ) -> tuple[asyncio.Task[Any], list[str], str]:
@@ -77,33 +89,24 @@ class LessonPoolKernelManager(AsyncMappingKernelManager):  # type: ignore[misc]
         KeyError
             If no page of ``notebook_name`` waits (voila asks only after :meth:`get_pool_size`).
         """
-        task = self._waiting.pop(notebook_name)
+        page = self._waiting.pop(notebook_name)
         self.notebook_data.pop(notebook_name, None)
-        render_task, renderer, kernel_id = await task
-        renderer.stop_generator = True  # what is not rendered yet, the handler renders
+        page.renderer.stop_generator = True  # what is not rendered yet, the handler renders
         self.log.info("labkit: serving %s from the page rendered before the bell (kernel %s)",
-                      notebook_name, kernel_id)
-        return render_task, renderer.rendered_cache, kernel_id
-
-    def waiting_kernel_ids(self) -> set[str]:
-        """The kernels of pages still waiting for their student."""
-        ids = set()
-        for task in self._waiting.values():
-            if task.done() and not task.cancelled() and task.exception() is None:
-                ids.add(task.result()[2])
-        return ids
+                      notebook_name, page.kernel_id)
+        return page.render_task, page.renderer.rendered_cache, page.kernel_id
 
     async def cull_kernel_if_idle(self, kernel_id: str) -> None:
         """Cull as jupyter_server does, except a kernel whose page waits for its student."""
-        if kernel_id in self.waiting_kernel_ids():
+        if any(page.kernel_id == kernel_id for page in self._waiting.values()):
             return
         await super().cull_kernel_if_idle(kernel_id)
 
-    def hold(self, notebook: str, task: asyncio.Task[tuple[asyncio.Task[Any], Any, str]],
-             template: str, theme: str) -> None:
-        """Keep ``task`` (see :func:`prerender`) as the waiting page of ``notebook``."""
-        self._waiting[notebook] = task
-        self.notebook_data[notebook] = {"template": template, "theme": theme}
+    def hold(self, notebook: str, page: _Page) -> None:
+        """Keep ``page`` (see :func:`prerender`) as the waiting page of ``notebook``."""
+        self._waiting[notebook] = page
+        self.notebook_data[notebook] = {"template": page.renderer.template_name,
+                                        "theme": page.renderer.theme}
 
 
 def _voila_route(web_app: Any) -> dict[str, Any]:
@@ -172,10 +175,5 @@ async def prerender(serverapp: Any, notebook: str) -> str | None:
         path=ApiPath(os.path.dirname(notebook)), env=env))
     render_task = asyncio.ensure_future(
         renderer.generate_content_hybrid(kernel_id, manager.get_kernel(kernel_id)))
-
-    async def ready() -> tuple[asyncio.Task[Any], Any, str]:
-        return render_task, renderer, kernel_id
-
-    manager.hold(notebook, asyncio.ensure_future(ready()), renderer.template_name,
-                 renderer.theme)
+    manager.hold(notebook, _Page(render_task, renderer, kernel_id))
     return kernel_id

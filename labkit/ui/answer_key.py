@@ -191,24 +191,25 @@ def answer_text(exercise: Any) -> str:
     raise ValueError(f"{exercise.key}: no written answer within 12 digits is graded correct")
 
 
-def computed_text(exercise: Any) -> str | None:
-    """Return the model's value behind an answer when :func:`answer_text` rounds it (4
-    significant digits, ``"5.168배"``), else None."""
+def computed_text(exercise: Any, written: str | None = None) -> str | None:
+    """Return the model's value behind an answer when :func:`answer_text` (or ``written``,
+    its result when the caller has it) rounds it (4 significant digits, ``"5.168배"``), else
+    None."""
     computed = fmt.quantity(exercise.answer, exercise.unit, sig=4)
-    written = answer_text(exercise)
-    return None if _digits(computed) == _digits(written) else computed
+    shown = answer_text(exercise) if written is None else written
+    return None if _digits(computed) == _digits(shown) else computed
 
 
 def _digits(text: str) -> str:
     return re.sub(r"[^0-9.]", "", text).rstrip("0").rstrip(".")
 
 
-def _tolerance(exercise: Any) -> str:
+def _tolerance(exercise: Any, written: str) -> str:
     if exercise.tolerance == 0:
         return t("teacher.key.exact")
     band = t("teacher.key.plus_minus", value=fmt.quantity(exercise.tolerance, exercise.unit,
                                                           sig=3))
-    computed = computed_text(exercise)
+    computed = computed_text(exercise, written)
     return band if computed is None else t("teacher.key.computed", value=computed, band=band)
 
 
@@ -218,10 +219,11 @@ def _exercise_items(boxes: Sequence[Any], kind: str = "exercise") -> list[KeyIte
     for box in boxes:
         for ex in box.exercises:
             n += 1
+            written = answer_text(ex)
             items.append(KeyItem(
                 kind, ex.key, t("common.exercise", n=n) if kind == "exercise"
                 else t("teacher.key.exit_label", n=n),
-                _plain(t(f"{ex.key}.q")), answer_text(ex), _tolerance(ex),
+                _plain(t(f"{ex.key}.q")), written, _tolerance(ex, written),
                 _plain(t(f"{ex.key}.explain"))))
     return items
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 import ipywidgets as widgets
@@ -76,10 +77,10 @@ def waterfall_figure(ws: model.Worksheet) -> go.Figure:
     hours = table["hours"].to_list()
     # each bar's own hours in its hover, the loss beside what is left after it (the trial read
     # plotly's running total, "계획 정비 712 h", as the 8 h loss itself)
-    left = [sum(hours[:i + 1]) for i in range(len(hours) - 1)] + [hours[-1]]
+    left = list(accumulate(hours[:-1]))  # reserved, then each loss taken off
     hover = ([t("goodput.hover.reserved", h=_h(hours[0]))]
              + [t("goodput.hover.loss", h=_h(abs(h)), left=_h(rest))
-                for h, rest in zip(hours[1:-1], left[1:-1], strict=True)]
+                for h, rest in zip(hours[1:-1], left[1:], strict=True)]
              + [t("goodput.hover.effective", h=_h(hours[-1]))])
     fig.add_trace(go.Waterfall(
         x=[_label(line) for line in table["line"]], y=y, measure=measure,
