@@ -31,16 +31,18 @@ medians idle and during each attack, and their ratio (issue 13: within 2x of idl
 
 ``--warm``: 수업 준비 (issue 24). Two fresh hubs of ``--students`` (default 30) each: the class
 logs in cold (as above), then on the second hub the teacher first runs ``python -m labkit.hub
-warm --lesson 03`` (:mod:`labkit.hub.warm`: every server started, paced, one preheated kernel
-of lesson 03 each) and the class logs in after it. Reported side by side: login -> lesson 03's
-first chart p50/p95 warmed and unwarmed, the warm-up's own duration, and the memory of each
-warmed idle server (server + preheated kernel; RSS and PSS) before anyone logs in; goals: warmed
-p95 < 15 s, < 350 MB per warmed idle server. Saved as ``benchmarks/results/bench_hub_warm.json``.
+warm --lesson 03 --page app`` (:mod:`labkit.hub.warm`: every server started, paced, each with
+lesson 03's app rendered for its student; ``--page lab``: a JupyterLab session of it instead) and
+the class logs in after every server has prepared its page (the hub's log says so). Reported side
+by side: login -> lesson 03's first chart p50/p95 warmed and unwarmed, the warm-up's own duration
+(the command; and until the last page is ready), and the memory of each warmed idle server
+(server + its one kernel; RSS and PSS) before anyone logs in; goals: warmed p95 < 15 s, < 350 MB
+per warmed idle server. Saved as ``benchmarks/results/bench_hub_warm.json``.
 
 Run: ``sudo .venv/bin/python benchmarks/bench_hub.py [--students 30 40] [--lesson NB]``
 (``--lesson`` default ``03_goodput.ipynb``)
 or ``sudo .venv/bin/python benchmarks/bench_hub.py --attacks``
-or ``sudo .venv/bin/python benchmarks/bench_hub.py --warm [--students 30]``
+or ``sudo .venv/bin/python benchmarks/bench_hub.py --warm [--students 30] [--page app|lab]``
 """
 
 from __future__ import annotations
@@ -394,24 +396,37 @@ def storm_on(hub: RunningHub, names: list[str], lesson: str) -> dict[str, Any]:
 GOAL_WARM_P95_S = 15.0
 
 
-def warm_figures(names: list[str], lesson: str) -> dict[str, Any]:
+#: What each server logs when its page is ready (labkit.hub.voila_pool, labkit.hub.preheat).
+READY_LINES = {"app": "labkit: rendered {lesson}'s app before the bell in",
+               "lab": "labkit: preheated {lesson} (kernel"}
+
+
+def warm_figures(names: list[str], lesson: str, page: str = "app") -> dict[str, Any]:
     """Unwarmed storm on one fresh hub, then warm-up + storm on another (module docstring)."""
     cold = storm(names, lesson)
     with running_hub(names, disk_limit_mib=256) as hub:
         t0 = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "labkit.hub", "--state-dir",
-                               str(hub.state), "warm", "--lesson", lesson[:2]],
+                               str(hub.state), "warm", "--lesson", lesson[:2], "--page", page],
                               capture_output=True, text=True, timeout=3600, check=False)
         warm_s = time.perf_counter() - t0
-        time.sleep(5)  # the preheated kernels settle (their imports' garbage collected)
+        ready_line = READY_LINES[page].format(lesson=lesson)
+        deadline = time.monotonic() + 900
+        while (hub.log.read_text(errors="replace").count(ready_line) < len(names)
+               and time.monotonic() < deadline):
+            time.sleep(1)
+        prepared = hub.log.read_text(errors="replace").count(ready_line)
+        ready_s = time.perf_counter() - t0
+        time.sleep(5)  # the kernels settle (their imports' garbage collected)
         idle = [account_usage(n) for n in names]
         warmed = storm_on(hub, names, lesson)
     chart = warmed["login_to_first_chart"] or {}
     rss = [u["rss_mib"] for u in idle]
     pss = [u["pss_mib"] for u in idle]
     return {
-        "students": len(names), "lesson": lesson,
+        "students": len(names), "lesson": lesson, "page": page,
         "warm_up_s": round(warm_s, 1), "warm_up_exit": done.returncode,
+        "warm_up_until_pages_ready_s": round(ready_s, 1), "pages_ready": prepared,
         "warm_up_output": done.stdout.strip().splitlines()[-6:],
         "warmed_idle_server_mib": _mean_max(rss), "warmed_idle_server_pss_mib": _mean_max(pss),
         "warmed": warmed, "unwarmed": cold,
@@ -468,6 +483,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=1, help="--attacks: rounds of all attacks")
     parser.add_argument("--warm", action="store_true",
                         help="warmed (python -m labkit.hub warm) vs unwarmed, one size")
+    parser.add_argument("--page", default="app", choices=sorted(READY_LINES),
+                        help="--warm: the page each server prepares (default: app)")
     parser.add_argument("--save-as", default="bench_hub",
                         help="results file name under benchmarks/results/ (default: bench_hub)")
     args = parser.parse_args(argv)
@@ -481,7 +498,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--students: 1 .. 99 per class (lkbench-NN accounts)")
     if args.warm:
         n = args.students[0] if args.students != [30, 40] else 30
-        result = warm_figures([f"lkbench-{i:02d}" for i in range(n)], args.lesson)
+        result = warm_figures([f"lkbench-{i:02d}" for i in range(n)], args.lesson, args.page)
         save("bench_hub_warm" if args.save_as == "bench_hub" else args.save_as, result)
         for label in ("unwarmed", "warmed"):
             chart = result[label]["login_to_first_chart"] or {}
@@ -490,7 +507,9 @@ def main(argv: list[str] | None = None) -> None:
                   f" p95 {chart.get('p95_ms', 0) / 1000:.1f} s")
         idle = result["warmed_idle_server_mib"] or {}
         pss = result["warmed_idle_server_pss_mib"] or {}
-        print(f"warm-up {result['warm_up_s']:.0f} s (exit {result['warm_up_exit']}); warmed idle "
+        print(f"warm-up {result['warm_up_s']:.0f} s (exit {result['warm_up_exit']}), "
+              f"{result['pages_ready']} pages ready after "
+              f"{result['warm_up_until_pages_ready_s']:.0f} s; warmed idle "
               f"server RSS mean {idle.get('mean', 0):.0f} MiB, max {idle.get('max', 0):.0f} MiB,"
               f" PSS mean {pss.get('mean', 0):.0f} MiB; goals {result['goals']}")
         return

@@ -75,7 +75,9 @@ def test_status_lines_say_how_far_and_until_when() -> None:
     status.ready += ["a", "b"]
     status.preheated += ["a"]
     assert status.lines() == ["수업 준비(13:40 시작): 학생 3명 가운데 2명의 서버가 켜졌습니다.",
-                              "3강: 1명의 커널(kernel)을 미리 띄워 두었습니다."]
+                              "3강: 1명의 앱(voila) 화면을 미리 만들어 두었습니다."]
+    status.page = "lab"
+    assert status.lines()[1] == "3강: 1명의 노트북 커널(kernel)을 미리 띄워 두었습니다."
     status.failed["c"] = "허브가 HTTP 500로 답했습니다"
     status.finished = NOW + dt.timedelta(seconds=95)
     assert status.lines()[2:] == [
@@ -90,6 +92,8 @@ def test_class_page_has_the_warm_button_and_its_status() -> None:
                                  warm_lines=["수업 준비를 마쳤습니다(95초 걸림)."])
     assert 'action="/s/warm"' in page and ">수업 준비</button>" in page
     assert '<option value="03">03_goodput</option>' in page
+    assert '<select name="page"><option value="app">앱(voila) 화면</option>' in page
+    assert '<option value="lab">JupyterLab 노트북</option>' in page
     assert "수업 준비를 마쳤습니다(95초 걸림)." in page
 
 
@@ -124,10 +128,21 @@ def test_warm_up_calls_only_the_hub_never_a_students_server() -> None:
     starts = [(url, body) for method, url, body in warmer.calls if method == "POST"
               and url.endswith("/server")]
     assert starts == [("http://hub/hub/api/users/a/server",
-                       {"user_options": {"lesson": "03_goodput.ipynb"}}),
+                       {"user_options": {"lesson": "03_goodput.ipynb", "page": "app"}}),
                       ("http://hub/hub/api/users/b/server",
-                       {"user_options": {"lesson": "03_goodput.ipynb"}})]
+                       {"user_options": {"lesson": "03_goodput.ipynb", "page": "app"}})]
     assert not hasattr(warmer, "_preheat") and not hasattr(warmer, "_run_first_cell")
+
+
+def test_warm_up_of_the_lab_page_says_so_in_the_start() -> None:
+    warmer = _RecordingWarmer()
+    status = asyncio.run(warmer.run(["a"], lesson="03", page="lab"))
+    assert status.page == "lab" and status.to_json()["page"] == "lab"
+    assert ("POST", "http://hub/hub/api/users/a/server",
+            {"user_options": {"lesson": "03_goodput.ipynb", "page": "lab"}}) in warmer.calls
+    for bad in ("pdf", "APP", "../lab"):
+        with pytest.raises(ValueError, match="미리 만들 수 있는 화면이 아닙니다"):
+            asyncio.run(_RecordingWarmer().run(["a"], lesson="03", page=bad))
 
 
 def test_warm_up_without_a_lesson_starts_with_no_options() -> None:
@@ -150,12 +165,19 @@ def test_spawner_takes_only_a_lesson_notebooks_name_as_user_option() -> None:
     assert LabkitSpawner.warm_lesson(_spawner(None)) is None
     assert LabkitSpawner.warm_lesson(_spawner({"lesson": "03_goodput.ipynb"})) == (
         "03_goodput.ipynb")
+    assert LabkitSpawner.warm_page(_spawner({"lesson": "03_goodput.ipynb"})) == "app"
+    assert LabkitSpawner.warm_page(_spawner({"lesson": "03_goodput.ipynb", "page": "lab"})) == (
+        "lab")
     for bad in ({"lesson": "03"}, {"lesson": "../../etc/passwd"}, {"lesson": "42_x.ipynb"},
                 {"lesson": ["03_goodput.ipynb"]}, {"lesson": "03_goodput.ipynb", "cmd": "sh"},
                 {"image": "x"}):
         with pytest.raises(web.HTTPError) as err:
             LabkitSpawner.warm_lesson(_spawner(bad))
         assert err.value.status_code == 400 and "강의가 없습니다" in str(err.value.log_message)
+    for bad_page in ("pdf", ["app"], 1, "", None):
+        with pytest.raises(web.HTTPError) as err:
+            LabkitSpawner.warm_page(_spawner({"lesson": "03_goodput.ipynb", "page": bad_page}))
+        assert err.value.status_code == 400 and "화면이 아닙니다" in str(err.value.log_message)
 
 
 def test_spawner_checks_the_lesson_against_the_teachers_curriculum(tmp_path: Path) -> None:
@@ -215,6 +237,40 @@ def test_preheat_is_scheduled_only_for_a_plain_lesson_name() -> None:
     app = SimpleNamespace(log=None)
     assert preheat.schedule(app, {}) is False
     assert preheat.schedule(app, {preheat.ENV_WARM_LESSON: "../03_goodput.ipynb"}) is False
+    assert preheat.schedule(app, {preheat.ENV_WARM_LESSON: "03_goodput.ipynb",
+                                  preheat.ENV_WARM_PAGE: "both"}) is False
+
+
+@pytest.mark.parametrize(("page", "expected"), [("", "prerender"), ("app", "prerender"),
+                                                ("lab", "preheat")])
+def test_preheat_prepares_one_page_only(page: str, expected: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One kernel per warmed server: the app's page or the JupyterLab session, never both."""
+    from labkit.hub import voila_pool
+
+    ran: list[str] = []
+
+    async def fake_preheat(app: Any, notebook: str) -> str:
+        ran.append("preheat")
+        return "k1"
+
+    async def fake_prerender(app: Any, notebook: str) -> str:
+        ran.append("prerender")
+        return "k2"
+
+    monkeypatch.setattr(preheat, "preheat", fake_preheat)
+    monkeypatch.setattr(voila_pool, "prerender", fake_prerender)
+    loop = asyncio.new_event_loop()
+    try:
+        callbacks: list[Any] = []
+        app = SimpleNamespace(log=SimpleNamespace(info=lambda *a: None, warning=lambda *a: None),
+                              io_loop=SimpleNamespace(add_callback=callbacks.append))
+        assert preheat.schedule(app, {preheat.ENV_WARM_LESSON: "03_goodput.ipynb",
+                                      preheat.ENV_WARM_PAGE: page}) is True
+        loop.run_until_complete(callbacks[0]())
+    finally:
+        loop.close()
+    assert ran == [expected]
 
 
 def test_spawner_checks_the_user_option_as_the_hub_applies_it() -> None:
@@ -224,8 +280,8 @@ def test_spawner_checks_the_user_option_as_the_hub_applies_it() -> None:
 
     hook = LabkitSpawner(limit_mechanism="rlimit").apply_user_options
     assert callable(hook)
-    assert hook(_spawner(None), {"lesson": "03_goodput.ipynb"}) == "03_goodput.ipynb"
-    assert hook(_spawner(None), {}) is None
+    assert hook(_spawner(None), {"lesson": "03_goodput.ipynb"}) == ("03_goodput.ipynb", "app")
+    assert hook(_spawner(None), {}) == (None, "app")
     with pytest.raises(web.HTTPError):
         hook(_spawner(None), {"lesson": "nope"})
 

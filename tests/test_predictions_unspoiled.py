@@ -298,3 +298,21 @@ def test_a_lessons_tasks_wait_for_its_revealing_prediction(lesson: str, lab_gpu:
         pytest.skip("its prediction hides nothing (02, 08: the board and the day are the task)")
     tasks = {c for c in _visible_classes(shown) if c.startswith("lk-task-")}
     assert not tasks, tasks
+
+
+def test_03s_page_gives_no_multiplier_of_the_goodput_before_it_is_confirmed(
+        lab_gpu: None) -> None:
+    """03's §3 once said the worksheet needs "약 1.27배" a 70 % cluster's GPUs (4,096 -> 5,201):
+    1.27 x 70 % is the prediction's answer. The worksheet's month, by hand: 640 h useful of
+    720 h booked (course notes, Goodput worksheet); 640 / 720 / 0.70 = 1.2698 -> x 4,096 =
+    5,201.3 GPUs."""
+    notebook = ROOT / "notebooks" / "03_goodput.ipynb"
+    shown = run_lesson(notebook)
+    book = json.loads(notebook.read_text(encoding="utf-8"))
+    page = [_strip("".join(c["source"])) for c in book["cells"] if c["cell_type"] == "markdown"]
+    seen = page + [text for value in shown for text in _shown_texts(value)]
+    ratio = 640 / 720 / 0.70
+    giveaways = [f"{ratio:.2f}", f"{ratio:.3f}", f"{4096 * ratio:,.0f}",
+                 f"{4096 * ratio - 4096:,.0f}", f"{round(ratio - 1, 2) * 100:.0f} % 더"]
+    assert giveaways == ["1.27", "1.270", "5,201", "1,105", "27 % 더"]
+    assert [g for g in giveaways for text in seen if g in text] == []

@@ -48,8 +48,13 @@ def test_pue_change_changes_every_monthly_bill(room: ui.RoomApp) -> None:
     # the school's contract stays 20 kW (data/opex/defaults.csv, the card's value); the
     # automatic one follows the PUE: ceil(10.2 kW x (2.0 + summer 0.2)) = ceil(22.44) = 23 kW
     assert room.result.design.pue == 2.0 and room.result.design.contract == 20
+    assert "lk-contract-auto" not in room.tariff_note.value
     room.fields["contract_auto"].control.value = True
     assert room.result.design.contract == 23
+    # the disabled box still holds 20: the page says which one the bills use
+    assert room.fields["contract_kw"].control.disabled
+    assert ("최대 수요에 맞춘 23 kW로 계산합니다(계약전력 칸의 20 kW는 쓰지 않습니다)"
+            in room.tariff_note.value)
 
 
 def test_linked_views_follow_the_room(room: ui.RoomApp) -> None:

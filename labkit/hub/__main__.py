@@ -18,7 +18,7 @@
     python -m labkit.hub uninstall-service
     python -m labkit.hub backup DEST          (homes and hub state, while the hub runs)
     python -m labkit.hub restore SRC [NAME...]   (students; none named: all + hub state, stopped)
-    python -m labkit.hub warm [--lesson 03] [--until HH:MM]   (수업 준비: every server started)
+    python -m labkit.hub warm [--lesson 03] [--page app|lab] [--until HH:MM]   (수업 준비)
     python -m labkit.hub plan --students 28 --gpu H100-80GB [--out DIR]   (the class MIG layout)
     python -m labkit.hub k8s --roster class.csv --teacher NAME ... --out values.yaml
 
@@ -380,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     restore_cmd.add_argument("names", nargs="*", default=[], help=h("restore_names"))
     warm_cmd = sub.add_parser("warm", help=h("warm"), description=h("warm"))
     warm_cmd.add_argument("--lesson", help=h("warm_lesson"))
+    warm_cmd.add_argument("--page", help=h("warm_page"))
     warm_cmd.add_argument("--until", help=h("warm_until"))
     sub.add_parser("plan", add_help=False, help=h("plan"))
     sub.add_parser("k8s", add_help=False, help=h("k8s"))
@@ -412,10 +413,11 @@ def _open_state(args: argparse.Namespace) -> HubState:
 
 
 def cmd_warm(args: argparse.Namespace, state: HubState) -> None:
-    """warm [--lesson L] [--until HH:MM]: ask the running class page (:mod:`labkit.hub.warm`)."""
+    """warm [--lesson L] [--page app|lab] [--until HH:MM]: ask the running class page
+    (:mod:`labkit.hub.warm`)."""
     from labkit.hub.warm import ask_class_page
 
-    raise SystemExit(ask_class_page(state, args.lesson, args.until, out=print))
+    raise SystemExit(ask_class_page(state, args.lesson, args.until, page=args.page, out=print))
 
 
 def cmd_status(args: argparse.Namespace, state: HubState) -> None:

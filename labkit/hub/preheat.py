@@ -2,18 +2,22 @@
 
 The warm-up starts the server through the hub with the lesson as its user option; the spawner
 checks it (a lesson notebook's file name only) and passes it as ``$LABKIT_WARM_LESSON``
-(:meth:`labkit.hub.spawner.LabkitSpawner.warm_lesson`). When the server has started,
-:func:`schedule` (called by labkit's server extension, :mod:`labkit.hub.singleuser`) opens one
-notebook session of the lesson in the server itself, with the server's own session and kernel
-managers, and runs the lesson's first code cell in it (the imports and ``ui.setup()``):
-JupyterLab picks that session up when the student opens the lesson. No request and no token
-comes from outside: the class page's token, which may act for every student, never reaches the
-student's server (issue 23).
+(:meth:`labkit.hub.spawner.LabkitSpawner.warm_lesson`), and the page the class will open as
+``$LABKIT_WARM_PAGE`` (one of :data:`WARM_PAGES`). When the server has started, :func:`schedule`
+(called by labkit's server extension, :mod:`labkit.hub.singleuser`) prepares that one page in the
+server itself, with the server's own managers, in one kernel:
 
-The lesson's voila app is rendered too, once, for the student's first request
-(:mod:`labkit.hub.voila_pool`): voila's own preheated pool (``make present``'s
-``--preheat_kernel``) lives in a kernel manager only the standalone ``voila`` application
-installs, so the students' servers' kernel manager speaks its protocol instead.
+- ``"app"``: the lesson's voila app is rendered once, for the student's first request
+  (:mod:`labkit.hub.voila_pool`): voila's own preheated pool (``make present``'s
+  ``--preheat_kernel``) lives in a kernel manager only the standalone ``voila`` application
+  installs, so the students' servers' kernel manager speaks its protocol instead;
+- ``"lab"``: one notebook session of the lesson whose first code cell (the imports and
+  ``ui.setup()``) has run: JupyterLab picks that session up when the student opens the lesson.
+
+One page, not both: each idle kernel of a lesson holds ~90 MiB of its own, and 30 warmed
+servers on a school server hold 30 of them (issue 24's goal: < 350 MB per warmed server). No
+request and no token comes from outside: the class page's token, which may act for every
+student, never reaches the student's server (issue 23).
 """
 
 from __future__ import annotations
@@ -22,10 +26,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ENV_WARM_LESSON", "KERNEL_TIMEOUT_S", "first_code_cell", "preheat", "schedule"]
+__all__ = ["ENV_WARM_LESSON", "ENV_WARM_PAGE", "KERNEL_TIMEOUT_S", "WARM_PAGES",
+           "first_code_cell", "preheat", "schedule"]
 
 #: The student's server's environment: the lesson it preheats (set by the spawner).
 ENV_WARM_LESSON = "LABKIT_WARM_LESSON"
+#: ... and which page of it: one of :data:`WARM_PAGES` (set by the spawner).
+ENV_WARM_PAGE = "LABKIT_WARM_PAGE"
+#: The pages a warm-up prepares, the first the default: the lesson's voila app (the first chart
+#: at the bell, what ``benchmarks/bench_hub.py --warm`` measures) or its JupyterLab session.
+WARM_PAGES = ("app", "lab")
 
 #: The lesson's imports in a fresh kernel while other servers start on a 2-core machine. [s]
 KERNEL_TIMEOUT_S = 180.0
@@ -60,24 +70,31 @@ async def preheat(serverapp: Any, notebook: str, timeout_s: float = KERNEL_TIMEO
 
 
 def schedule(serverapp: Any, environ: Any = None) -> bool:
-    """Preheat ``$LABKIT_WARM_LESSON`` once the server's loop runs; return whether one is set."""
+    """Prepare ``$LABKIT_WARM_PAGE`` (default: the app) of ``$LABKIT_WARM_LESSON`` once the
+    server's loop runs; return whether a lesson and a known page are set."""
     from tornado.ioloop import IOLoop
 
-    notebook = (environ if environ is not None else os.environ).get(ENV_WARM_LESSON, "")
+    env = environ if environ is not None else os.environ
+    notebook = env.get(ENV_WARM_LESSON, "")
+    page = env.get(ENV_WARM_PAGE, "") or WARM_PAGES[0]
     if not notebook or Path(notebook).name != notebook:  # the spawner's check, once more
+        return False
+    if page not in WARM_PAGES:
         return False
 
     async def run() -> None:
         from labkit.hub.voila_pool import prerender
         from labkit.serve.patching import PatchNotApplicableError
 
-        try:
-            kernel_id = await preheat(serverapp, notebook)
-        except (OSError, RuntimeError, ValueError, KeyError, TimeoutError) as err:
-            serverapp.log.warning("labkit: preheating %s failed: %r", notebook, err)
-        else:
-            serverapp.log.info("labkit: preheated %s (kernel %s)", notebook, kernel_id)
-        try:  # the app too: its page rendered once, for the student's first request
+        if page == "lab":
+            try:
+                kernel_id = await preheat(serverapp, notebook)
+            except (OSError, RuntimeError, ValueError, KeyError, TimeoutError) as err:
+                serverapp.log.warning("labkit: preheating %s failed: %r", notebook, err)
+            else:
+                serverapp.log.info("labkit: preheated %s (kernel %s)", notebook, kernel_id)
+            return
+        try:  # the app: its page rendered once, for the student's first request
             page_kernel = await prerender(serverapp, notebook)
         except (OSError, RuntimeError, ValueError, KeyError, TimeoutError,
                 PatchNotApplicableError) as err:

@@ -39,12 +39,12 @@ from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
 from labkit.hub import accounts, curriculum, disk, isolation, lifetime, serverlog
 from labkit.hub.gpushare import ENV_SHARE, ShareState
 from labkit.hub.limits import Limits, StudentCgroup, detect_mechanism, rlimit_preexec
-from labkit.hub.preheat import ENV_WARM_LESSON
+from labkit.hub.preheat import ENV_WARM_LESSON, ENV_WARM_PAGE, WARM_PAGES
 from labkit.hub.roster import STUDENTS_GROUP, system_username
 from labkit.hub.userenv import USER_ENV, site_packages, user_python
 from labkit.i18n import t
 
-__all__ = ["ENV_WARM_LESSON", "LabkitSpawner", "gpu_environment", "lesson_option"]
+__all__ = ["ENV_WARM_LESSON", "LabkitSpawner", "gpu_environment", "warm_options"]
 
 HOME_FOLDER = "labkit"
 #: The student's Jupyter runtime folder, relative to their home (kernel sockets live there).
@@ -66,13 +66,14 @@ def gpu_environment(username: str, roster: list[str], policy: str) -> dict[str, 
     return gpushare.environment_for(username, roster, policy)
 
 
-def lesson_option(user_options: Any, curriculum_dir: str = "") -> str | None:
-    """Return the lesson a start preheats: the user option ``lesson`` ("수업 준비",
-    :mod:`labkit.hub.warm`), or None without one.
+def warm_options(user_options: Any, curriculum_dir: str = "") -> tuple[str | None, str]:
+    """Return what a start preheats: the user options ``lesson`` and ``page`` ("수업 준비",
+    :mod:`labkit.hub.warm`), as ``(lesson, page)``; ``(None, "app")`` without a lesson.
 
     Only a lesson notebook's exact file name of the curriculum (``03_goodput.ipynb``; the
-    teacher's ``curriculum_dir``, else the checkout's lessons) is taken: the option comes from
-    whoever starts the server (the student too), and it reaches the server's environment.
+    teacher's ``curriculum_dir``, else the checkout's lessons) is taken, and a page of
+    :data:`labkit.hub.preheat.WARM_PAGES` (default its first, the app): the options come from
+    whoever starts the server (the student too), and they reach the server's environment.
 
     Raises
     ------
@@ -85,14 +86,17 @@ def lesson_option(user_options: Any, curriculum_dir: str = "") -> str | None:
 
     options = dict(user_options or {})
     lesson = options.pop("lesson", None)
+    page = options.pop("page", WARM_PAGES[0])
     if options:
         raise web.HTTPError(400, t("hub.warm.no_lesson", lesson=", ".join(map(str, options))))
+    if not isinstance(page, str) or page not in WARM_PAGES:
+        raise web.HTTPError(400, t("hub.warm.bad_page", page=str(page)[:40]))
     if lesson is None:
-        return None
+        return None, page
     folder = Path(curriculum_dir) if curriculum_dir else LESSONS_DIR
     try:
         if isinstance(lesson, str) and lesson_notebook(lesson, folder) == lesson:
-            return lesson
+            return lesson, page
     except ValueError:
         pass
     raise web.HTTPError(400, t("hub.warm.no_lesson", lesson=str(lesson)[:40]))
@@ -161,9 +165,10 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
 
     @default("apply_user_options")
     def _default_apply_user_options(self) -> Any:
-        # the lesson of "수업 준비" is the one user option: checked as the hub takes it (400 in
-        # Korean for anything else), instead of JupyterHub's "unhandled user_options" warning
-        return lambda spawner, options: lesson_option(options, spawner.curriculum_dir)
+        # the lesson and page of "수업 준비" are the only user options: checked as the hub takes
+        # them (400 in Korean for anything else), instead of JupyterHub's "unhandled
+        # user_options" warning
+        return lambda spawner, options: warm_options(options, spawner.curriculum_dir)
 
     @default("notebook_dir")
     def _default_notebook_dir(self) -> str:
@@ -221,8 +226,12 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         return preexec
 
     def warm_lesson(self) -> str | None:
-        """Return the lesson this start preheats (:func:`lesson_option` of the user options)."""
-        return lesson_option(self.user_options, self.curriculum_dir)
+        """Return the lesson this start preheats (:func:`warm_options` of the user options)."""
+        return warm_options(self.user_options, self.curriculum_dir)[0]
+
+    def warm_page(self) -> str:
+        """Return the page of it this start prepares (:func:`warm_options`)."""
+        return warm_options(self.user_options, self.curriculum_dir)[1]
 
     def user_env(self, env: dict[str, str]) -> dict[str, str]:
         """The student's HOME/USER/SHELL (of ``jupyter-<name>``), labkit's paths and GPU share."""
@@ -259,6 +268,7 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         lesson = self.warm_lesson()
         if lesson:
             env[ENV_WARM_LESSON] = lesson
+            env[ENV_WARM_PAGE] = self.warm_page()
         return env
 
     async def _copy_curriculum(self, entry: pwd.struct_passwd) -> None:

@@ -21,13 +21,14 @@ folder, :mod:`labkit.hub.kernel`), with voila's ``VOILA_*`` variables, so a less
 know it serves an app (:mod:`labkit.runtime.voila`). It is never culled while it waits.
 
 Nothing here comes from outside the student's server: the lesson name is the spawner's
-checked file name (:func:`labkit.hub.spawner.lesson_option`).
+checked file name (:func:`labkit.hub.spawner.warm_options`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,7 +174,18 @@ async def prerender(serverapp: Any, notebook: str) -> str | None:
     kernel_id = str(await manager.start_kernel(
         kernel_name=renderer.notebook.metadata.kernelspec.name,
         path=ApiPath(os.path.dirname(notebook)), env=env))
+    started = time.monotonic()
     render_task = asyncio.ensure_future(
         renderer.generate_content_hybrid(kernel_id, manager.get_kernel(kernel_id)))
+
+    def rendered(task: asyncio.Future[Any]) -> None:  # the operator's log: when it is ready
+        if task.cancelled() or task.exception() is not None:
+            serverapp.log.warning("labkit: rendering %s's app before the bell failed: %r",
+                                  notebook, None if task.cancelled() else task.exception())
+            return
+        serverapp.log.info("labkit: rendered %s's app before the bell in %.1f s (kernel %s)",
+                           notebook, time.monotonic() - started, kernel_id)
+
+    render_task.add_done_callback(rendered)
     manager.hold(notebook, _Page(render_task, renderer, kernel_id))
     return kernel_id

@@ -1,20 +1,22 @@
 """Ready before the bell: every roster student's server started before the class (수업 준비).
 
 The teacher presses "수업 준비" on the class page, or runs ``python -m labkit.hub warm [--lesson 03]
-[--until HH:MM]``; the class page service (:mod:`labkit.hub.classpage`, whose token the hub
-scopes to the roster's students) does the work, so a student's login at the bell waits only
-for the login itself:
+[--page app|lab] [--until HH:MM]``; the class page service (:mod:`labkit.hub.classpage`, whose
+token the hub scopes to the roster's students) does the work, so a student's login at the bell
+waits only for the login itself:
 
 - each student's server is started through the hub's REST API (``POST /users/{name}/server``),
   at most :func:`pace` at once: the hub's ``concurrent_spawn_limit``, and no more than the
   machine's cores (a starting server keeps about one core busy; on a 2-core school server more
   at once only makes each slower). A student whose server already runs is left as it is.
-- with a lesson, the server is started with it as its user option (``{"lesson":
-  "03_goodput.ipynb"}``; :class:`labkit.hub.spawner.LabkitSpawner` accepts only a lesson
-  notebook's name and passes it as ``$LABKIT_WARM_LESSON``), and the student's own server
-  preheats itself (:mod:`labkit.hub.preheat`): one notebook session of the lesson whose first
-  cell (the imports and ``ui.setup()``) has run, which JupyterLab picks up when the student opens
-  the lesson. A server that already runs is left as it is, not preheated.
+- with a lesson, the server is started with it and the page the class will open as its user
+  options (``{"lesson": "03_goodput.ipynb", "page": "app"}``;
+  :class:`labkit.hub.spawner.LabkitSpawner` accepts only a lesson notebook's name and a page of
+  :data:`labkit.hub.preheat.WARM_PAGES` and passes them as ``$LABKIT_WARM_LESSON`` and
+  ``$LABKIT_WARM_PAGE``), and the student's own server prepares that page itself
+  (:mod:`labkit.hub.preheat`): the lesson's voila app rendered once for the student's first
+  request, or one notebook session whose first cell has run, which JupyterLab picks up. A
+  server that already runs is left as it is, not preheated.
 - nothing here ever calls a student's server: the class page's token may act for every student
   on the roster, and a student's server is a process the student controls (issue 23). Only the
   hub's REST API is called, "ready" included.
@@ -48,11 +50,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from labkit.hub.preheat import WARM_PAGES
 from labkit.i18n import t
 
 __all__ = ["ENV_SECRET", "LESSONS_DIR", "WarmStatus", "Warmer", "keep_every_s",
-           "lesson_notebook", "pace",
-           "parse_until", "warm_secret"]
+           "lesson_notebook", "pace", "parse_until", "warm_page", "warm_secret"]
 
 #: The lessons a warm-up can preheat (the checkout's ``notebooks/``, what students get).
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
@@ -111,6 +113,21 @@ def lesson_notebook(lesson: str, folder: Path = LESSONS_DIR) -> str:
     return found[0].name
 
 
+def warm_page(page: str | None) -> str:
+    """Return the page a warm-up prepares: ``page``, or the default (the app) for None/''.
+
+    Raises
+    ------
+    ValueError
+        If ``page`` is not one of :data:`WARM_PAGES` (Korean).
+    """
+    if not page:
+        return WARM_PAGES[0]
+    if page not in WARM_PAGES:
+        raise ValueError(t("hub.warm.bad_page", page=str(page)[:40]))
+    return page
+
+
 def parse_until(text: str, now: _dt.datetime) -> _dt.datetime:
     """Return today's ``HH:MM`` in ``now``'s time zone (the period's end).
 
@@ -135,6 +152,7 @@ class WarmStatus:
     students: list[str]
     lesson: str | None = None
     until: _dt.datetime | None = None
+    page: str = WARM_PAGES[0]
     started: _dt.datetime = field(default_factory=lambda: _dt.datetime.now().astimezone())
     finished: _dt.datetime | None = None
     ready: list[str] = field(default_factory=list)
@@ -143,7 +161,7 @@ class WarmStatus:
 
     def to_json(self) -> dict[str, Any]:
         """Return the status as JSON (``warm`` polls it)."""
-        return {"students": self.students, "lesson": self.lesson,
+        return {"students": self.students, "lesson": self.lesson, "page": self.page,
                 "until": self.until.isoformat() if self.until else None,
                 "started": self.started.isoformat(),
                 "finished": self.finished.isoformat() if self.finished else None,
@@ -156,7 +174,7 @@ class WarmStatus:
                  at=self.started.strftime("%H:%M"))]
         if self.lesson:
             number = self.lesson[:2]
-            out.append(t("hub.warm.preheated", n=len(self.preheated), lesson=t(
+            out.append(t(f"hub.warm.preheated.{self.page}", n=len(self.preheated), lesson=t(
                 "hub.csv.lesson", n=int(number)) if number.isdigit() else self.lesson))
         if self.finished:
             seconds = int((self.finished - self.started).total_seconds())
@@ -205,12 +223,12 @@ class Warmer:
         return reply.code, json.loads(reply.body) if reply.body and json_reply else None
 
     async def _start(self, name: str, slots: asyncio.Semaphore,
-                     notebook: str | None = None) -> bool:
-        """Start ``name``'s server (with the lesson as its user option) and wait until the hub
-        says it is ready; return whether it was started with the lesson (False: it already ran,
-        as it was)."""
+                     notebook: str | None = None, page: str = WARM_PAGES[0]) -> bool:
+        """Start ``name``'s server (with the lesson and page as its user options) and wait until
+        the hub says it is ready; return whether it was started with the lesson (False: it
+        already ran, as it was)."""
         user = quote(name)
-        body = {"user_options": {"lesson": notebook}} if notebook else {}
+        body = {"user_options": {"lesson": notebook, "page": page}} if notebook else {}
         async with slots:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + _READY_TIMEOUT_S
@@ -235,7 +253,7 @@ class Warmer:
         from tornado.httpclient import HTTPClientError
 
         try:
-            with_lesson = await self._start(name, slots, notebook)
+            with_lesson = await self._start(name, slots, notebook, status.page)
             status.ready.append(name)
             if with_lesson:
                 status.preheated.append(name)
@@ -258,15 +276,21 @@ class Warmer:
             await asyncio.sleep(max(1.0, min(every_s, left)))
 
     async def run(self, students: Sequence[str], *, lesson: str | None = None,
-                  until: _dt.datetime | None = None, spawn_limit: int = 10,
-                  keep_every_s: float = 60.0) -> WarmStatus:
+                  page: str = WARM_PAGES[0], until: _dt.datetime | None = None,
+                  spawn_limit: int = 10, keep_every_s: float = 60.0) -> WarmStatus:
         """Warm the class (see the module docstring); return the finished status.
 
-        ``until``: report the servers' activity every ``keep_every_s`` until then (the
-        culler's timeout then counts from ``until``); None: once, when the warm-up ends.
+        ``page``: what each server prepares of the lesson (:data:`WARM_PAGES`). ``until``:
+        report the servers' activity every ``keep_every_s`` until then (the culler's timeout
+        then counts from ``until``); None: once, when the warm-up ends.
+
+        Raises
+        ------
+        ValueError
+            For an unknown lesson or page (Korean).
         """
         notebook = lesson_notebook(lesson) if lesson else None
-        status = WarmStatus(list(students), notebook, until)
+        status = WarmStatus(list(students), notebook, until, warm_page(page))
         self.status = status
         if self._keeper is not None:
             self._keeper.cancel()
@@ -280,11 +304,13 @@ class Warmer:
         return status
 
 
-def _warm_refused(lesson: str | None, until: str | None) -> str | None:
-    """Return why a warm-up of ``lesson`` until ``until`` is refused (Korean), None if it is not."""
+def _warm_refused(lesson: str | None, until: str | None, page: str | None) -> str | None:
+    """Return why a warm-up of ``lesson``'s ``page`` until ``until`` is refused (Korean), None
+    if it is not."""
     try:
         if lesson:
             lesson_notebook(lesson)
+        warm_page(page)
         if until:
             parse_until(until, _dt.datetime.now().astimezone())
     except ValueError as err:
@@ -293,7 +319,7 @@ def _warm_refused(lesson: str | None, until: str | None) -> str | None:
 
 
 def ask_class_page(state: Any, lesson: str | None, until: str | None, *,
-                   out: Any = print, poll_s: float = 2.0) -> int:
+                   page: str | None = None, out: Any = print, poll_s: float = 2.0) -> int:
     """``python -m labkit.hub warm``: ask the running class page to warm the class, print its
     progress (Korean) until done; return the exit status (0 all ready, 1 some failed or the
     hub is not running, 2 a bad lesson or end time).
@@ -305,7 +331,7 @@ def ask_class_page(state: Any, lesson: str | None, until: str | None, *,
     import urllib.error
     import urllib.request
 
-    refused = _warm_refused(lesson, until)
+    refused = _warm_refused(lesson, until, page)
     if refused is not None:
         out(refused)
         return 2
@@ -322,7 +348,7 @@ def ask_class_page(state: Any, lesson: str | None, until: str | None, *,
             return dict(json.loads(reply.read()))
 
     try:
-        doc = call({"lesson": lesson, "until": until})
+        doc = call({"lesson": lesson, "until": until, "page": page})
     except urllib.error.HTTPError as err:
         try:
             said = json.loads(err.read() or b"{}").get("error")

@@ -142,7 +142,8 @@ def _warm_handler(base: Any, page: ClassPage, prefix: str) -> Any:
             self._check_teacher()
             try:
                 await page.warm(self.get_body_argument("lesson", "") or None,
-                                self.get_body_argument("until", "") or None)
+                                self.get_body_argument("until", "") or None,
+                                self.get_body_argument("page", "") or None)
             except ValueError as err:
                 raise web.HTTPError(400, str(err)) from err
             self.redirect(prefix)
@@ -175,7 +176,8 @@ def _warm_api_handler(page: ClassPage) -> Any:
         async def post(self) -> None:
             body = json.loads(self.request.body or b"{}")
             try:
-                status = await page.warm(body.get("lesson"), body.get("until"))
+                status = await page.warm(body.get("lesson"), body.get("until"),
+                                         body.get("page"))
             except ValueError as err:
                 self.set_status(400)
                 self.finish({"error": str(err)})

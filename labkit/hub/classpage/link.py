@@ -126,18 +126,21 @@ class ClassPage:
         return class_rows(users, self.roster, reports, self.admins,
                           now=_dt.datetime.now(_dt.UTC))
 
-    async def warm(self, lesson: str | None, until: str | None) -> Any:
+    async def warm(self, lesson: str | None, until: str | None,
+                   page: str | None = None) -> Any:
         """Start "수업 준비" (:class:`labkit.hub.warm.Warmer`) in the background; return its
         status (at once: the warm-up goes on after the request).
 
         Raises
         ------
         ValueError
-            For an unknown lesson or an end time that is not a later ``HH:MM`` (Korean).
+            For an unknown lesson or page, or an end time that is not a later ``HH:MM``
+            (Korean).
         """
         from labkit.hub import warm
 
         notebook = warm.lesson_notebook(lesson) if lesson else None
+        shown = warm.warm_page(page)
         end = warm.parse_until(until, _dt.datetime.now().astimezone()) if until else None
         if self._warmer is None:
             self._warmer = warm.Warmer(self.api_url, self.token)
@@ -146,7 +149,7 @@ class ClassPage:
             return running
         students = [e.username for e in self.roster if e.username in self.students]
         self._warm_task = asyncio.create_task(self._warmer.run(
-            students, lesson=notebook, until=end,
+            students, lesson=notebook, page=shown, until=end,
             spawn_limit=int(os.environ.get("LABKIT_CLASSPAGE_SPAWN_LIMIT", "10")),
             keep_every_s=warm.keep_every_s(
                 int(os.environ.get("LABKIT_CLASSPAGE_CULL_TIMEOUT", "600")))))

@@ -344,17 +344,22 @@ def render_error(status: int) -> str:
 
 
 def _warm_html(warm_url: str, xsrf_html: str, status_lines: Sequence[str]) -> str:
-    """The "수업 준비" form (lesson to preheat, end of the period) and the last warm-up's lines."""
+    """The "수업 준비" form (lesson to preheat, its page, end of the period) and the last
+    warm-up's lines."""
+    from labkit.hub.preheat import WARM_PAGES
     from labkit.hub.warm import LESSONS_DIR
 
     e = html.escape
     lessons = "".join(f'<option value="{e(p.name[:2])}">{e(p.stem)}</option>'
                       for p in sorted(LESSONS_DIR.glob("[0-9][0-9]_*.ipynb")))
+    pages = "".join(f'<option value="{e(p)}">{e(t(f"hub.warm.form.page.{p}"))}</option>'
+                    for p in WARM_PAGES)
     lines = "".join(f"<li>{e(line)}</li>" for line in status_lines)
     return (f'<form method="post" action="{e(warm_url)}" class="lk-warm">{xsrf_html}'
             f'<label>{e(t("hub.warm.form.lesson"))} <select name="lesson">'
             f'<option value="">{e(t("hub.warm.form.no_lesson"))}</option>{lessons}</select>'
-            f'</label> <label>{e(t("hub.warm.form.until"))} '
+            f'</label> <label>{e(t("hub.warm.form.page"))} <select name="page">{pages}'
+            f'</select></label> <label>{e(t("hub.warm.form.until"))} '
             '<input type="time" name="until"></label> '
             f'<button type="submit" class="lk-warm-button">{e(t("hub.warm.button"))}</button>'
             f'</form>{f"<ul class=lk-warm-status>{lines}</ul>" if lines else ""}')

@@ -255,9 +255,18 @@ class RoomApp(LiveApp[opex.OpexResult]):
         if len(over):
             notes.append(t("opex.warn.over_contract", peak=f"{over['demand_kw'].max():.1f}",
                            contract=f"{result.design.contract:g}"))
-        self.tariff_note.value = "".join(
+        warnings = "".join(
             f'<div style="padding:6px 10px;margin:4px 0;border-left:4px solid #d98e04;'
             f'background:#fff6e0">⚠ {n}</div>' for n in notes)
+        if self.fields["contract_auto"].control.value:  # the box is disabled: say what is used
+            warnings += (
+                '<div class="lk-contract-auto" style="padding:6px 10px;margin:4px 0;'
+                'border-left:4px solid #4a78c2;background:#eef3fb">'
+                + html.escape(t("opex.note.contract_auto",
+                                contract=fmt.fixed(result.design.contract, 1),
+                                typed=fmt.fixed(self.fields["contract_kw"].control.value, 1)))
+                + "</div>")
+        self.tariff_note.value = warnings
         self.summary.value = (
             '<div style="display:flex;gap:28px;flex-wrap:wrap;margin:6px 0">'
             + "".join(
