@@ -157,12 +157,12 @@ system-deps:
 		|| { echo "could not install:$$missing"; exit 1; }; \
 	fi
 
-# Two tiers: the unit tests and notebooks on both cores (pytest-xdist, each file on one
-# worker: a notebook's cells stay in order), then what drives real servers and browsers with
-# timing-bound waits, alone (markers hub, browser, serial).
+# Two tiers: the unit tests, notebooks and voila apps in chromium on both cores (pytest-xdist,
+# each file on one worker: a notebook's cells and a browser file's pages stay in order), then
+# what drives a real hub or waits in wall-clock time, alone (markers hub, serial).
 test: $(VENV)/.test-installed system-deps $(CHP)
-	$(BIN)/python -m pytest -m "not hub and not browser and not serial" -n 2 --dist loadfile
-	$(BIN)/python -m pytest -m "hub or browser or serial"
+	$(BIN)/python -m pytest -m "not hub and not serial" -n 2 --dist loadfile
+	$(BIN)/python -m pytest -m "hub or serial"
 
 # The inner loop: unit and property tests only (no notebooks, no chromium, no live hub).
 test-fast: $(VENV)/.test-installed

@@ -43,7 +43,9 @@ def test_backup_copies_the_database_mid_transaction_and_the_state(tmp_path: Path
     assert (tmp_path / "bk" / "passwords.json").stat().st_mode & 0o777 == 0o600
     assert json.loads((tmp_path / "bk" / "state" / "roster.json").read_text())[0][
         "username"] == "kim01"
-    assert manifest["students"] == ["kim01", "teach"] and manifest["passwords"] == 1
+    # the teacher is named as the teacher, not among the students (the trial's manifest was)
+    assert manifest["students"] == ["kim01"] and manifest["teacher"] == "teach"
+    assert manifest["passwords"] == 1
     assert (tmp_path / "bk").stat().st_mode & 0o777 == 0o700
     assert any("백업(backup)을 마쳤습니다" in line for line in lines)
     with pytest.raises(FileExistsError):  # never into a backup already there

@@ -300,6 +300,23 @@ def test_a_lessons_tasks_wait_for_its_revealing_prediction(lesson: str, lab_gpu:
     assert not tasks, tasks
 
 
+def test_05s_page_gives_no_pair_that_multiplies_to_the_break_even_before_it_is_confirmed(
+        lab_gpu: None) -> None:
+    """05's §4 once showed the school's demand (API 7.6배 cheaper, the server at 2.4 %) above
+    the fold: 2.4 % x 7.6 = 18.2 %, the break-even utilization the prediction asks for. By hand
+    (MLPerf v5.0 31,106 tokens/s; 1,000 students x 50 x 1,300 tokens x 30 days): the server's
+    month at full use is 31,106 x 86,400 x 30 = 80.6억 tokens; 19.5억 / 80.6억 = 2.42 %."""
+    notebook = ROOT / "notebooks" / "05_break_even.ipynb"
+    shown = run_lesson(notebook)
+    book = json.loads(notebook.read_text(encoding="utf-8"))
+    page = [_strip("".join(c["source"])) for c in book["cells"] if c["cell_type"] == "markdown"]
+    seen = page + [text for value in shown for text in _shown_texts(value)]
+    utilization = 1_000 * 50 * 1_300 * 30 / (31_106 * 86_400 * 30)
+    assert f"{utilization:.1%}" == "2.4%"
+    assert [text for text in seen if re.search(r"(?<![\d.])2\.4\s?%", text)
+            or "7.6배" in text] == []
+
+
 def test_03s_page_gives_no_multiplier_of_the_goodput_before_it_is_confirmed(
         lab_gpu: None) -> None:
     """03's §3 once said the worksheet needs "약 1.27배" a 70 % cluster's GPUs (4,096 -> 5,201):
@@ -312,7 +329,9 @@ def test_03s_page_gives_no_multiplier_of_the_goodput_before_it_is_confirmed(
     page = [_strip("".join(c["source"])) for c in book["cells"] if c["cell_type"] == "markdown"]
     seen = page + [text for value in shown for text in _shown_texts(value)]
     ratio = 640 / 720 / 0.70
+    half = 640 / 720 / 0.50  # §3's 살펴볼 점 once said "50 %라면 1.78배" (x 50 % = 88.9 %)
     giveaways = [f"{ratio:.2f}", f"{ratio:.3f}", f"{4096 * ratio:,.0f}",
-                 f"{4096 * ratio - 4096:,.0f}", f"{round(ratio - 1, 2) * 100:.0f} % 더"]
-    assert giveaways == ["1.27", "1.270", "5,201", "1,105", "27 % 더"]
+                 f"{4096 * ratio - 4096:,.0f}", f"{round(ratio - 1, 2) * 100:.0f} % 더",
+                 f"{half:.2f}배"]
+    assert giveaways == ["1.27", "1.270", "5,201", "1,105", "27 % 더", "1.78배"]
     assert [g for g in giveaways for text in seen if g in text] == []

@@ -15,7 +15,8 @@ secrets), taken while the hub runs:
   is inconsistent while mounted. A home whose account is gone but whose image stays is mounted
   read-only for the copy. Symbolic links are kept as links, never followed; sockets, FIFOs and
   devices are left out, and so is anything another account owns.
-- ``manifest.json``: when, which students, how many files and bytes per home.
+- ``manifest.json``: when, the teacher, which students, how many files and bytes per home
+  (the teacher's too).
 
 ``restore SRC NAME...`` brings students back while the hub runs: their roster row, account,
 password, and home (a fresh image mounted first where images apply), their files owned by them
@@ -150,8 +151,8 @@ def backup(state: HubState, dest: Path, *, out: Out = print) -> dict[str, object
         shutil.copytree(state.root / TLS_DIR, dest / "state" / TLS_DIR, symlinks=True)
     passwords = state.accounts.copy_to(Accounts(dest))
     teacher = state.settings().teacher
-    people = [s.username for s in state.roster()]
-    people += [teacher] if teacher and teacher not in people else []
+    students = [s.username for s in state.roster() if s.username != teacher]
+    people = students + ([teacher] if teacher else [])  # the teacher's home is kept too
     homes: dict[str, dict[str, int]] = {}
     for name in people:
         found = _archive_home(state, name, dest / "homes" / f"{name}.tar")
@@ -163,7 +164,7 @@ def backup(state: HubState, dest: Path, *, out: Out = print) -> dict[str, object
               mib=round(found["bytes"] / 2**20, 1)))
     manifest: dict[str, object] = {
         "format": FORMAT, "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "state_dir": str(state.root), "teacher": teacher, "students": people,
+        "state_dir": str(state.root), "teacher": teacher, "students": students,
         "homes": homes, "passwords": passwords, "hub_db": (dest / _DB).exists()}
     (dest / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1),
                                         encoding="utf-8")

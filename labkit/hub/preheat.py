@@ -14,8 +14,9 @@ server itself, with the server's own managers, in one kernel:
 - ``"lab"``: one notebook session of the lesson whose first code cell (the imports and
   ``ui.setup()``) has run: JupyterLab picks that session up when the student opens the lesson.
 
-One page, not both: each idle kernel of a lesson holds ~90 MiB of its own, and 30 warmed
-servers on a school server hold 30 of them (issue 24's goal: < 350 MB per warmed server). No
+One page, not both: a second idle kernel of the lesson cost each warmed server ~70 MiB of its
+own (``benchmarks/bench_hub.py --warm``, 30 students on 2 cores: PSS 281 -> 211 MiB, RSS 371 ->
+269 MiB per warmed idle server; issue 24's goal: < 350 MB). No
 request and no token comes from outside: the class page's token, which may act for every
 student, never reaches the student's server (issue 23).
 """

@@ -97,12 +97,18 @@ def _through_api(state: HubState, name: str, remove: bool) -> None:
         status = _call(state, "POST", f"users/{name}")
         if status not in (201, 409):
             raise HubUnreachable(f"POST /users/{name}: HTTP {status}")
-        if name == state.settings().teacher:  # the teacher's role comes with their group
-            from labkit.hub.config import TEACHER_GROUP
+        # the user is new to the hub: back in their group (the teacher's role comes with
+        # theirs; a student's group is what the class page's scopes name, so without it 수업
+        # 준비 and the class page's stop were refused after a password reset, trial 24c)
+        from labkit.hub.config import TEACHER_GROUP
+        from labkit.hub.roster import STUDENTS_GROUP
 
-            status = _call(state, "POST", f"groups/{TEACHER_GROUP}/users", {"users": [name]})
+        group = (TEACHER_GROUP if name == state.settings().teacher else STUDENTS_GROUP
+                 if any(s.username == name for s in state.roster()) else None)
+        if group is not None:
+            status = _call(state, "POST", f"groups/{group}/users", {"users": [name]})
             if status != 200:
-                raise HubUnreachable(f"POST /groups/{TEACHER_GROUP}/users: HTTP {status}")
+                raise HubUnreachable(f"POST /groups/{group}/users: HTTP {status}")
 
 
 def _in_database(state: HubState, name: str, remove: bool) -> bool:

@@ -88,7 +88,8 @@ def warm_options(user_options: Any, curriculum_dir: str = "") -> tuple[str | Non
     lesson = options.pop("lesson", None)
     page = options.pop("page", WARM_PAGES[0])
     if options:
-        raise web.HTTPError(400, t("hub.warm.no_lesson", lesson=", ".join(map(str, options))))
+        raise web.HTTPError(400, t("hub.warm.bad_option",
+                                   names=", ".join(str(k)[:40] for k in list(options)[:5])))
     if not isinstance(page, str) or page not in WARM_PAGES:
         raise web.HTTPError(400, t("hub.warm.bad_page", page=str(page)[:40]))
     if lesson is None:
@@ -99,7 +100,7 @@ def warm_options(user_options: Any, curriculum_dir: str = "") -> tuple[str | Non
             return lesson, page
     except ValueError:
         pass
-    raise web.HTTPError(400, t("hub.warm.no_lesson", lesson=str(lesson)[:40]))
+    raise web.HTTPError(400, t("hub.warm.bad_lesson_option", lesson=str(lesson)[:40]))
 
 
 _RUNNABLE: set[tuple[str, str]] = set()  # (account, python) already checked by this hub

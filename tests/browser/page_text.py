@@ -132,3 +132,27 @@ def findings(lesson: str, texts: list[tuple[str, str, str]]) -> list[Finding]:
         if bad:
             found.append(Finding(where, kind, text, ", ".join(bad)))
     return found
+
+
+#: Every chart on the page has drawn (the notebook has run to its end: voila's streamed page
+#: is loaded) and no widget is still waiting for its model.
+ALL_DRAWN = """() => document.readyState === 'complete'
+  && [...document.querySelectorAll('.js-plotly-plot')].every((g) => g.querySelector('.main-svg'))
+  && !document.body.innerText.includes('Loading widget')"""
+
+
+def assert_page_in_korean(page: Any, lesson: str, artifacts: Any, timeout_ms: int) -> None:
+    """Read the whole page of ``lesson`` (its stem) once every chart has drawn and fail on any
+    finding (written to ``artifacts/page_text_<lesson>.txt`` too); and the charts' mode bar is
+    in Korean, without plotly's cloud-upload button (an English dialog)."""
+    page.wait_for_function(ALL_DRAWN, timeout=timeout_ms)
+    page.wait_for_timeout(500)  # the last outputs' widget views
+    texts = all_texts(page)
+    assert sum(kind == "chart" for _w, kind, _t in texts) > 0  # the charts' SVG text was read
+    found = findings(lesson, texts)
+    artifacts.mkdir(parents=True, exist_ok=True)
+    (artifacts / f"page_text_{lesson}.txt").write_text(
+        "".join(f.line() + "\n" for f in found), encoding="utf-8")
+    assert not found, "\n".join(f.line() for f in found)
+    assert page.locator('.modebar-btn[data-title="확대할 영역 고르기"]').count() > 0
+    assert page.locator('.modebar-btn[data-title="차트 공유"]').count() == 0

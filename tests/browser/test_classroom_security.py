@@ -298,6 +298,7 @@ def test_out_of_range_comm_values_are_rejected_on_lesson_03(voila_url: str) -> N
 # --- (2) culling and (5) the kernel cap ---------------------------------------------------------
 
 
+@pytest.mark.serial  # idle-culling waits in wall-clock time: alone, in make test's second tier
 def test_class_over_the_kernel_cap_gets_a_korean_page_and_culling_frees_seats(
         probe_root: Path, workdir: Path) -> None:
     env = {"LABKIT_MAX_KERNELS": "2"}

@@ -1,7 +1,9 @@
 """The teacher's gallery and every lesson as an app, in a real browser (Debian chromium).
 
 Generic over ``notebooks/NN_*.ipynb``: a new lesson is listed, opened from the gallery, and its
-main control (``labkit/serve/lessons.py`` MAIN_INTERACTIONS) must change its main chart.
+main control (``labkit/serve/lessons.py`` MAIN_INTERACTIONS) must change its main chart; the
+same visit then reads the whole page for English and internal values
+(:func:`tests.browser.page_text.assert_page_in_korean`, ``tests/browser/test_page_text.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from labkit.serve.lessons import Lesson, discover, main_interaction
 from labkit.serve.server import THUMBNAILS
 from labkit.serve.thumbnails import perform
 from tests.browser.conftest import (
+    ARTIFACTS,
     RENDER_TIMEOUT_MS,
     assert_no_traceback,
     confirm_revealing_predictions,
@@ -23,6 +26,7 @@ from tests.browser.conftest import (
     screenshot,
     wait_for_plot_change,
 )
+from tests.browser.page_text import assert_page_in_korean
 from tests.browser.servers import VoilaServer, voila_server
 
 pytestmark = pytest.mark.browser
@@ -55,7 +59,7 @@ def test_gallery_lists_every_lesson_with_title_goals_and_thumbnail(page, voila_u
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.stem)
-def test_lesson_opens_from_gallery_and_main_control_changes_main_chart(  # type: ignore[no-untyped-def]
+def test_lesson_opens_from_gallery_its_main_control_changes_its_chart_all_in_korean(  # type: ignore[no-untyped-def]
         page, voila_url, lesson: Lesson):
     try:
         interaction = main_interaction(lesson)
@@ -77,6 +81,9 @@ def test_lesson_opens_from_gallery_and_main_control_changes_main_chart(  # type:
     wait_for_plot_change(page, interaction.chart, before)
     assert_no_traceback(page)
     screenshot(page, f"app_{lesson.stem}")
+    # everything the page shows now, its revealed parts and the moved chart: Korean only
+    assert_page_in_korean(page, lesson.stem, ARTIFACTS, RENDER_TIMEOUT_MS)
+    assert_no_traceback(page)
 
 
 @pytest.fixture(scope="module")

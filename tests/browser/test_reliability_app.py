@@ -67,8 +67,13 @@ def test_ten_arrow_key_steps_recompute_once_with_the_last_value(page, voila_url)
         " }).observe(el, {childList: true, subtree: true, characterData: true}); }")
     handle = page.locator(".lk-interval-interval_min .noUi-handle").first
     handle.focus()
-    for _ in range(10):
-        handle.press("ArrowRight")
+    # ten key-downs as the browser delivers a held key, all in one burst: pressed one by one
+    # from here each waits for a round trip to chromium, which on a loaded 2-core machine is
+    # longer than the debounce (labkit.ui.components.DEBOUNCE_S), a pace no keyboard has
+    handle.evaluate(
+        "h => { for (let i = 0; i < 10; i++) h.dispatchEvent(new KeyboardEvent('keydown',"
+        " {key: 'ArrowRight', code: 'ArrowRight', keyCode: 39, which: 39, bubbles: true,"
+        " cancelable: true})); }")
     page.wait_for_function(
         "() => document.querySelector('.lk-interval-summary').innerText.includes('간격 70분')")
     page.wait_for_timeout(1500)  # a queued recompute would arrive in this time

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from labkit.hub.roster import STUDENTS_GROUP
 from labkit.hub.state import HubState
 from tests.hub import hubclient
 from tests.hub.conftest import (
@@ -191,6 +192,18 @@ def _first_login_attempt(hub: Hub, name: str, code: str, new: str
     return student, _post_new_password(hub, student, code, new)
 
 
+def _hub_groups(hub: Hub, name: str) -> list[str]:
+    """The hub groups of ``name``, read from the hub's database (as root)."""
+    from jupyterhub import orm
+
+    db = orm.new_session_factory(HubState(hub.state_dir).db_url)()
+    try:
+        user = orm.User.find(db, name)
+        return sorted(g.name for g in user.groups) if user is not None else []
+    finally:
+        db.close()
+
+
 def test_reset_and_set_password_end_the_old_cookie_and_token_at_once(
         hub: Hub, latecomers: dict[str, str]) -> None:
     student, reply = hubclient.login(hub.base, NEW, "new-own-pass-1")
@@ -205,6 +218,9 @@ def test_reset_and_set_password_end_the_old_cookie_and_token_at_once(
     token = _token(student)
     roster_command(hub.state_dir, "set-password", NEW, stdin="teacher-set-3\n")
     assert not _cookie_works(hub, student) and not _token_works(hub, token)
+    # the hub user made again is back in the students' group before any start of theirs: the
+    # class page's scopes name the group (trial 24c: 수업 준비 got 404 after a reset)
+    assert _hub_groups(hub, NEW) == [STUDENTS_GROUP]
     _, reply = hubclient.login(hub.base, NEW, "teacher-set-3")
     assert hubclient.logged_in(reply)
 

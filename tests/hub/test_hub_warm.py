@@ -1,9 +1,9 @@
 """수업 준비 on a real class hub: two students' servers started and preheated before the bell.
 
-A hub of its own (students ``lkwarm-a``/``lkwarm-b``, a 30 s culler timeout) and the teacher's
+A hub of its own (students ``lkwarm-a``/``lkwarm-b``, a 20 s culler timeout) and the teacher's
 command ``python -m labkit.hub warm --lesson 03 --until HH:MM``: both servers come up (paced by
 the class page), each holds lesson 03's app rendered for the student's first request and no
-other kernel, and the idle culler, which would stop an idle server after 30 s, leaves them
+other kernel, and the idle culler, which would stop an idle server after 20 s, leaves them
 alone while the period lasts; with ``--page lab`` a server holds instead one JupyterLab session
 of the lesson whose imports ran. The servers preheat themselves (labkit.hub.preheat, the lesson
 and page as the start's user options): the
@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.hub,
               pytest.mark.skipif(os.geteuid() != 0, reason=ROOT_REASON)]
 STUDENTS = {"lkwarm-a": "한가람", "lkwarm-b": "윤슬기"}
 TEACHER = "lkwarm-t"
-CULL_TIMEOUT_S = 30  # the culler looks every 15 s (labkit.hub.state.cull_every_s)
+CULL_TIMEOUT_S = 20  # the culler looks every 10 s (labkit.hub.state.cull_every_s)
 
 
 def _answers(hub: OwnHub) -> bool:

@@ -74,6 +74,8 @@ STRINGS: dict[str, str] = {
     "hub.warm.form.page": "미리 만들어 둘 화면:",
     "hub.warm.form.page.app": "앱(voila) 화면",
     "hub.warm.form.page.lab": "JupyterLab 노트북",
+    "hub.warm.bad_option": "서버를 시작할 때 줄 수 있는 선택은 lesson과 page뿐입니다(받은 것: {names}).",
+    "hub.warm.bad_lesson_option": "{lesson}은(는) 강의 노트북의 파일 이름이 아닙니다: 03_goodput.ipynb처럼 적으세요.",
     "hub.warm.bad_page": "{page}은(는) 미리 만들 수 있는 화면이 아닙니다: 앱(app) 또는 노트북(lab) 가운데 하나를 고르세요.",
     "hub.warm.no_lesson": "{lesson}에 해당하는 강의가 없습니다: 01부터 09까지의 번호를 적으세요.",
     "hub.warm.bad_until": "끝나는 시각 {until}을 읽을 수 없습니다: 14:50처럼 시:분으로 적으세요.",
