@@ -173,8 +173,10 @@ def test_spawner_takes_only_a_lesson_notebooks_name_as_user_option() -> None:
                 {"image": "x"}):
         with pytest.raises(web.HTTPError) as err:
             LabkitSpawner.warm_lesson(_spawner(bad))
-        assert err.value.status_code == 400 and ("강의 노트북의 파일 이름이 아닙니다" in str(
-            err.value.log_message) or "lesson과 page뿐입니다" in str(err.value.log_message))
+        said = str(err.value.log_message)
+        assert err.value.status_code == 400
+        assert ("강의 노트북의 파일 이름이 아닙니다" in said
+                or "강의(lesson)와 화면(page)뿐입니다" in said), said
     for bad_page in ("pdf", ["app"], 1, "", None):
         with pytest.raises(web.HTTPError) as err:
             LabkitSpawner.warm_page(_spawner({"lesson": "03_goodput.ipynb", "page": bad_page}))

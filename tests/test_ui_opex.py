@@ -53,7 +53,7 @@ def test_pue_change_changes_every_monthly_bill(room: ui.RoomApp) -> None:
     assert room.result.design.contract == 23
     # the disabled box still holds 20: the page says which one the bills use
     assert room.fields["contract_kw"].control.disabled
-    assert ("최대 수요에 맞춘 23 kW로 계산합니다(계약전력 칸의 20 kW는 쓰지 않습니다)"
+    assert ("PUE가 가장 높은 달에 맞춘 23 kW로 계산합니다(계약전력 칸의 20 kW는 쓰지 않습니다)"
             in room.tariff_note.value)
 
 

@@ -233,7 +233,9 @@ def gpus_curve(result: model.HardwareEquivalent, reference: float, other: float,
                         yaxis_title=t("goodput.compare.gpus_axis"), height=340)
     fig.add_trace(go.Scatter(x=100 * g, y=n * reference / g, mode="lines",
                              name=t("goodput.compare.curve"), line={"color": "#3b6fb6"},
-                             hovertemplate="%{x:.1f} % → %{y:,.0f}<extra></extra>"))
+                             hovertemplate=f"{t('goodput.compare.hover_theirs')} %{{x:.1f}} % → "
+                                           f"{t('goodput.compare.hover_need')} %{{y:,.0f}}"
+                                           f"{t('goodput.compare.gpu_unit')}<extra></extra>"))
     for name, x, y, color in ((t("goodput.compare.ours", pct=fmt.pct(reference)), reference, n,
                                "#3b6fb6"),
                               (t("goodput.compare.theirs", pct=fmt.pct(other)), other,
@@ -241,7 +243,8 @@ def gpus_curve(result: model.HardwareEquivalent, reference: float, other: float,
         fig.add_trace(go.Scatter(x=[100 * x], y=[y], mode="markers+text", name=name,
                                  text=[t("goodput.compare.point", n=fmt.count(y))],
                                  textposition="top right", marker={"size": 12, "color": color},
-                                 hovertemplate=f"{name}: %{{y:,.0f}}<extra></extra>"))
+                                 hovertemplate=f"{name}: GPU %{{y:,.0f}}"
+                                               f"{t('goodput.compare.gpu_unit')}<extra></extra>"))
     fig.update_xaxes(ticksuffix=" %")
     fig.update_yaxes(tickformat=",d")  # GPUs: 12,000, not plotly's 12k
     return fig

@@ -109,6 +109,7 @@ STRINGS: dict[str, str] = {
     "econ.tornado.chart_title": "하나씩 바꿔 볼 때 손익분기(월 토큰)의 변화",
     "econ.tornado.low": "낮은 값",
     "econ.tornado.high": "높은 값",
+    "econ.tornado.hover_result": "손익분기 월 {n} 토큰",
     "econ.p.server_capex_usd": "서버 가격",
     "econ.p.fx_krw_per_usd": "환율",
     "econ.p.gpus_per_server": "서버당 GPU 수",

@@ -74,8 +74,8 @@ STRINGS: dict[str, str] = {
     "hub.warm.form.page": "미리 만들어 둘 화면:",
     "hub.warm.form.page.app": "앱(voila) 화면",
     "hub.warm.form.page.lab": "JupyterLab 노트북",
-    "hub.warm.bad_option": "서버를 시작할 때 줄 수 있는 선택은 lesson과 page뿐입니다(받은 것: {names}).",
-    "hub.warm.bad_lesson_option": "{lesson}은(는) 강의 노트북의 파일 이름이 아닙니다: 03_goodput.ipynb처럼 적으세요.",
+    "hub.warm.bad_option": "서버를 시작할 때 줄 수 있는 선택은 강의(lesson)와 화면(page)뿐입니다(받은 것: {names}).",
+    "hub.warm.bad_lesson_option": "{lesson}은(는) 강의 노트북의 파일 이름이 아닙니다: 수업 준비가 보내는 것처럼 노트북 파일의 이름을 그대로 적으세요.",
     "hub.warm.bad_page": "{page}은(는) 미리 만들 수 있는 화면이 아닙니다: 앱(app) 또는 노트북(lab) 가운데 하나를 고르세요.",
     "hub.warm.no_lesson": "{lesson}에 해당하는 강의가 없습니다: 01부터 09까지의 번호를 적으세요.",
     "hub.warm.bad_until": "끝나는 시각 {until}을 읽을 수 없습니다: 14:50처럼 시:분으로 적으세요.",
@@ -95,6 +95,6 @@ STRINGS: dict[str, str] = {
     "hub.warm.asked": "수업 현황 페이지에 수업 준비를 맡겼습니다. 진행 상황은 수업 현황 페이지에서도 보입니다.",
     "hub.cli.help.warm": "수업 전에 명단의 모든 학생 서버를 켜 둡니다(수업 준비)",
     "hub.cli.help.warm_lesson": "학생마다 미리 열어 둘 강의 번호 (예: 03)",
-    "hub.cli.help.warm_page": "미리 만들어 둘 화면: app(앱 화면, 기본) 또는 lab(JupyterLab 노트북의 커널)",
+    "hub.cli.help.warm_page": "미리 만들어 둘 화면: 앱 화면(app, 기본) 또는 JupyterLab 노트북의 커널(lab)",
     "hub.cli.help.warm_until": "수업이 끝나는 시각 HH:MM(이 서버의 시계): 그때까지는 쉬고 있는 서버도 멈추지 않습니다(없으면 정리 시간을 지금부터 셉니다)",
 }

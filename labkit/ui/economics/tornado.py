@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import ipywidgets as widgets
@@ -17,6 +18,7 @@ from labkit.ui import format as fmt
 from labkit.ui.components import Field, slider_field
 from labkit.ui.economics.common import _BIG, EOK, _eok, econ_figure, lesson_defaults
 from labkit.ui.economics.curves import CostCurvesApp, _PricingFollower, cost_curves_app
+from labkit.ui.economics.tables import UNITS
 
 # -- what moves the break-even: tornado -------------------------------------------------------
 
@@ -76,15 +78,28 @@ class TornadoApp(_PricingFollower):
         self.big.value = _BIG.format(
             big=t("econ.tornado.big", first=top[0]),
             detail=t("econ.tornado.detail", base=_eok(base), top=", ".join(top)))
-        self.chart.show(tornado_figure(table))
+        self.chart.show(tornado_figure(table, {n: d.unit for n, d in self.defaults.items()}))
 
 
 #: Share of the bars' span left free on each side of a tornado for the value labels.
 LABEL_ROOM = 0.22
 
 
-def tornado_figure(table: pd.DataFrame) -> go.Figure:
-    """Return a tornado chart of a :func:`labkit.economics.sensitivity` table (억 tokens)."""
+def _value_text(value: float, unit: str) -> str:
+    """A parameter's value in people's numbers with its Korean unit (0.3 fraction -> '30 %',
+    360000 USD -> '36만 USD'; data/economics/defaults.csv units)."""
+    if unit.startswith("fraction"):
+        return fmt.pct(value)
+    key = UNITS.get(unit)
+    word = t(f"econ.unit.{key}") if key and key != "none" else ""
+    return f"{fmt.readable(float(value))} {word}".strip()
+
+
+def tornado_figure(table: pd.DataFrame, units: Mapping[str, str] | None = None) -> go.Figure:
+    """Return a tornado chart of a :func:`labkit.economics.sensitivity` table (억 tokens).
+
+    ``units``: each parameter's unit as data/economics/defaults.csv writes it (the hover shows
+    the value with it); without one, the value alone."""
     base = table.attrs["base"]
     finite = [v for v in (*table["result_low"], *table["result_high"], base) if math.isfinite(v)]
     cap = max(finite) * 1.1 if finite else 1.0
@@ -102,9 +117,15 @@ def tornado_figure(table: pd.DataFrame) -> go.Figure:
                 "name": t("econ.tornado.low" if low_end else "econ.tornado.high"),
                 "marker": {"color": "#3b6fb6" if low_end else "#d1495b"},
                 "text": text, "textposition": "outside", "cliponaxis": False,
-                # the parameter's value in people's numbers (320만, not 3.2e+06: issue 25)
-                "customdata": [fmt.readable(float(v)) for v in values],
-                "hovertemplate": "%{y}: %{customdata} → %{text}<extra></extra>"}
+                # the parameter's value in people's numbers and its unit (320만 USD, not
+                # 3.2e+06: issue 25), and the break-even it gives in tokens (a short bar's
+                # label is blank: the hover still says it)
+                "customdata": [[_value_text(float(v), (units or {}).get(p, "")),
+                                t("econ.tornado.hover_result", n="∞" if math.isinf(r)
+                                  else _eok(r))]
+                               for v, p, r in zip(values, rows["parameter"], rows[column],
+                                                  strict=True)],
+                "hovertemplate": "%{y}: %{customdata[0]} → %{customdata[1]}<extra></extra>"}
 
     x0 = base / EOK
     ends = [min(v, cap) / EOK for v in (*rows["result_low"], *rows["result_high"], base)]
