@@ -58,7 +58,7 @@ STRINGS: dict[str, str] = {
     "opex.after_school_end_h.at_least": "방과 후 사용은 수업이 끝난 뒤({limit}시 이후)에 끝나야 합니다 (입력: {value}).",
     "opex.warn.unverified": "이 요금표({date} 기준)는 공개된 정리본에서 옮겨 적은 값이며, 한전 공식 요금표와 아직 대조하지 않았습니다. 수업 전에 한전ON '전기요금표'에서 확인하세요.",
     "opex.note.contract_auto": "계약전력 자동: 서버를 모두 최대 전력으로 돌리고 PUE가 가장 높은 달에 맞춘 {contract} kW로 계산합니다(계약전력 칸의 {typed} kW는 쓰지 않습니다).",
-    "opex.warn.over_contract": "최대 수요 {peak} kW가 계약전력 {contract} kW를 넘습니다. 한전은 초과 사용에 부가금을 물립니다: 계약전력을 올리세요.",
+    "opex.warn.over_contract": "최대 수요 {peak} kW가 계약전력 {contract} kW를 넘습니다. 한전은 초과 사용에 부가금을 물립니다(이 고지서 계산에는 넣지 않았습니다): 계약전력을 올리세요.",
     "opex.sum.electricity": "연간 전기요금",
     "opex.sum.kwh": "연간 사용 전력량",
     "opex.sum.peak": "요금적용전력 (최대)",
