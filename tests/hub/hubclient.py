@@ -43,11 +43,6 @@ c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
 c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = "{state}/jupyterhub_cookie_secret"
 c.JupyterHub.authenticator_class = "dummy"
-# the servers and services stop at the end of a test's hub: SIGINT, SIGTERM, SIGKILL, 2 s apart
-# (JupyterHub's defaults, 10 + 5 + 5 s per process, kept a test's teardown waiting 30 s)
-c.LocalProcessSpawner.interrupt_timeout = 2
-c.LocalProcessSpawner.term_timeout = 2
-c.LocalProcessSpawner.kill_timeout = 2
 """
 
 
