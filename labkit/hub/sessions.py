@@ -103,8 +103,11 @@ def _through_api(state: HubState, name: str, remove: bool) -> None:
         from labkit.hub.config import TEACHER_GROUP
         from labkit.hub.roster import STUDENTS_GROUP
 
-        group = (TEACHER_GROUP if name == state.settings().teacher else STUDENTS_GROUP
-                 if any(s.username == name for s in state.roster()) else None)
+        group = None
+        if name == state.settings().teacher:
+            group = TEACHER_GROUP
+        elif name in {s.username for s in state.roster()}:
+            group = STUDENTS_GROUP
         if group is not None:
             status = _call(state, "POST", f"groups/{group}/users", {"users": [name]})
             if status != 200:

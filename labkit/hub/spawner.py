@@ -266,10 +266,10 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         share = gpu_environment(self.user.name, self.class_roster(), self.gpu_policy)
         self.labkit_gpu_share = share.get(ENV_SHARE, "")
         env.update(share)
-        lesson = self.warm_lesson()
+        lesson, page = warm_options(self.user_options, self.curriculum_dir)
         if lesson:
             env[ENV_WARM_LESSON] = lesson
-            env[ENV_WARM_PAGE] = self.warm_page()
+            env[ENV_WARM_PAGE] = page
         return env
 
     async def _copy_curriculum(self, entry: pwd.struct_passwd) -> None:

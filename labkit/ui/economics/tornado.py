@@ -36,6 +36,7 @@ class TornadoApp(_PricingFollower):
     def __init__(self, curves: CostCurvesApp, defaults: Defaults) -> None:
         self.curves = curves
         self.defaults = defaults
+        self.units = {name: d.unit for name, d in defaults.items()}  # the hover's units
         mode = widgets.ToggleButtons(
             options=[(t("econ.tornado.mode.relative"), "relative"),
                      (t("econ.tornado.mode.range"), "range")], value="relative")
@@ -78,7 +79,7 @@ class TornadoApp(_PricingFollower):
         self.big.value = _BIG.format(
             big=t("econ.tornado.big", first=top[0]),
             detail=t("econ.tornado.detail", base=_eok(base), top=", ".join(top)))
-        self.chart.show(tornado_figure(table, {n: d.unit for n, d in self.defaults.items()}))
+        self.chart.show(tornado_figure(table, self.units))
 
 
 #: Share of the bars' span left free on each side of a tornado for the value labels.
