@@ -118,6 +118,9 @@ def open_lesson(page: Any, base_url: str, notebook: str, *charts: str,
 def confirm_revealing_predictions(page: Any, guess: str = "1") -> None:
     """Confirm each prediction that hides its app until confirmed (``.lk-predict-reveals``,
     issue 25), as a student does first: type ``guess``, press 예측 확정, wait for the app."""
+    # a confirmed prediction's app redraws its charts (labkit.ui.components.reveal): for a
+    # moment their Output areas hold no plot, so wait until as many plots are back as before
+    plots = page.evaluate("() => document.querySelectorAll('.js-plotly-plot').length")
     for box in page.locator(".lk-predict-reveals").all():
         if box.locator("input[type=radio]").count():  # a choice (09): its first option
             box.locator("input[type=radio]").first.check()
@@ -130,9 +133,10 @@ def confirm_revealing_predictions(page: Any, guess: str = "1") -> None:
         # every chart shown is drawn at its height: one drawn while hidden came out 0 px tall
         # once shown (the new teacher's trial, 1280 x 900), its SVG still "visible"
         page.wait_for_function(
-            "() => [...document.querySelectorAll('.js-plotly-plot')].every((g) =>"
+            "(n) => { const all = [...document.querySelectorAll('.js-plotly-plot')];"
+            " return all.length >= n && all.every((g) =>"
             " g.offsetParent === null || getComputedStyle(g).visibility === 'hidden'"
-            " || g.getBoundingClientRect().height > 0)")
+            " || g.getBoundingClientRect().height > 0); }", arg=plots)
 
 
 def wait_for_text(page: Any, css: str, text: str) -> None:

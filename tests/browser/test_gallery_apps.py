@@ -100,9 +100,13 @@ def test_dark_theme_darkens_page_and_plots(page, dark_server: VoilaServer):  # t
     interaction = main_interaction(lesson)
     open_lesson(page, dark_server.url, lesson.name, interaction.chart)
     assert page.evaluate("() => document.body.classList.contains('theme-dark')")
-    paper = page.evaluate(
-        "(css) => document.querySelector('.' + css + ' .js-plotly-plot')._fullLayout.paper_bgcolor",
-        interaction.chart)
+    # waited for, not read once: a confirmed prediction's app redraws its chart, and for a
+    # moment the Output area holds no plot (CI saw querySelector return null there)
+    paper = page.wait_for_function(
+        "(css) => { const all = document.querySelectorAll('.' + css + ' .js-plotly-plot');"
+        " const g = all[all.length - 1];"
+        " return g && g._fullLayout ? g._fullLayout.paper_bgcolor : null; }",
+        arg=interaction.chart).json_value()
     assert paper not in ("#fff", "#ffffff", "white", "rgb(255, 255, 255)"), paper
     assert_no_traceback(page)
     screenshot(page, f"dark_{lesson.stem}")
