@@ -126,9 +126,15 @@ def confirm_revealing_predictions(page: Any, guess: str = "1") -> None:
             box.locator("input[type=radio]").first.check()
         else:
             box.locator("input").first.fill(guess)
+        label = box.locator("button").first.inner_text()
         box.locator("button").first.click()
-        page.wait_for_function("(el) => el.querySelector('button').disabled",
-                               arg=box.element_handle())
+        # the lock's new label is the last of confirm's messages (labkit.ui.predict.commit:
+        # disabled, then reveal's redraws and the callbacks, then the label), so once it shows,
+        # every revealed Output has been cleared and given its figure again
+        page.wait_for_function(
+            "([el, label]) => { const b = el.querySelector('button');"
+            " return b.disabled && b.innerText.trim() !== label.trim(); }",
+            arg=[box.element_handle(), label])
     if page.locator(".lk-predict-reveals").count():
         # every chart shown is drawn at its height: one drawn while hidden came out 0 px tall
         # once shown (the new teacher's trial, 1280 x 900), its SVG still "visible"
