@@ -196,20 +196,40 @@ def _restore_state(src: Path, state: HubState) -> None:
         os.chmod(state.root / TLS_DIR, 0o700)
 
 
-def _extract_home(archive: Path, home: Path, uid: int, gid: int) -> int:
-    """Extract a home archive into ``home`` (``data`` filter: nothing lands outside it, no
-    device files) and give every extracted path to the student; return the files."""
+def _extract_home(archive: Path, home: Path, uid: int, gid: int) -> tuple[int, list[str]]:
+    """Extract a home archive into ``home`` and give every extracted path to the student.
+
+    Each member passes tarfile's ``data`` filter first (nothing lands outside ``home``, no
+    device files); one it refuses (a student's ``ln -s /abs/path``, which the filter calls an
+    absolute link) is left out and named, never the end of the restore (the trial: one such
+    link stopped the restore half-way, the home's folders left owned by root).
+
+    Returns
+    -------
+    tuple[int, list[str]]
+        The regular files extracted, and the members left out (their names in the home).
+    """
+    kept: list[tarfile.TarInfo] = []
+    skipped: list[str] = []
     with tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers() if m.type in _KEPT_TYPES]
-        tar.extractall(home, members=members, filter="data")
-    for member in members:
+        for member in tar.getmembers():
+            if member.type not in _KEPT_TYPES:
+                continue
+            try:
+                tarfile.data_filter(member, str(home))
+            except tarfile.FilterError:
+                skipped.append(member.name.removeprefix("./"))
+                continue
+            kept.append(member)
+        tar.extractall(home, members=kept, filter="data")
+    for member in kept:
         os.lchown(home / member.name, uid, gid)
         if member.isdir():  # the data filter leaves a folder's mode to the umask (0755): a
             # 0700 folder (~/.labkit, ~/.labkit/run) comes back 0700; never group/other write
             os.chmod(home / member.name, member.mode & 0o755)
     os.chown(home, uid, gid)
     os.chmod(home, 0o700)
-    return sum(1 for m in members if m.isfile())
+    return sum(1 for m in kept if m.isfile()), skipped
 
 
 def _restore_student(state: HubState, src: Path, student: Student, teacher: str,
@@ -226,9 +246,12 @@ def _restore_student(state: HubState, src: Path, student: Student, teacher: str,
         disk.StudentDisk(entry.pw_name, int(settings.disk_limit_mib), state.images_dir).ensure()
     Accounts(src).copy_to(state.accounts, [student.username])
     archive = src / "homes" / f"{student.username}.tar"
-    files = (_extract_home(archive, Path(entry.pw_dir), entry.pw_uid, entry.pw_gid)
-             if archive.exists() else 0)
+    files, skipped = (_extract_home(archive, Path(entry.pw_dir), entry.pw_uid, entry.pw_gid)
+                      if archive.exists() else (0, []))
     out(t("hub.restore.student", name=student.username, files=files))
+    if skipped:
+        out(t("hub.restore.skipped", name=student.username, n=len(skipped),
+              paths=", ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")))
 
 
 def restore(state: HubState, src: Path, names: Sequence[str] = (), *,

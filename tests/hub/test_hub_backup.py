@@ -85,8 +85,12 @@ def test_backup_remove_restore_brings_a_students_work_and_results_back(
     assert put.status_code in (200, 201), put.text[-300:]
     kernel = hubclient.start_kernel(student)
     client = hubclient.HubKernelClient(student, kernel)
-    ran = hubclient.execute(client, "from labkit.data.progress import record_result\n"
-                                    "print(record_result('goodput.ex1', '86.1', True))")
+    # and a link out of the home, as the trial's student made one (it stopped the restore)
+    ran = hubclient.execute(client, "import os, pathlib\n"
+                                    "from labkit.data.progress import record_result\n"
+                                    "print(record_result('goodput.ex1', '86.1', True))\n"
+                                    "os.symlink('/etc/hostname', pathlib.Path.home() / "
+                                    "'.labkit' / 'x.lnk')")
     client.close()
     assert ran["stdout"].strip() == "True", ran
     assert [r["exercise"] for r in _progress(student)] == ["goodput.ex1"]
@@ -110,7 +114,9 @@ def test_backup_remove_restore_brings_a_students_work_and_results_back(
     restored = _cli(hub, "restore", str(dest), NAME)
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert "복원(restore)을 마쳤습니다" in restored.stdout
+    assert "복원하지 않았습니다: .labkit/x.lnk" in restored.stdout
     home = Path(pwd.getpwnam(f"jupyter-{NAME}").pw_dir)
+    assert (home / ".labkit").stat().st_uid == pwd.getpwnam(f"jupyter-{NAME}").pw_uid
     restored_file = home / "labkit" / "my_work.ipynb"  # the server's root: ~/labkit
     assert restored_file.stat().st_uid == pwd.getpwnam(f"jupyter-{NAME}").pw_uid
 

@@ -19,6 +19,7 @@ STRINGS: dict[str, str] = {
     "hub.restore.running": "{name} 학생의 서버나 커널이 실행 중이라 복원하지 않았습니다: 수업 현황 페이지에서 서버를 멈춘 뒤 다시 실행하세요.",
     "hub.restore.state": "허브 데이터베이스와 명단, 설정, 비밀 값(secret)을 복원했습니다.",
     "hub.restore.student": "{name}: 계정과 비밀번호, 홈(home) 파일 {files}개를 복원했습니다.",
+    "hub.restore.skipped": "{name}: 홈 밖을 가리키는 링크 등 {n}개는 안전을 위해 복원하지 않았습니다: {paths}",
     "hub.restore.done": "복원(restore)을 마쳤습니다: {n}명 ({path}).",
     "hub.cli.help.backup": "학생들의 홈(home)과 허브의 상태를 백업합니다(허브가 실행 중이어도 됩니다)",
     "hub.cli.help.backup_dest": "백업을 만들 새 폴더",
