@@ -289,6 +289,30 @@ def test_spawner_checks_the_user_option_as_the_hub_applies_it() -> None:
         hook(_spawner(None), {"lesson": "nope"})
 
 
+def test_refused_user_options_are_forgotten_for_the_next_start() -> None:
+    """The trial: one POST with options of a student's own making was saved by the hub and
+    refused every later login with the same 400; refused options are cleared where the hub
+    keeps them (the spawner's ``orm_spawner.user_options``, committed)."""
+    from tornado import web
+
+    from labkit.hub.spawner import LabkitSpawner
+
+    hook = LabkitSpawner(limit_mechanism="rlimit").apply_user_options
+    commits: list[int] = []
+    bad = {"gpu": "all", "environment": {"X": "1"}}
+    spawner = SimpleNamespace(user_options=bad, curriculum_dir="",
+                              orm_spawner=SimpleNamespace(user_options=dict(bad)),
+                              db=SimpleNamespace(commit=lambda: commits.append(1)))
+    with pytest.raises(web.HTTPError) as refused:
+        hook(spawner, bad)
+    assert refused.value.status_code == 400
+    assert (spawner.user_options, spawner.orm_spawner.user_options, commits) == ({}, {}, [1])
+    good = {"lesson": "03_goodput.ipynb"}
+    spawner.orm_spawner.user_options = dict(good)
+    assert hook(spawner, good) == ("03_goodput.ipynb", "app")
+    assert spawner.orm_spawner.user_options == good and commits == [1]
+
+
 def test_preheat_in_a_real_server_runs_the_first_cell(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """With jupyter_server's own managers: the lesson's session exists and its kernel has run

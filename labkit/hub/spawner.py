@@ -121,6 +121,34 @@ def _check_runnable(entry: pwd.struct_passwd, python: str) -> None:
     _RUNNABLE.add((entry.pw_name, python))
 
 
+def _apply_warm_options(spawner: Any, options: Any) -> tuple[str | None, str]:
+    """The spawner's ``apply_user_options``: :func:`warm_options`, and options it refuses
+    are forgotten.
+
+    JupyterHub saves a start's options in its database before applying them and starts later
+    servers with them when none are given (``jupyterhub.user.User.spawn``): one refused request
+    (``POST /hub/api/users/<name>/server`` with options of the student's own making) then
+    refused every later login with the same 400 (the trial). So the saved options are cleared
+    before the 400 is raised.
+
+    Raises
+    ------
+    tornado.web.HTTPError
+        400, as :func:`warm_options`.
+    """
+    from tornado import web
+
+    try:
+        return warm_options(options, spawner.curriculum_dir)
+    except web.HTTPError:
+        spawner.user_options = {}
+        orm = getattr(spawner, "orm_spawner", None)
+        if orm is not None:
+            orm.user_options = {}
+            spawner.db.commit()
+        raise
+
+
 class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
     """LocalProcessSpawner as ``jupyter-<username>`` with limits, curriculum and GPU share.
 
@@ -169,7 +197,7 @@ class LabkitSpawner(ShareState, LocalProcessSpawner):  # type: ignore[misc]
         # the lesson and page of "수업 준비" are the only user options: checked as the hub takes
         # them (400 in Korean for anything else), instead of JupyterHub's "unhandled
         # user_options" warning
-        return lambda spawner, options: warm_options(options, spawner.curriculum_dir)
+        return _apply_warm_options
 
     @default("notebook_dir")
     def _default_notebook_dir(self) -> str:

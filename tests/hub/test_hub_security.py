@@ -51,6 +51,8 @@ def servers(hub: Hub, students: dict[str, Student]) -> dict[str, Any]:
         while s.api("GET", f"users/{s.name}").json().get("servers") and \
                 time.monotonic() < deadline:
             time.sleep(0.5)
+    # the trial: options of A's own making, refused, were kept and refused A's later starts
+    bad = a.api("POST", f"users/{a.name}/server", json={"gpu": "all", "environment": {"X": "1"}})
     from concurrent.futures import ThreadPoolExecutor
 
     # both at once: the Hub answers a spawn within 10 s (slow_spawn_timeout) or says 202
@@ -59,7 +61,7 @@ def servers(hub: Hub, students: dict[str, Student]) -> dict[str, Any]:
     hubclient.start_server(a)
     hubclient.start_server(b)
     return {"a": a, "b": b, "codes": sorted([first.status_code, second.status_code]),
-            "replies": [first.text[:300], second.text[:300]]}
+            "replies": [first.text[:300], second.text[:300]], "bad_options": bad}
 
 
 def test_login_page_is_korean(hub: Hub) -> None:
@@ -99,6 +101,15 @@ def test_concurrent_spawn_limit(servers: dict[str, Any]) -> None:
     """Two spawns at once with concurrent_spawn_limit = 1: one starts, one is told to wait."""
     assert servers["codes"][1] == 429 and servers["codes"][0] in (201, 202), (
         servers["codes"], servers["replies"])
+
+
+def test_refused_user_options_do_not_block_the_next_start(servers: dict[str, Any]) -> None:
+    bad = servers["bad_options"]
+    assert bad.status_code == 400, bad.text[:300]
+    assert "gpu" in bad.json()["message"]  # says which option it refused
+    a: Student = servers["a"]  # started after it with no options (the fixture)
+    server = a.api("GET", f"users/{a.name}").json()["servers"][""]
+    assert server["ready"] and not server.get("user_options")
 
 
 def test_other_students_server_refused_through_the_proxy(hub: Hub,
