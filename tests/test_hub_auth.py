@@ -14,6 +14,7 @@ from labkit.hub.auth import (
     ADDRESS_BACKOFF,
     USER_BACKOFF,
     Backoff,
+    LoginQueue,
     LoginThrottle,
     PendingLogins,
     RosterAuthenticator,
@@ -78,9 +79,12 @@ def _authenticator(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any,
     auth = RosterAuthenticator(allowed_users={"minji", "jisoo"}, admin_users={"kim"},
                                state_dir=str(state.root))
     slept: list[float] = []
+    now = [0.0]
+    auth.queue = LoginQueue(clock=lambda: now[0])
 
-    async def sleep(seconds: float) -> None:
+    async def sleep(seconds: float) -> None:  # one try after another: the wait passes
         slept.append(seconds)
+        now[0] += seconds
 
     monkeypatch.setattr("labkit.hub.auth.asyncio.sleep", sleep)
     return auth, slept
@@ -230,3 +234,37 @@ def test_a_student_imported_while_the_hub_runs_can_log_in_at_once(
     assert auth.check_allowed("jun")
     assert _login(auth, "jun", code, new_password="jun-own-pass",
                   new_password2="jun-own-pass") == "jun"
+
+
+def test_tries_sent_at_once_from_one_address_take_their_turns(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trial: 60 wrong passwords at a time for the teacher's name, 240 in 31 s, never a 429.
+    Tries that arrive together now start their checks one wait apart (the oracle: the sorted
+    start times, each wait after the last, never closer than the backoff's cap)."""
+    auth, _ = _authenticator(tmp_path, monkeypatch)
+    auth.accounts.set_password("kim", "kim-right-pass")
+    for i in range(8):  # past the free tries: each next try of kim's name owes the cap
+        assert _login(auth, "kim", f"wrong-{i}") is None
+    assert auth.user_throttle.delay_s("kim") == USER_BACKOFF.cap_s
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # all arrive at the same moment: no time passes
+        waits.append(seconds)
+
+    monkeypatch.setattr("labkit.hub.auth.asyncio.sleep", sleep)
+
+    async def burst() -> list[Any]:
+        handler = _Handler(request=SimpleNamespace(remote_ip="10.1.1.1"))
+        return await asyncio.gather(*(auth.authenticate(
+            handler, {"username": "kim", "password": f"guess-{i}"}) for i in range(20)))
+
+    with ThreadPoolExecutor(1) as worker:
+        results = worker.submit(asyncio.run, burst()).result()
+    assert results == [None] * 20
+    starts = sorted(waits)
+    gaps = [b - a for a, b in zip([0.0, *starts], starts, strict=False)]
+    assert len(starts) == 20 and min(gaps) >= USER_BACKOFF.cap_s
+    # another address is not queued behind it: the name's own wait only
+    waits.clear()
+    assert _login(auth, "kim", "kim-right-pass", ip="10.1.1.9") == "kim"
+    assert waits == [USER_BACKOFF.cap_s]
