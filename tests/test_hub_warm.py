@@ -122,6 +122,10 @@ def test_warm_up_calls_only_the_hub_never_a_students_server() -> None:
     status = asyncio.run(warmer.run(["a", "b"], lesson="03"))
     assert status.ready == ["a", "b"] and not status.failed
     assert status.preheated == ["a"]  # b already ran: left as it was, not preheated
+    assert status.already == ["b"]  # and the teacher is told so (the trial: "0명", no why)
+    assert status.lines()[2] == (
+        "1명은 서버가 이미 켜져 있어 그대로 두었고 미리 만들지 않았습니다(b). 이 학생들도 "
+        "준비하려면 수업 현황 페이지에서 서버를 멈춘 뒤 수업 준비를 다시 누르세요.")
     assert warmer.calls, "no request made"
     assert all(url.startswith("http://hub/hub/api/") for _, url, _ in warmer.calls)
     assert not any("/user/" in url or "proxy" in url for _, url, _ in warmer.calls)

@@ -157,6 +157,8 @@ class WarmStatus:
     finished: _dt.datetime | None = None
     ready: list[str] = field(default_factory=list)
     preheated: list[str] = field(default_factory=list)
+    #: Servers that already ran: left as they were, nothing preheated in them.
+    already: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -165,7 +167,8 @@ class WarmStatus:
                 "until": self.until.isoformat() if self.until else None,
                 "started": self.started.isoformat(),
                 "finished": self.finished.isoformat() if self.finished else None,
-                "ready": self.ready, "preheated": self.preheated, "failed": self.failed,
+                "ready": self.ready, "preheated": self.preheated, "already": self.already,
+                "failed": self.failed,
                 "lines": self.lines()}
 
     def lines(self) -> list[str]:
@@ -176,6 +179,9 @@ class WarmStatus:
             number = self.lesson[:2]
             out.append(t(f"hub.warm.preheated.{self.page}", n=len(self.preheated), lesson=t(
                 "hub.csv.lesson", n=int(number)) if number.isdigit() else self.lesson))
+            if self.already:  # the trial: "0명의 앱 화면" and no word of why
+                shown = ", ".join(self.already[:8]) + (" …" if len(self.already) > 8 else "")
+                out.append(t("hub.warm.already", n=len(self.already), names=shown))
         if self.finished:
             seconds = int((self.finished - self.started).total_seconds())
             out.append(t("hub.warm.finished", s=seconds))
@@ -225,8 +231,8 @@ class Warmer:
     async def _start(self, name: str, slots: asyncio.Semaphore,
                      notebook: str | None = None, page: str = WARM_PAGES[0]) -> bool:
         """Start ``name``'s server (with the lesson and page as its user options) and wait until
-        the hub says it is ready; return whether it was started with the lesson (False: it
-        already ran, as it was)."""
+        the hub says it is ready; return whether it was started here (False: it already ran,
+        and is left as it was)."""
         user = quote(name)
         body = {"user_options": {"lesson": notebook, "page": page}} if notebook else {}
         async with slots:
@@ -242,7 +248,7 @@ class Warmer:
                 _, model = await self._call(f"{self.api_url}/users/{user}")
                 server = ((model or {}).get("servers") or {}).get("") or {}
                 if server.get("ready"):
-                    return bool(notebook) and code != 400
+                    return code != 400
                 if not server:  # the spawn failed and the hub forgot the server
                     raise RuntimeError(t("hub.warm.spawn_failed"))
                 await asyncio.sleep(1)
@@ -253,10 +259,12 @@ class Warmer:
         from tornado.httpclient import HTTPClientError
 
         try:
-            with_lesson = await self._start(name, slots, notebook, status.page)
+            started = await self._start(name, slots, notebook, status.page)
             status.ready.append(name)
-            if with_lesson:
+            if started and notebook:
                 status.preheated.append(name)
+            elif not started:
+                status.already.append(name)
         except RuntimeError as err:  # ours, in Korean
             status.failed[name] = str(err)
         except (OSError, ValueError, TimeoutError, HTTPClientError) as err:

@@ -84,6 +84,7 @@ STRINGS: dict[str, str] = {
     "hub.warm.progress": "수업 준비({at} 시작): 학생 {total}명 가운데 {ready}명의 서버가 켜졌습니다.",
     "hub.warm.preheated.app": "{lesson}: {n}명의 앱(voila) 화면을 미리 만들어 두었습니다.",
     "hub.warm.preheated.lab": "{lesson}: {n}명의 노트북 커널(kernel)을 미리 띄워 두었습니다.",
+    "hub.warm.already": "{n}명은 서버가 이미 켜져 있어 그대로 두었고 미리 만들지 않았습니다({names}). 이 학생들도 준비하려면 수업 현황 페이지에서 서버를 멈춘 뒤 수업 준비를 다시 누르세요.",
     "hub.warm.finished": "수업 준비를 마쳤습니다({s}초 걸림).",
     "hub.warm.kept_until": "유휴 서버 정리(idle culler)는 {until}까지 이 서버들을 멈추지 않습니다.",
     "hub.warm.kept_timeout": "유휴 서버 정리(idle culler)는 지금부터 정해진 시간 동안 이 서버들을 멈추지 않습니다.",
