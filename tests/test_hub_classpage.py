@@ -516,6 +516,8 @@ def test_answer_key_is_copied_for_the_teacher_and_closed_to_other_accounts(
     for name in ("answer-key.html", "answer-key.md"):
         (docs / name).write_text("<p>정답</p>", encoding="utf-8")
         (docs / name).chmod(0o644)
+    (tmp_path / ".git").mkdir(mode=0o755)  # the history holds the key (the trial's git show)
+    (tmp_path / ".git").chmod(0o755)
     state = tmp_path / "state"
     state.mkdir(mode=0o700)
     copy = answerkey.protect(state, docs)
@@ -523,6 +525,7 @@ def test_answer_key_is_copied_for_the_teacher_and_closed_to_other_accounts(
     assert stat.S_IMODE(copy.stat().st_mode) == 0o600
     for name in ("answer-key.html", "answer-key.md"):  # no "others" bits left in the checkout
         assert stat.S_IMODE((docs / name).stat().st_mode) == 0o640
+    assert stat.S_IMODE((tmp_path / ".git").stat().st_mode) == 0o750
     (docs / "answer-key.html").unlink()
     assert answerkey.protect(state, docs) is None
 

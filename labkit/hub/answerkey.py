@@ -11,7 +11,15 @@ sit where every account can read it (``/opt/labkit``, a home with mode 0755). At
   (:data:`COPY_NAME`);
 - takes the "others" permission bits off the checkout's ``docs/answer-key.*`` (git records no
   read bits, so the working tree is otherwise unchanged): the students' system accounts
-  (``jupyter-<name>``, neither the owner nor in the owner's group) cannot open them.
+  (``jupyter-<name>``, neither the owner nor in the owner's group) cannot open them;
+- takes the same bits off the checkout's ``.git`` folder: its history holds every version of
+  the key (the trial read it with ``git show HEAD:docs/answer-key.md`` as a student). Nothing
+  of the students' reads the checkout (labkit is copied into their environment), and its
+  owner's and group's git work as before.
+
+What this cannot hide: the lessons grade in the student's own kernel, so the definitions the
+key is made from are in the students' environment, and a student who reads the lessons' code
+can work the answers out (as with any notebook that checks answers in its kernel).
 """
 
 from __future__ import annotations
@@ -33,16 +41,20 @@ _KEY_FILES = ("answer-key.html", "answer-key.md")
 
 def protect(state_root: Path, docs: Path = DOCS) -> Path | None:
     """Copy ``docs/answer-key.html`` into ``state_root`` (0600) and make the checkout's answer
-    key files unreadable to other accounts; return the copy (None without an answer key).
+    key files and its ``.git`` folder unreadable to other accounts; return the copy (None
+    without an answer key).
 
     Raises
     ------
     OSError
         If the copy cannot be written (the state directory is the hub's own).
     """
-    for name in _KEY_FILES:
-        path = docs / name
-        if path.is_file() and not path.is_symlink():
+    closed = [path for path in (docs / name for name in _KEY_FILES) if path.is_file()]
+    history = docs.parent / ".git"  # a folder; a worktree's ".git" file names one elsewhere
+    if history.is_dir():
+        closed.append(history)
+    for path in closed:
+        if not path.is_symlink():
             mode = stat.S_IMODE(path.stat().st_mode)
             if mode & 0o007:
                 os.chmod(path, mode & ~0o007)

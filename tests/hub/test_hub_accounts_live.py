@@ -132,6 +132,11 @@ try:
     print("KEY-READABLE")
 except OSError as err:
     print("KEY-REFUSED", type(err).__name__)
+try:  # the checkout's history holds the key too (the trial: git show HEAD:docs/answer-key.md)
+    os.listdir(%r)
+    print("HISTORY-READABLE")
+except OSError as err:
+    print("HISTORY-REFUSED", type(err).__name__)
 """
 
 
@@ -152,16 +157,18 @@ def test_a_latecomer_spawns_with_their_gpu_share_and_is_on_the_class_page(
         kernel = hubclient.start_kernel(student)
         client = hubclient.HubKernelClient(student, kernel)
         try:
-            done = hubclient.execute(client, _KERNEL_CHECK % str(DOCS / "answer-key.html"))
+            done = hubclient.execute(client, _KERNEL_CHECK % (str(DOCS / "answer-key.html"),
+                                                              str(DOCS.parent / ".git")))
         finally:
             client.close()
         assert not done["error"], done
-        first, verdict = done["stdout"].strip().splitlines()[-2:]
+        first, verdict, history = done["stdout"].strip().splitlines()[-3:]
         seen = json.loads(first)
         share = json.loads(seen["share"])  # labkit.hub.gpushare.Share.to_env
         assert share["policy"] in ("mig", "whole", "shared") and seen["cuda"], seen
         assert seen["nproc"] == 256, seen  # the class's limits (conftest's settings)
         assert verdict.startswith("KEY-REFUSED"), verdict  # the answer key is not theirs
+        assert history.startswith("HISTORY-REFUSED"), history  # nor the checkout's history
         mechanism = detect_mechanism()
         if mechanism.startswith("cgroup"):
             group = StudentCgroup(system_username(NEW), Limits(), mechanism).dirs()[0]
