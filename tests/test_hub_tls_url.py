@@ -33,3 +33,18 @@ def test_every_interface_is_named_by_the_servers_own_address(
     address = ipaddress.ip_address(where.strip("[]"))
     others = [i for i in tls.server_names()[1] if not ipaddress.ip_address(i).is_loopback]
     assert not address.is_loopback or not others
+
+
+def test_a_start_off_loopback_names_the_firewall_and_plain_http_warns() -> None:
+    """The trial: a student's kernel on another port of the server got the teacher's cookies
+    from a link (cookies do not isolate by port); the teacher is told at every start."""
+    from labkit.hub.__main__ import exposure_lines
+    from labkit.i18n import t
+
+    assert exposure_lines("127.0.0.1", 8000, tls=False) == []
+    assert exposure_lines("0.0.0.0", 8000, tls=True) == ["hub.cli.serve.firewall"]
+    assert exposure_lines("192.0.2.2", 8000, tls=False) == [
+        "hub.cli.serve.plain_http", "hub.cli.serve.firewall"]
+    said = t("hub.cli.serve.firewall", port=8443)
+    assert "ufw allow 8443/tcp" in said and "{" not in said
+    assert "HTTPS" in t("hub.cli.serve.plain_http")

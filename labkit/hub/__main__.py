@@ -125,7 +125,28 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
 
     url = class_url(settings.host, int(settings.port), bool(settings.extra.get("ssl_cert")))
     print(_said("hub.cli.serve.open", url=url, teacher=teacher), flush=True)
+    for line in exposure_lines(settings.host, int(settings.port),
+                               bool(settings.extra.get("ssl_cert"))):
+        print(_said(line, port=settings.port), flush=True)
     raise SystemExit(_run_hub(state, [s.username for s in roster] + [teacher]))
+
+
+def exposure_lines(host: str, port: int, tls: bool) -> list[str]:
+    """Return the catalog keys of what a teacher must hear about the hub's exposure at start.
+
+    Students' servers share the machine's network, and browsers send a site's cookies to every
+    port of the same host name (RFC 6265 section 8.5: cookies do not isolate by port): a
+    student's kernel listening on another port of this server, opened by the teacher from a
+    link, receives the teacher's hub cookies (the trial). Under TLS the cookies are Secure and
+    a student's listener has no certificate the teacher's browser trusts; over plain HTTP
+    nothing stops it. Until students' servers get a network namespace of their own, the
+    machine's firewall is what closes the other ports: so every start on an address other
+    than loopback names both.
+    """
+    if host in ("127.0.0.1", "localhost", "::1"):
+        return []
+    return (["hub.cli.serve.firewall"] if tls
+            else ["hub.cli.serve.plain_http", "hub.cli.serve.firewall"])
 
 
 def _class_uids(usernames: list[str]) -> list[int]:

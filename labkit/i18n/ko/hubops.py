@@ -51,6 +51,8 @@ STRINGS: dict[str, str] = {
     "hub.tls.missing": "인증서(certificate) 파일 {path}가 없습니다.",
     "hub.tls.bad_pair": "인증서(certificate) {cert}와 키(key) {key}를 함께 읽을 수 없습니다: {reason}. 두 파일이 짝이 맞는지(PEM 형식) 확인하세요.",
     "hub.tls.both": "--ssl-cert와 --ssl-key는 함께 지정하세요(`make hub ... CERT=인증서 KEY=키`).",
+    "hub.cli.serve.plain_http": "주의: HTTPS 없이(HTTP로) 열었습니다. 학생이 이 서버의 다른 포트에 띄운 페이지의 링크를 선생님이 열면 선생님의 로그인(쿠키)이 그 학생에게 넘어갈 수 있습니다. 수업에서는 SELF_SIGNED=1 또는 CERT=… KEY=…로 HTTPS를 쓰세요.",
+    "hub.cli.serve.firewall": "방화벽(firewall)에서 이 서버로 들어오는 연결은 허브 포트({port})와 원격 접속(SSH)만 열고 나머지 포트는 모두 닫으세요(예: ufw default deny incoming; ufw allow {port}/tcp; ufw allow ssh). 학생 서버가 연 다른 포트로 선생님의 로그인을 가로채지 못하게 하는 방법입니다. 선생님은 이 서버 자체의 브라우저가 아니라 선생님 PC에서 수업 주소를 여세요.",
     "hub.tls.one_way": "--ssl-cert/--ssl-key, --self-signed, --no-tls 가운데 하나만 지정하세요.",
     "hub.tls.self_signed": "이 서버용 인증서(self-signed, 수업 전용 CA가 서명)를 만들었습니다: {path}",
     "hub.tls.self_signed_kept": "전에 만든 이 서버용 인증서를 그대로 씁니다: {path}",
