@@ -138,12 +138,15 @@ def _apply_warm_options(spawner: Any, options: Any) -> tuple[str | None, str]:
     """
     from tornado import web
 
+    from labkit.serve.patching import require_version
+
     try:
         return warm_options(options, spawner.curriculum_dir)
     except web.HTTPError:
         spawner.user_options = {}
         orm = getattr(spawner, "orm_spawner", None)
-        if orm is not None:
+        if orm is not None:  # User.spawn saves the options there (jupyterhub 6.1)
+            require_version("jupyterhub", "6.1", "7", "forgetting refused user options")
             orm.user_options = {}
             spawner.db.commit()
         raise
