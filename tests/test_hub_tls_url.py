@@ -41,9 +41,9 @@ def test_a_start_off_loopback_names_the_firewall_and_plain_http_warns() -> None:
     from labkit.hub.__main__ import exposure_lines
     from labkit.i18n import t
 
-    assert exposure_lines("127.0.0.1", 8000, tls=False) == []
-    assert exposure_lines("0.0.0.0", 8000, tls=True) == ["hub.cli.serve.firewall"]
-    assert exposure_lines("192.0.2.2", 8000, tls=False) == [
+    assert exposure_lines("127.0.0.1", tls=False) == []
+    assert exposure_lines("0.0.0.0", tls=True) == ["hub.cli.serve.firewall"]
+    assert exposure_lines("192.0.2.2", tls=False) == [
         "hub.cli.serve.plain_http", "hub.cli.serve.firewall"]
     said = t("hub.cli.serve.firewall", port=8443)
     assert "ufw allow 8443/tcp" in said and "{" not in said

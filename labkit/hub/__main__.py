@@ -123,15 +123,15 @@ def cmd_serve(args: argparse.Namespace, state: HubState) -> None:
         print(line, flush=True)
     from labkit.hub.tls import class_url
 
-    url = class_url(settings.host, int(settings.port), bool(settings.extra.get("ssl_cert")))
+    tls = bool(settings.extra.get("ssl_cert"))
+    url = class_url(settings.host, int(settings.port), tls)
     print(_said("hub.cli.serve.open", url=url, teacher=teacher), flush=True)
-    for line in exposure_lines(settings.host, int(settings.port),
-                               bool(settings.extra.get("ssl_cert"))):
+    for line in exposure_lines(settings.host, tls):
         print(_said(line, port=settings.port), flush=True)
     raise SystemExit(_run_hub(state, [s.username for s in roster] + [teacher]))
 
 
-def exposure_lines(host: str, port: int, tls: bool) -> list[str]:
+def exposure_lines(host: str, tls: bool) -> list[str]:
     """Return the catalog keys of what a teacher must hear about the hub's exposure at start.
 
     Students' servers share the machine's network, and browsers send a site's cookies to every

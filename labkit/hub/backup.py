@@ -43,7 +43,7 @@ from pathlib import Path
 from labkit.hub.passwords import Accounts
 from labkit.hub.roster import Student, system_username, validate_username
 from labkit.hub.state import HubState
-from labkit.i18n import t
+from labkit.i18n import first_few, t
 
 __all__ = ["FORMAT", "STATE_FILES", "backup", "restore"]
 
@@ -199,8 +199,8 @@ def _restore_state(src: Path, state: HubState) -> None:
 def _extract_home(archive: Path, home: Path, uid: int, gid: int) -> tuple[int, list[str]]:
     """Extract a home archive into ``home`` and give every extracted path to the student.
 
-    Each member passes tarfile's ``data`` filter first (nothing lands outside ``home``, no
-    device files); one it refuses (a student's ``ln -s /abs/path``, which the filter calls an
+    Each member passes tarfile's ``data`` filter (nothing lands outside ``home``, no device
+    files); one it refuses (a student's ``ln -s /abs/path``, which the filter calls an
     absolute link) is left out and named, never the end of the restore (the trial: one such
     link stopped the restore half-way, the home's folders left owned by root).
 
@@ -211,17 +211,20 @@ def _extract_home(archive: Path, home: Path, uid: int, gid: int) -> tuple[int, l
     """
     kept: list[tarfile.TarInfo] = []
     skipped: list[str] = []
+
+    def keep(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+        if member.type not in _KEPT_TYPES:
+            return None
+        try:
+            extracted = tarfile.data_filter(member, dest)
+        except tarfile.FilterError:
+            skipped.append(member.name.removeprefix("./"))
+            return None
+        kept.append(member)  # its own mode: the filtered one has none for a folder
+        return extracted
+
     with tarfile.open(archive) as tar:
-        for member in tar.getmembers():
-            if member.type not in _KEPT_TYPES:
-                continue
-            try:
-                tarfile.data_filter(member, str(home))
-            except tarfile.FilterError:
-                skipped.append(member.name.removeprefix("./"))
-                continue
-            kept.append(member)
-        tar.extractall(home, members=kept, filter="data")
+        tar.extractall(home, filter=keep)
     for member in kept:
         os.lchown(home / member.name, uid, gid)
         if member.isdir():  # the data filter leaves a folder's mode to the umask (0755): a
@@ -251,7 +254,7 @@ def _restore_student(state: HubState, src: Path, student: Student, teacher: str,
     out(t("hub.restore.student", name=student.username, files=files))
     if skipped:
         out(t("hub.restore.skipped", name=student.username, n=len(skipped),
-              paths=", ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")))
+              paths=first_few(skipped, 5)))
 
 
 def restore(state: HubState, src: Path, names: Sequence[str] = (), *,

@@ -51,7 +51,7 @@ from typing import Any
 from urllib.parse import quote
 
 from labkit.hub.preheat import WARM_PAGES
-from labkit.i18n import t
+from labkit.i18n import first_few, t
 
 __all__ = ["ENV_SECRET", "LESSONS_DIR", "WarmStatus", "Warmer", "keep_every_s",
            "lesson_notebook", "pace", "parse_until", "warm_page", "warm_secret"]
@@ -180,8 +180,8 @@ class WarmStatus:
             out.append(t(f"hub.warm.preheated.{self.page}", n=len(self.preheated), lesson=t(
                 "hub.csv.lesson", n=int(number)) if number.isdigit() else self.lesson))
             if self.already:  # the trial: "0명의 앱 화면" and no word of why
-                shown = ", ".join(self.already[:8]) + (" …" if len(self.already) > 8 else "")
-                out.append(t("hub.warm.already", n=len(self.already), names=shown))
+                out.append(t("hub.warm.already", n=len(self.already),
+                             names=first_few(self.already, 8)))
         if self.finished:
             seconds = int((self.finished - self.started).total_seconds())
             out.append(t("hub.warm.finished", s=seconds))

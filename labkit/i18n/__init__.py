@@ -21,7 +21,7 @@ from labkit.i18n import josa
 from labkit.i18n.ko import KO
 from labkit.validate import InputError
 
-__all__ = ["CATALOGS", "KO", "error_text", "language", "t"]
+__all__ = ["CATALOGS", "KO", "error_text", "first_few", "language", "t"]
 
 CATALOGS: dict[str, dict[str, str]] = {"ko": KO}
 DEFAULT_LANGUAGE = "ko"
@@ -60,6 +60,15 @@ def t(key: str, /, **values: Any) -> str:
     if template is None:
         raise KeyError(f"no UI string for {key!r}")
     return _FORMATTER.vformat(template, (), values) if values else template
+
+
+def first_few(names: list[str], n: int) -> str:
+    """Return the first ``n`` of ``names`` joined with ", ", and " …" when some are left out.
+
+    >>> first_few(["minji", "jisoo", "kim"], 2)
+    'minji, jisoo …'
+    """
+    return ", ".join(names[:n]) + (" …" if len(names) > n else "")
 
 
 def _human(value: object) -> object:
